@@ -1,0 +1,16 @@
+/**
+ * The resource API (SPEC §4): one encapsulated plugin, so the bearer-token hook runs on these
+ * routes only and never on the OAuth endpoints or the pages.
+ */
+import type { FastifyInstance } from 'fastify';
+import { useApiSecurityHeaders } from '../http/security-headers.js';
+import { bearerAuth } from './bearer.js';
+import { stepRoutes } from './steps.js';
+import { userRoutes } from './users.js';
+
+export async function resourceRoutes(app: FastifyInstance): Promise<void> {
+  useApiSecurityHeaders(app);
+  await bearerAuth(app);
+  await userRoutes(app);
+  await stepRoutes(app);
+}

@@ -1,0 +1,38 @@
+/**
+ * The user resource (SPEC §4.1): `GET` needs read_profile, `PUT` write_profile. Served at
+ * /v1/users/me and, as the seed writes it, at /users. The profile comes with the bearer check
+ * (one query); a change is one statement that returns the changed profile.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+import { PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
+import { createProfileUpdate } from '../store/profiles.js';
+import { requireScope } from './bearer.js';
+import { apiRateLimit } from './rate-limit.js';
+import { requireJsonBody } from './json-body.js';
+
+export const PROFILE_PATHS = ['/v1/users/me', '/users'] as const;
+
+const schema = { response: { 200: PROFILE_JSON_SCHEMA } };
+
+export async function userRoutes(app: FastifyInstance): Promise<void> {
+  const { db, clock } = app.ctx;
+  const limit = apiRateLimit(app);
+  const updateProfile = createProfileUpdate(db);
+
+  function changed(profile: Profile | undefined): Profile {
+    // Deleting a user deletes their tokens, so this only happens in a race with the deletion.
+    if (!profile) throw new ApiError('invalid_token', 'the user of this access token no longer exists');
+    return profile;
+  }
+
+  for (const path of PROFILE_PATHS) {
+    app.get(path, { config: limit, schema, onRequest: requireScope('read_profile') }, (request) => request.auth.profile);
+
+    app.put(path, { config: limit, schema, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
+      const changes = parseProfileChanges(request.body);
+      if (Object.keys(changes).length === 0) return request.auth.profile;
+      return changed(await updateProfile(request.auth.userId, changes, clock()));
+    });
+  }
+}

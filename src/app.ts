@@ -1,0 +1,117 @@
+/**
+ * Builds the Fastify application: shared plumbing (request ids, body parsing and limits, the one
+ * error shape of SPEC §5) and the route plugins of each face of Stride.
+ */
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formBody from '@fastify/formbody';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import { resourceRoutes } from './api/routes.js';
+import { ApiError } from './errors.js';
+import { healthRoutes } from './http/health.js';
+import { serializeRequest } from './http/log-redaction.js';
+import { registerRateLimiting } from './http/rate-limit.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { webRoutes } from './web/routes.js';
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}
+
+/** Bodies above this size are refused with 413 (a full week of minute samples is ~400 KB). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: ctx.config.logLevel,
+      serializers: { req: serializeRequest },
+    },
+    genReqId: () => randomUUID(),
+    // One access-log line per request (below) instead of Fastify's two.
+    disableRequestLogging: true,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Both `/oauth2/token` and `/oauth2/token/` are served (seed §4).
+    routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: false,
+  });
+  app.decorate('ctx', ctx);
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  if (['info', 'debug', 'trace'].includes(ctx.config.logLevel)) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
+      done();
+    });
+  }
+
+  await app.register(formBody, { bodyLimit: BODY_LIMIT_BYTES });
+  await app.register(cookie);
+  await registerSecurityHeaders(app);
+  await registerRateLimiting(app);
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, new ApiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  await app.register(healthRoutes);
+  await app.register(resourceRoutes);
+  await app.register(oauthRoutes);
+  await app.register(webRoutes);
+  return app;
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send(error.toJSON());
+}
+
+/** Turns anything thrown by a route into the JSON error shape; 5xx details stay in the log. */
+export function handleError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError) return sendError(reply, apiError);
+  request.log.error({ err: error }, 'request failed');
+  return reply.code(500).send({
+    error: 'server_error',
+    error_description: `the server failed to process the request; request id ${request.id}`,
+    request_id: request.id,
+  });
+}
+
+function toApiError(error: FastifyError | ApiError | Error): ApiError | null {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const context = fastifyError.validationContext ?? 'request';
+    return new ApiError('invalid_request', `${context}${fastifyError.message.replace(/^(body|querystring|params|headers)/, '')}`);
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('request_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'the Content-Type of the body is not supported here');
+    default:
+      break;
+  }
+  const status = fastifyError.statusCode;
+  if (status === 429) return new ApiError('rate_limited', error.message || 'too many requests');
+  // Malformed JSON, empty body with a JSON content type, bad Content-Length, …
+  if (status !== undefined && status >= 400 && status < 500) return new ApiError('invalid_request', error.message);
+  return null;
+}

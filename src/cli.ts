@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+/**
+ * `stride` — the operator's command line (SPEC §1). Reads the same environment as the server.
+ * Every command prints JSON on stdout with --json; a failure prints one line on stderr and exits 1.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { COMMANDS, type CommandResult } from './cli/commands.js';
+import { loadConfig } from './config.js';
+
+export const USAGE = `Usage: stride <command> [options]
+
+Commands:
+  serve                                     run the server (what npm start runs)
+  migrate                                   apply schema migrations
+  users create --email E --password P [--name N]
+  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
+  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …]
+  apps rotate-secret CLIENT_ID
+  apps delete CLIENT_ID
+  apps list [--owner E]
+  steps import --user E FILE                CSV or JSON lines of start_time,value minute samples
+  demo                                      a demo user, app and 90 days of steps
+
+Options:
+  --json                                    print the result as JSON on stdout
+  --help                                    show this help
+
+Configuration comes from the environment (DATABASE_URL, PUBLIC_URL, …); see README.md.`;
+
+const OPTIONS: ParseArgsConfig['options'] = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  name: { type: 'string' },
+  owner: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  scopes: { type: 'string' },
+  public: { type: 'boolean' },
+  user: { type: 'string' },
+};
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    return fail(`${(error as Error).message.split('\n')[0]} (see stride --help)`);
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const positionals = parsed.positionals;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return positionals.length === 0 && !values.help ? 1 : 0;
+  }
+
+  const twoWord = `${positionals[0]} ${positionals[1] ?? ''}`.trim();
+  const name = COMMANDS[twoWord] ? twoWord : positionals[0]!;
+  const command = COMMANDS[name];
+  if (!command) return fail(`unknown command "${twoWord}" (see stride --help)`);
+  const args = positionals.slice(name.split(' ').length);
+
+  try {
+    const config = loadConfig();
+    const result: CommandResult = await command({ config, values, args });
+    if (result === undefined) return 0;
+    process.stdout.write(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (error) {
+    // Config, validation and command errors all carry a message meant for the operator.
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function fail(reason: string): number {
+  process.stderr.write(`stride: ${reason.split('\n')[0]}\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // `serve` keeps the process alive through its listening socket; everything else ends here.
+    if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
+  },
+  (error: unknown) => {
+    fail(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,203 @@
+/** The commands of `stride` (SPEC §1). Each returns what to print, as text and as JSON. */
+import { readFile } from 'node:fs/promises';
+import { systemClock } from '../clock.js';
+import type { Config } from '../config.js';
+import { openDatabase, type Db } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import * as appsDomain from '../domain/apps.js';
+import { parseSampleFile } from '../domain/step-samples.js';
+import { createAccount } from '../domain/users.js';
+import { parseScopeString } from '../oauth/scopes.js';
+import { serve } from '../server.js';
+import { findAppByClientId, listApps, type App } from '../store/apps.js';
+import { upsertSamples } from '../store/steps.js';
+import { findUserByEmail, findUserById } from '../store/users.js';
+import { runDemo } from './demo.js';
+
+export type CommandResult = { text: string; json: unknown } | undefined;
+
+export interface CommandInput {
+  config: Config;
+  values: Record<string, string | boolean | string[] | undefined>;
+  args: string[];
+}
+
+type Command = (input: CommandInput) => Promise<CommandResult>;
+
+export class CommandError extends Error {}
+
+function required(values: CommandInput['values'], name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new CommandError(`--${name} is required`);
+  return value;
+}
+
+function onePositional(args: string[], what: string): string {
+  if (args.length !== 1) throw new CommandError(`expected exactly one ${what}`);
+  return args[0]!;
+}
+
+/** `--scopes a,b` or `--scopes "a b"`. */
+function scopeList(value: string): string[] {
+  return parseScopeString(value.replaceAll(',', ' '));
+}
+
+/** Opens the database (bringing its schema up to date unless told not to), runs, closes. */
+async function withDb<T>(config: Config, run: (db: Db) => Promise<T>, options = { migrate: true }): Promise<T> {
+  const db = openDatabase(config.databaseUrl);
+  try {
+    if (options.migrate) await migrateToLatest(db);
+    return await run(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function appOrFail(db: Db, clientId: string): Promise<App> {
+  const app = await findAppByClientId(db.kysely, clientId);
+  if (!app) throw new CommandError(`no app with client id ${clientId}`);
+  return app;
+}
+
+export function describeApp(app: App, ownerEmail?: string) {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    owner: ownerEmail,
+    type: app.isPublic ? 'public' : 'confidential',
+    redirect_uris: app.redirectUris,
+    scopes: app.scopes,
+    created_at: app.createdAt,
+  };
+}
+
+export const COMMANDS: Record<string, Command> = {
+  async serve({ config }) {
+    await serve(config);
+    return undefined;
+  },
+
+  async migrate({ config }) {
+    const applied = await withDb(config, migrateToLatest, { migrate: false });
+    return {
+      text: applied.length ? `applied ${applied.join(', ')}` : 'the schema is up to date',
+      json: { applied },
+    };
+  },
+
+  async 'users create'({ config, values }) {
+    const email = required(values, 'email');
+    const password = required(values, 'password');
+    const name = typeof values.name === 'string' ? values.name : undefined;
+    const user = await withDb(config, (db) =>
+      createAccount(db.kysely, systemClock, { email, password, ...(name !== undefined && { displayName: name }) }),
+    );
+    return {
+      text: `created user ${user.email} (id ${user.id})`,
+      json: { id: user.id, email: user.email, display_name: user.display_name },
+    };
+  },
+
+  async 'apps create'({ config, values }) {
+    const ownerEmail = required(values, 'owner');
+    const name = required(values, 'name');
+    const redirectUris = (values['redirect-uri'] as string[] | undefined) ?? [];
+    if (redirectUris.length === 0) throw new CommandError('--redirect-uri is required');
+    const scopes = scopeList(required(values, 'scopes'));
+    return withDb(config, async (db) => {
+      const owner = await findUserByEmail(db.kysely, ownerEmail);
+      if (!owner) throw new CommandError(`no user with email ${ownerEmail}`);
+      const { app, clientSecret } = await appsDomain.registerApp(db.kysely, systemClock, owner.id, {
+        name,
+        redirectUris,
+        scopes,
+        isPublic: values.public === true,
+      });
+      const lines = [`created app "${app.name}"`, `client_id:     ${app.clientId}`];
+      if (clientSecret) lines.push(`client_secret: ${clientSecret}   (shown only now: store it)`);
+      return { text: lines.join('\n'), json: { ...describeApp(app, owner.email), client_secret: clientSecret } };
+    });
+  },
+
+  async 'apps update'({ config, values, args }) {
+    const clientId = onePositional(args, 'CLIENT_ID');
+    const changes: Partial<appsDomain.AppSettings> = {};
+    if (typeof values.name === 'string') changes.name = values.name;
+    if (typeof values.scopes === 'string') changes.scopes = scopeList(values.scopes);
+    if (values['redirect-uri']) changes.redirectUris = values['redirect-uri'] as string[];
+    if (Object.keys(changes).length === 0) {
+      throw new CommandError('nothing to change: give --name, --scopes or --redirect-uri');
+    }
+    return withDb(config, async (db) => {
+      const app = await appOrFail(db, clientId);
+      const result = await appsDomain.updateAppSettings(db.kysely, systemClock, app, changes);
+      return {
+        text: `updated app "${result.app.name}"; ${result.grantsRevoked} grant(s) revoked`,
+        json: { ...describeApp(result.app), grants_revoked: result.grantsRevoked },
+      };
+    });
+  },
+
+  async 'apps rotate-secret'({ config, args }) {
+    const clientId = onePositional(args, 'CLIENT_ID');
+    return withDb(config, async (db) => {
+      const app = await appOrFail(db, clientId);
+      const clientSecret = await appsDomain.rotateClientSecret(db.kysely, systemClock, app);
+      return {
+        text: `client_secret: ${clientSecret}   (shown only now; the old secret no longer works)`,
+        json: { client_id: app.clientId, client_secret: clientSecret },
+      };
+    });
+  },
+
+  async 'apps delete'({ config, args }) {
+    const clientId = onePositional(args, 'CLIENT_ID');
+    return withDb(config, async (db) => {
+      const app = await appOrFail(db, clientId);
+      await appsDomain.deleteApp(db.kysely, app);
+      return { text: `deleted app "${app.name}" and every token issued to it`, json: { deleted: app.clientId } };
+    });
+  },
+
+  async 'apps list'({ config, values }) {
+    return withDb(config, async (db) => {
+      let ownerId: string | undefined;
+      if (typeof values.owner === 'string') {
+        const owner = await findUserByEmail(db.kysely, values.owner);
+        if (!owner) throw new CommandError(`no user with email ${values.owner}`);
+        ownerId = owner.id;
+      }
+      const apps = await listApps(db.kysely, ownerId);
+      const described = await Promise.all(
+        apps.map(async (app) => describeApp(app, (await findUserById(db.kysely, app.ownerId))?.email)),
+      );
+      const text = described.length
+        ? described.map((a) => `${a.client_id}  ${a.type.padEnd(12)} ${a.name}  [${a.scopes.join(' ')}]  owner ${a.owner}`).join('\n')
+        : 'no apps';
+      return { text, json: described };
+    });
+  },
+
+  async 'steps import'({ config, values, args }) {
+    const email = required(values, 'user');
+    const file = onePositional(args, 'FILE');
+    const text = await readFile(file, 'utf8');
+    let samples;
+    try {
+      samples = parseSampleFile(text, systemClock());
+    } catch (error) {
+      throw new CommandError(`${file}: ${(error as Error).message}; nothing was imported`);
+    }
+    return withDb(config, async (db) => {
+      const user = await findUserByEmail(db.kysely, email);
+      if (!user) throw new CommandError(`no user with email ${email}`);
+      const imported = await upsertSamples(db.kysely, db.dialect, user.id, samples);
+      return { text: `imported ${imported} minute sample(s) for ${user.email}`, json: { imported, user: user.email } };
+    });
+  },
+
+  async demo({ config }) {
+    const result = await withDb(config, (db) => runDemo(db, config, systemClock));
+    return { text: result.text, json: result.json };
+  },
+};

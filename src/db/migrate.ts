@@ -1,0 +1,98 @@
+/**
+ * Schema migrations, written once for both dialects and applied at start and by `stride migrate`.
+ *
+ * Several processes may start at once. Each run takes a lock, reads which migrations its schema
+ * has, applies the rest in order and records them, all in one transaction (DDL is transactional
+ * on both SQLite and PostgreSQL), so a run is all-or-nothing and a waiting process then finds
+ * nothing left to do:
+ * - PostgreSQL: a transaction-scoped advisory lock keyed by the current schema;
+ * - SQLite: the file's write lock (BEGIN IMMEDIATE, waiting up to busy_timeout, then retrying).
+ *
+ * The bookkeeping is a plain table in the connection's own schema. (Kysely's Migrator was not used:
+ * it introspects every table of every schema, which fails while another schema of the same
+ * server is being dropped.)
+ */
+import type SQLite from 'better-sqlite3';
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { Db } from './database.js';
+import * as initial from './migrations/001_initial.js';
+
+/** Every migration, applied in the order of their names. */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '001_initial': initial,
+};
+
+export class MigrationError extends Error {}
+
+/** Arbitrary first key of the advisory lock, so it cannot collide with other users of the server. */
+const LOCK_NAMESPACE = 0x57_52_44; // "SRD"
+
+/** Applies every pending migration; returns the names applied by this call. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  try {
+    return db.sqlite ? await migrateSqlite(db, db.sqlite) : await migratePostgres(db);
+  } catch (error) {
+    if (error instanceof MigrationError) throw error;
+    throw new MigrationError(`migration failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function migratePostgres(db: Db): Promise<string[]> {
+  return db.kysely.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${sql.lit(LOCK_NAMESPACE)}, hashtext(current_schema()))`.execute(trx);
+    return applyPending(trx);
+  });
+}
+
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+}
+
+async function migrateSqlite(db: Db, handle: SQLite.Database): Promise<string[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      handle.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      if (isSqliteBusy(error) && attempt < 20) continue; // busy_timeout already waited
+      throw error;
+    }
+    try {
+      const applied = await applyPending(db.kysely);
+      handle.exec('COMMIT');
+      return applied;
+    } catch (error) {
+      if (handle.inTransaction) handle.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+/** Runs inside the caller's transaction and lock. */
+async function applyPending(db: Kysely<any>): Promise<string[]> {
+  await db.schema
+    .createTable('stride_migrations')
+    .ifNotExists()
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('applied_at', 'bigint', (c) => c.notNull())
+    .execute();
+  const rows = await db.selectFrom('stride_migrations').select('name').execute();
+  const done = new Set(rows.map((row: { name: string }) => row.name));
+  const known = Object.keys(MIGRATIONS).sort();
+  const unknown = [...done].find((name) => !known.includes(name));
+  if (unknown) {
+    throw new MigrationError(`the database has migration ${unknown}, which this version of Stride does not know; upgrade Stride`);
+  }
+  const applied: string[] = [];
+  for (const name of known) {
+    if (done.has(name)) continue;
+    try {
+      await MIGRATIONS[name]!.up(db);
+    } catch (error) {
+      throw new MigrationError(`migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    await db.insertInto('stride_migrations').values({ name, applied_at: Math.floor(Date.now() / 1000) }).execute();
+    applied.push(name);
+  }
+  return applied;
+}

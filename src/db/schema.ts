@@ -1,0 +1,141 @@
+/**
+ * Row types for every table. Times are integer Unix seconds on both dialects; ids are UUID text
+ * made by the application (crypto.randomUUID), so migrations stay portable (no NOW(), no
+ * gen_random_uuid()). Booleans are stored as 0/1 integers for the same reason.
+ */
+import type { Generated } from 'kysely';
+
+export interface UserTable {
+  id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  /** Argon2id PHC string. */
+  password_hash: string;
+  display_name: string;
+  /** IANA zone name. */
+  timezone: Generated<string>;
+  daily_step_goal: Generated<number>;
+  stride_length_cm: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AppTable {
+  id: string;
+  client_id: string;
+  /** SHA-256 of the client secret; null for public apps. */
+  client_secret_hash: string | null;
+  owner_id: string;
+  name: string;
+  description: Generated<string>;
+  website_url: Generated<string>;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  /** Space-separated, sorted scope names the app may ask for. */
+  scopes: string;
+  /** 1 for public clients (no secret, PKCE required). */
+  is_public: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A user's standing permission for an app: the scope set they consented to. */
+export interface GrantTable {
+  id: string;
+  user_id: string;
+  app_id: string;
+  scope: string;
+  created_at: number;
+  updated_at: number;
+  last_used_at: number | null;
+}
+
+export interface AuthorizationCodeTable {
+  /** SHA-256 of the code. */
+  code_hash: string;
+  app_id: string;
+  user_id: string;
+  grant_id: string;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_at: number;
+  /** Set when the code was exchanged; a second exchange revokes its token family. */
+  consumed_at: number | null;
+  created_at: number;
+}
+
+export interface AccessTokenTable {
+  token_hash: string;
+  /** Tokens issued from one authorization code share a family (RFC 9700 §4.14.2). */
+  family_id: string;
+  /** The only foreign key: deleting the grant (or its user or app) deletes the token. */
+  grant_id: string;
+  /** The grant's app and user, copied for the bearer check; not foreign keys, not indexed. */
+  app_id: string;
+  user_id: string;
+  scope: string;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface RefreshTokenTable {
+  token_hash: string;
+  family_id: string;
+  /** As for access tokens: the only foreign key; app_id and user_id are unindexed copies. */
+  grant_id: string;
+  app_id: string;
+  user_id: string;
+  scope: string;
+  expires_at: number;
+  created_at: number;
+  /** When this token was exchanged for a new pair; null while it is the live one. */
+  rotated_at: number | null;
+  /**
+   * The response of that exchange, encrypted with a key derived from this refresh token itself,
+   * so a retry inside the replay window gets the same answer while the server keeps no usable
+   * secret (only the holder of the old token can decrypt it).
+   */
+  replay_response: string | null;
+}
+
+export interface SessionTable {
+  /** SHA-256 of the session cookie value. */
+  id_hash: string;
+  user_id: string;
+  /** Per-session secret for CSRF tokens. */
+  csrf_secret: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** One row per user per minute (start_time is a multiple of 60). */
+export interface StepSampleTable {
+  user_id: string;
+  minute_start: number;
+  value: number;
+}
+
+/**
+ * Sums of step_samples over aligned UTC buckets of `width` seconds (900, 3600, 86400), so long
+ * series read a few rows per bucket instead of every minute.
+ */
+export interface StepRollupTable {
+  user_id: string;
+  width: number;
+  bucket_start: number;
+  value: number;
+}
+
+export interface Database {
+  users: UserTable;
+  apps: AppTable;
+  grants: GrantTable;
+  authorization_codes: AuthorizationCodeTable;
+  access_tokens: AccessTokenTable;
+  refresh_tokens: RefreshTokenTable;
+  sessions: SessionTable;
+  step_samples: StepSampleTable;
+  step_rollups: StepRollupTable;
+}

@@ -1,0 +1,188 @@
+/**
+ * Registering and changing apps: one set of rules shared by the developer dashboard and the CLI
+ * (`stride apps …`), so both have the same effects (SPEC §1, §3.3).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/schema.js';
+import { invalidRequest } from '../errors.js';
+import { firstUnknownScope, formatScopes } from '../oauth/scopes.js';
+import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
+import * as apps from '../store/apps.js';
+import type { App } from '../store/apps.js';
+import { countGrantsWithOtherScope, deleteGrantsWithOtherScope } from '../store/grants.js';
+
+export const APP_NAME_MAX_LENGTH = 100;
+export const APP_DESCRIPTION_MAX_LENGTH = 1000;
+export const MAX_REDIRECT_URIS = 10;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Returns why a redirect URI cannot be registered, or null when it can. Allowed: https URLs,
+ * http on a loopback host (RFC 8252 §7.3, for development and native apps), and private-use
+ * schemes with a dot such as com.example.app:/callback (RFC 8252 §7.1). Never a fragment
+ * (RFC 6749 §3.1.2), never credentials in the URL.
+ */
+export function redirectUriProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `redirect URI "${value}" is not an absolute URL`;
+  }
+  if (value.length > 2000) return 'redirect URI is longer than 2000 characters';
+  if (value.includes('#')) return `redirect URI "${value}" must not contain a fragment`;
+  if (url.username || url.password) return `redirect URI "${value}" must not contain credentials`;
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme === 'https') return null;
+  if (scheme === 'http') {
+    return LOOPBACK_HOSTS.has(url.hostname)
+      ? null
+      : `redirect URI "${value}" must use https (http is allowed only for localhost)`;
+  }
+  if (['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ftp', 'ws', 'wss'].includes(scheme)) {
+    return `redirect URI "${value}" uses a scheme that is not allowed`;
+  }
+  return scheme.includes('.')
+    ? null
+    : `redirect URI "${value}" must use https, http on localhost, or a reverse-domain scheme like com.example.app:`;
+}
+
+export interface AppSettings {
+  name: string;
+  description?: string;
+  websiteUrl?: string;
+  redirectUris: string[];
+  scopes: string[];
+}
+
+export interface FieldProblem {
+  field: 'name' | 'description' | 'websiteUrl' | 'redirectUris' | 'scopes';
+  message: string;
+}
+
+export function validateAppSettings(settings: Partial<AppSettings>): FieldProblem | null {
+  if (settings.name !== undefined) {
+    const name = settings.name.trim();
+    if (name === '') return { field: 'name', message: 'name is required' };
+    if (name.length > APP_NAME_MAX_LENGTH) {
+      return { field: 'name', message: `name must be at most ${APP_NAME_MAX_LENGTH} characters` };
+    }
+  }
+  if (settings.description !== undefined && settings.description.length > APP_DESCRIPTION_MAX_LENGTH) {
+    return { field: 'description', message: `description must be at most ${APP_DESCRIPTION_MAX_LENGTH} characters` };
+  }
+  if (settings.websiteUrl !== undefined && settings.websiteUrl !== '') {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(settings.websiteUrl).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return { field: 'websiteUrl', message: 'website must be an http(s) URL' };
+  }
+  if (settings.redirectUris !== undefined) {
+    if (settings.redirectUris.length === 0) {
+      return { field: 'redirectUris', message: 'at least one redirect URI is required' };
+    }
+    if (settings.redirectUris.length > MAX_REDIRECT_URIS) {
+      return { field: 'redirectUris', message: `at most ${MAX_REDIRECT_URIS} redirect URIs` };
+    }
+    for (const uri of settings.redirectUris) {
+      const problem = redirectUriProblem(uri);
+      if (problem) return { field: 'redirectUris', message: problem };
+    }
+  }
+  if (settings.scopes !== undefined) {
+    if (settings.scopes.length === 0) return { field: 'scopes', message: 'choose at least one scope' };
+    const unknown = firstUnknownScope(settings.scopes);
+    if (unknown !== null) return { field: 'scopes', message: `unknown scope "${unknown}"` };
+  }
+  return null;
+}
+
+function rejectInvalid(settings: Partial<AppSettings>): void {
+  const problem = validateAppSettings(settings);
+  if (problem) throw invalidRequest(problem.message);
+}
+
+export interface RegisteredApp {
+  app: App;
+  /** Shown once; null for public apps. */
+  clientSecret: string | null;
+}
+
+export async function registerApp(
+  db: Kysely<Database>,
+  clock: Clock,
+  ownerId: string,
+  settings: AppSettings & { isPublic: boolean; clientId?: string },
+): Promise<RegisteredApp> {
+  rejectInvalid(settings);
+  const clientSecret = settings.isPublic ? null : newCredential('clientSecret');
+  const now = clock();
+  const app: App = {
+    id: randomUUID(),
+    clientId: settings.clientId ?? newClientId(),
+    clientSecretHash: clientSecret === null ? null : hashCredential(clientSecret),
+    ownerId,
+    name: settings.name.trim(),
+    description: settings.description?.trim() ?? '',
+    websiteUrl: settings.websiteUrl?.trim() ?? '',
+    redirectUris: [...new Set(settings.redirectUris)],
+    scopes: formatScopes(settings.scopes).split(' '),
+    isPublic: settings.isPublic,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await apps.insertApp(db, app);
+  return { app, clientSecret };
+}
+
+/** How many users' grants a change to `scopes` would end (shown before saving, SPEC §3.3). */
+export async function grantsInvalidatedByScopeChange(db: Kysely<Database>, app: App, scopes: string[]): Promise<number> {
+  const next = formatScopes(scopes);
+  if (next === formatScopes(app.scopes)) return 0;
+  return countGrantsWithOtherScope(db, app.id, next);
+}
+
+/**
+ * Applies changed settings. A change of the scope set ends every grant whose scope set differs
+ * from the new one, with all its tokens (seed §3); returns how many grants were ended.
+ */
+export async function updateAppSettings(
+  db: Kysely<Database>,
+  clock: Clock,
+  app: App,
+  changes: Partial<AppSettings>,
+): Promise<{ app: App; grantsRevoked: number }> {
+  rejectInvalid(changes);
+  return db.transaction().execute(async (trx) => {
+    const scopes = changes.scopes && formatScopes(changes.scopes);
+    const scopeChanged = scopes !== undefined && scopes !== formatScopes(app.scopes);
+    await apps.updateApp(trx, app.id, {
+      ...(changes.name !== undefined && { name: changes.name.trim() }),
+      ...(changes.description !== undefined && { description: changes.description.trim() }),
+      ...(changes.websiteUrl !== undefined && { websiteUrl: changes.websiteUrl.trim() }),
+      ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
+      ...(scopes !== undefined && { scopes: scopes.split(' ') }),
+    }, clock());
+    const grantsRevoked = scopeChanged ? await deleteGrantsWithOtherScope(trx, app.id, scopes) : 0;
+    const updated = await apps.findAppById(trx, app.id);
+    return { app: updated!, grantsRevoked };
+  });
+}
+
+/** Issues a new client secret; the old one stops working at once. Public apps have none. */
+export async function rotateClientSecret(db: Kysely<Database>, clock: Clock, app: App): Promise<string> {
+  if (app.isPublic) throw invalidRequest('public apps have no client secret');
+  const clientSecret = newCredential('clientSecret');
+  await apps.updateApp(db, app.id, { clientSecretHash: hashCredential(clientSecret) }, clock());
+  return clientSecret;
+}
+
+export async function deleteApp(db: Kysely<Database>, app: App): Promise<void> {
+  await apps.deleteApp(db, app.id);
+}

@@ -1,0 +1,120 @@
+/**
+ * The user resource of SPEC §4.1: the profile object an app sees, and the checks on a change to it.
+ * A change is any subset of the editable fields; anything else is refused, naming the field.
+ */
+import { invalidRequest } from '../errors.js';
+import type { User, UserUpdate } from '../store/users.js';
+import { canonicalTimeZone } from './profile-time-zone.js';
+import { DISPLAY_NAME_MAX_LENGTH } from './users.js';
+
+export const DAILY_STEP_GOAL_MAX = 200_000;
+/** A step is 30–250 cm for anyone from a small child walking to a sprinter. */
+export const STRIDE_LENGTH_MIN_CM = 30;
+export const STRIDE_LENGTH_MAX_CM = 250;
+
+export interface Profile {
+  id: string;
+  display_name: string;
+  timezone: string;
+  daily_step_goal: number;
+  stride_length_cm: number | null;
+  created_at: number;
+}
+
+/** The profile as JSON, for the response serializer (every field, nothing else). */
+export const PROFILE_JSON_SCHEMA = {
+  type: 'object',
+  required: ['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    display_name: { type: 'string' },
+    timezone: { type: 'string' },
+    daily_step_goal: { type: 'integer' },
+    stride_length_cm: { type: 'integer', nullable: true },
+    created_at: { type: 'integer' },
+  },
+} as const;
+
+export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm'] as const;
+export type EditableField = (typeof EDITABLE_FIELDS)[number];
+export type ProfileChanges = Partial<Pick<Profile, EditableField>>;
+
+export function profileOf(user: User): Profile {
+  return {
+    id: user.id,
+    display_name: user.display_name,
+    timezone: user.timezone,
+    daily_step_goal: Number(user.daily_step_goal),
+    stride_length_cm: user.stride_length_cm === null ? null : Number(user.stride_length_cm),
+    created_at: Number(user.created_at),
+  };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+function integerIn(field: EditableField, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw invalidRequest(`${field} must be an integer, got ${describe(value)}`);
+  }
+  if (value < min || value > max) throw invalidRequest(`${field} must be from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+/** Checks a PUT body (SPEC §4.1) and returns the changes it asks for. */
+export function parseProfileChanges(body: unknown): ProfileChanges {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidRequest(`the body must be a JSON object with any of ${EDITABLE_FIELDS.join(', ')}`);
+  }
+  const input = body as Record<string, unknown>;
+  const unknown = Object.keys(input).find((key) => !(EDITABLE_FIELDS as readonly string[]).includes(key));
+  if (unknown !== undefined) {
+    const readOnly = ['id', 'created_at'].includes(unknown);
+    throw invalidRequest(
+      readOnly
+        ? `${unknown} cannot be changed`
+        : `unknown field "${unknown.slice(0, 40)}"; the editable fields are ${EDITABLE_FIELDS.join(', ')}`,
+    );
+  }
+  const changes: ProfileChanges = {};
+  if ('display_name' in input) {
+    const value = input.display_name;
+    if (typeof value !== 'string') throw invalidRequest(`display_name must be a string, got ${describe(value)}`);
+    const name = value.trim();
+    if (name === '') throw invalidRequest('display_name must not be empty');
+    if ([...name].length > DISPLAY_NAME_MAX_LENGTH) {
+      throw invalidRequest(`display_name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters`);
+    }
+    // Control characters would corrupt pages and logs that show the name.
+    if (/\p{Cc}/u.test(name)) throw invalidRequest('display_name must not contain control characters');
+    changes.display_name = name;
+  }
+  if ('timezone' in input) {
+    const value = input.timezone;
+    const zone = typeof value === 'string' ? canonicalTimeZone(value) : null;
+    if (zone === null) {
+      throw invalidRequest(`timezone must be an IANA time zone name such as Europe/Berlin, got ${describe(value)}`);
+    }
+    changes.timezone = zone;
+  }
+  if ('daily_step_goal' in input) {
+    changes.daily_step_goal = integerIn('daily_step_goal', input.daily_step_goal, 0, DAILY_STEP_GOAL_MAX);
+  }
+  if ('stride_length_cm' in input) {
+    const value = input.stride_length_cm;
+    changes.stride_length_cm =
+      value === null ? null : integerIn('stride_length_cm', value, STRIDE_LENGTH_MIN_CM, STRIDE_LENGTH_MAX_CM);
+  }
+  return changes;
+}
+
+/** The row update for `changes` made at `now`. */
+export function userUpdateFor(changes: ProfileChanges, now: number): UserUpdate {
+  return { ...changes, updated_at: now };
+}

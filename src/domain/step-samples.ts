@@ -1,0 +1,105 @@
+/**
+ * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
+ * `stride steps import` (SPEC §4.3): all-or-nothing, naming the first bad sample.
+ */
+
+export const MAX_SAMPLES_PER_REQUEST = 10_080;
+export const MAX_STEPS_PER_MINUTE = 1000;
+/** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
+export const MAX_FUTURE_SECONDS = 86_400;
+
+export interface StepSample {
+  start_time: number;
+  value: number;
+}
+
+/** Why one sample is invalid, or null. `seen` holds the minutes already in the batch. */
+export function sampleProblem(sample: unknown, now: number, seen: Set<number>): string | null {
+  if (typeof sample !== 'object' || sample === null || Array.isArray(sample)) {
+    return 'must be an object with start_time and value';
+  }
+  const { start_time: startTime, value, ...rest } = sample as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) return `has an unknown field "${extra}"`;
+  if (typeof startTime !== 'number' || !Number.isSafeInteger(startTime) || startTime < 0) {
+    return 'start_time must be a non-negative integer (Unix seconds)';
+  }
+  if (startTime % 60 !== 0) return 'start_time must be a multiple of 60 (the start of a minute)';
+  if (startTime > now + MAX_FUTURE_SECONDS) return 'start_time is more than a day in the future';
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_STEPS_PER_MINUTE) {
+    return `value must be an integer from 0 to ${MAX_STEPS_PER_MINUTE}`;
+  }
+  if (seen.has(startTime)) return `repeats the minute ${startTime}; send one sample per minute`;
+  seen.add(startTime);
+  return null;
+}
+
+export interface InvalidSample {
+  index: number;
+  message: string;
+}
+
+/** Returns the first invalid sample (0-based index), or null when the whole batch is valid. */
+export function firstInvalidSample(samples: readonly unknown[], now: number): InvalidSample | null {
+  const seen = new Set<number>();
+  for (let index = 0; index < samples.length; index++) {
+    const message = sampleProblem(samples[index], now, seen);
+    if (message !== null) return { index, message };
+  }
+  return null;
+}
+
+/**
+ * Checks the body of an upload, `{"samples": [...]}` (SPEC §4.3), and returns its samples, or the
+ * reason the whole batch is refused (naming the first bad sample by its 0-based index).
+ */
+export function parseSampleBatch(body: unknown, now: number): { samples: StepSample[] } | { problem: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { problem: 'the body must be a JSON object {"samples": [{"start_time": …, "value": …}, …]}' };
+  }
+  const { samples, ...rest } = body as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) return { problem: `unknown field "${extra.slice(0, 40)}"; the body has only "samples"` };
+  if (!Array.isArray(samples)) return { problem: 'samples must be an array of {"start_time", "value"} objects' };
+  if (samples.length > MAX_SAMPLES_PER_REQUEST) {
+    return { problem: `samples has ${samples.length} entries; at most ${MAX_SAMPLES_PER_REQUEST} (one week of minutes) per request` };
+  }
+  const invalid = firstInvalidSample(samples, now);
+  if (invalid) return { problem: `samples[${invalid.index}] ${invalid.message}; nothing was written` };
+  return { samples: samples as StepSample[] };
+}
+
+/**
+ * Parses an import file: CSV lines `start_time,value` (an optional `start_time,value` header)
+ * or JSON lines `{"start_time": …, "value": …}`; blank lines and `#` comments are skipped.
+ * Throws an Error naming the line of the first bad sample.
+ */
+export function parseSampleFile(text: string, now: number): StepSample[] {
+  const samples: StepSample[] = [];
+  const seen = new Set<number>();
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (samples.length === 0 && /^"?start_time"?\s*,\s*"?value"?$/.test(line)) continue;
+    const parsed = parseLine(line);
+    const problem = typeof parsed === 'string' ? parsed : sampleProblem(parsed, now, seen);
+    if (problem !== null) throw new Error(`line ${i + 1}: ${problem}`);
+    samples.push(parsed as StepSample);
+  }
+  return samples;
+}
+
+function parseLine(line: string): unknown {
+  if (line.startsWith('{')) {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return 'is not valid JSON';
+    }
+  }
+  const fields = line.split(',').map((field) => field.trim());
+  if (fields.length !== 2) return 'must be start_time,value';
+  const toNumber = (field: string) => (/^-?\d+(\.\d+)?$/.test(field) ? Number(field) : field);
+  return { start_time: toNumber(fields[0]!), value: toNumber(fields[1]!) };
+}

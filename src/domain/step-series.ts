@@ -1,0 +1,178 @@
+/**
+ * The steps time series of SPEC §4.2: parsing and checking the query, and assembling the dense
+ * series from the sums the store returns for each bucket.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { invalidRequest } from '../errors.js';
+import { createStepSums, sumStepsPerBucket } from '../store/step-series.js';
+import { canonicalTimeZone } from './profile-time-zone.js';
+import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from './step-buckets.js';
+
+/** The longest range each granularity may ask for (SPEC §4.2), in seconds. */
+export const RANGE_CAP_SECONDS: Readonly<Record<Granularity, number>> = {
+  minute: 86_400,
+  hour: 31 * 86_400,
+  day: 1095 * 86_400,
+};
+
+const RANGE_CAP_WORDS: Readonly<Record<Granularity, string>> = {
+  minute: '1 day',
+  hour: '31 days',
+  day: '1095 days',
+};
+
+/** 9999-12-31T23:59:59Z: beyond this a timestamp is a mistake, and dates stop being 4-digit. */
+export const MAX_TIMESTAMP = 253_402_300_799;
+
+const QUERY_PARAMETERS = ['start_time', 'end_time', 'granularity', 'timezone'] as const;
+
+export interface SeriesRequest {
+  granularity: Granularity;
+  timezone: string;
+  start: number;
+  end: number;
+}
+
+export interface StepBucket {
+  start_time: number;
+  end_time: number;
+  value: number;
+}
+
+/** The 200 body of `GET /v1/users/me/activities/steps` (SPEC §4.2). */
+export interface StepSeries {
+  granularity: Granularity;
+  timezone: string;
+  start_time: number;
+  end_time: number;
+  total: number;
+  steps: StepBucket[];
+}
+
+/** The series as JSON, for the response serializer. */
+export const STEP_SERIES_JSON_SCHEMA = {
+  type: 'object',
+  required: ['granularity', 'timezone', 'start_time', 'end_time', 'total', 'steps'],
+  additionalProperties: false,
+  properties: {
+    granularity: { type: 'string' },
+    timezone: { type: 'string' },
+    start_time: { type: 'integer' },
+    end_time: { type: 'integer' },
+    total: { type: 'integer' },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['start_time', 'end_time', 'value'],
+        additionalProperties: false,
+        properties: {
+          start_time: { type: 'integer' },
+          end_time: { type: 'integer' },
+          value: { type: 'integer' },
+        },
+      },
+    },
+  },
+} as const;
+
+function isGranularity(value: string): value is Granularity {
+  return Object.hasOwn(GRANULARITY_SECONDS, value);
+}
+
+function singleValue(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalidRequest(`${name} must be given at most once`);
+  return value;
+}
+
+function parseTimestamp(name: string, value: string): number {
+  if (!/^\d+$/.test(value)) {
+    throw invalidRequest(`${name} must be a non-negative integer number of Unix seconds, got "${value.slice(0, 40)}"`);
+  }
+  const time = Number(value);
+  if (time > MAX_TIMESTAMP) throw invalidRequest(`${name} must be at most ${MAX_TIMESTAMP} (the end of year 9999)`);
+  return time;
+}
+
+/**
+ * Checks the query of a series request; `profileZone` is the user's time zone, `now` the server's
+ * clock. Unknown parameters are refused so that a misspelt one (`start=`) is not silently ignored.
+ */
+export function parseSeriesQuery(query: Record<string, unknown>, profileZone: string, now: number): SeriesRequest {
+  const unknown = Object.keys(query).find((name) => !(QUERY_PARAMETERS as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    throw invalidRequest(`unknown query parameter "${unknown.slice(0, 40)}"; expected ${QUERY_PARAMETERS.join(', ')}`);
+  }
+  const granularityText = singleValue(query, 'granularity') ?? 'day';
+  if (!isGranularity(granularityText)) {
+    throw invalidRequest(`granularity must be minute, hour or day, got "${granularityText.slice(0, 40)}"`);
+  }
+  const zoneText = singleValue(query, 'timezone');
+  let timezone = canonicalTimeZone(profileZone) ?? 'UTC';
+  if (zoneText !== undefined) {
+    const zone = canonicalTimeZone(zoneText);
+    if (zone === null) {
+      throw invalidRequest(`timezone must be an IANA time zone name such as Europe/Berlin, got "${zoneText.slice(0, 64)}"`);
+    }
+    timezone = zone;
+  }
+  const startText = singleValue(query, 'start_time');
+  const endText = singleValue(query, 'end_time');
+  const end = endText === undefined ? now : parseTimestamp('end_time', endText);
+  const start = startText === undefined ? startOfLocalDay(timezone, end) : parseTimestamp('start_time', startText);
+  if (end < start) {
+    const endSource = endText === undefined ? ' (default: now)' : '';
+    throw invalidRequest(`end_time${endSource} ${end} is before start_time ${start}`);
+  }
+  if (end - start > RANGE_CAP_SECONDS[granularityText]) {
+    throw invalidRequest(
+      `the range from start_time to end_time is longer than ${RANGE_CAP_WORDS[granularityText]}, the most granularity=${granularityText} allows`,
+    );
+  }
+  return { granularity: granularityText, timezone, start, end };
+}
+
+/**
+ * The series for [start, end) widened to whole local buckets: one query to the store whatever the
+ * range, reading the coarsest rollups that fit the buckets.
+ */
+export async function readStepSeries(db: Kysely<Database>, userId: string, request: SeriesRequest): Promise<StepSeries> {
+  const plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+  return seriesOf(request, plan, await sumStepsPerBucket(db, userId, plan));
+}
+
+export type StepSeriesReader = (userId: string, request: SeriesRequest) => StepSeries | Promise<StepSeries>;
+
+/** readStepSeries with the store's statements prepared once (the resource API's hot path). */
+export function createStepSeriesReader(db: Db): StepSeriesReader {
+  const sums = createStepSums(db);
+  return (userId, request) => {
+    const plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+    const found = sums(userId, plan);
+    return Array.isArray(found) ? seriesOf(request, plan, found) : found.then((values) => seriesOf(request, plan, values));
+  };
+}
+
+function seriesOf(request: SeriesRequest, plan: BucketPlan, sums: readonly number[]): StepSeries {
+  const { boundaries } = plan;
+  const count = Math.max(0, boundaries.length - 1);
+  const steps: StepBucket[] = new Array(count);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const value = sums[i] ?? 0;
+    total += value;
+    steps[i] = { start_time: boundaries[i]!, end_time: boundaries[i + 1]!, value };
+  }
+  return {
+    granularity: request.granularity,
+    timezone: request.timezone,
+    start_time: boundaries[0] ?? request.start,
+    end_time: boundaries[boundaries.length - 1] ?? request.end,
+    total,
+    steps,
+  };
+}

@@ -1,0 +1,68 @@
+/** Creating accounts: shared by sign-up, `stride users create` and `stride demo`. */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/schema.js';
+import { ApiError, invalidRequest } from '../errors.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../security/passwords.js';
+import { findUserByEmail, insertUser, type User } from '../store/users.js';
+
+export const DISPLAY_NAME_MAX_LENGTH = 100;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface NewAccount {
+  email: string;
+  password: string;
+  displayName?: string;
+}
+
+/** Returns a description of the first invalid field, or null. */
+export function validateNewAccount(input: NewAccount): { field: keyof NewAccount; message: string } | null {
+  const email = input.email.trim();
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) {
+    return { field: 'email', message: 'email must be an email address like name@example.com' };
+  }
+  if (input.password.length < PASSWORD_MIN_LENGTH) {
+    return { field: 'password', message: `password must be at least ${PASSWORD_MIN_LENGTH} characters` };
+  }
+  if (input.password.length > PASSWORD_MAX_LENGTH) {
+    return { field: 'password', message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` };
+  }
+  if (input.displayName !== undefined && input.displayName.trim().length > DISPLAY_NAME_MAX_LENGTH) {
+    return { field: 'displayName', message: `name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters` };
+  }
+  return null;
+}
+
+export class DuplicateEmailError extends ApiError {
+  constructor(email: string) {
+    super('conflict', `an account with email ${email} already exists`);
+  }
+}
+
+export async function createAccount(db: Kysely<Database>, clock: Clock, input: NewAccount): Promise<User> {
+  const invalid = validateNewAccount(input);
+  if (invalid) throw invalidRequest(invalid.message);
+  const email = input.email.trim().toLowerCase();
+  if (await findUserByEmail(db, email)) throw new DuplicateEmailError(email);
+  const now = clock();
+  const user = {
+    id: randomUUID(),
+    email,
+    password_hash: await hashPassword(input.password),
+    display_name: input.displayName?.trim() || email.split('@')[0]!,
+    timezone: 'UTC',
+    daily_step_goal: 10000,
+    stride_length_cm: null,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await insertUser(db, user);
+  } catch (error) {
+    // Two sign-ups with one email at the same moment: the unique index decides.
+    if (await findUserByEmail(db, email)) throw new DuplicateEmailError(email);
+    throw error;
+  }
+  return user;
+}

@@ -1,0 +1,55 @@
+/**
+ * The one error shape of SPEC §5: `{"error", "error_description"}` with the status the table
+ * names. Anything thrown that is not an ApiError becomes a 500 `server_error` whose details stay
+ * in the log.
+ */
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_grant: 400,
+  unsupported_grant_type: 400,
+  unsupported_response_type: 400,
+  unsupported_token_type: 400,
+  invalid_scope: 400,
+  unauthorized_client: 400,
+  access_denied: 400,
+  invalid_client: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  conflict: 409,
+  request_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  server_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly error: ErrorCode,
+    readonly description: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.status = ERROR_STATUS[error];
+    this.headers = headers;
+  }
+
+  /** Only client errors carry their description to the response (oidc-provider's `expose`). */
+  get expose(): boolean {
+    return this.status < 500;
+  }
+
+  toJSON(): { error: ErrorCode; error_description: string } {
+    return { error: this.error, error_description: this.description };
+  }
+}
+
+export const invalidRequest = (description: string) => new ApiError('invalid_request', description);
+export const notFound = (description = 'no such endpoint') => new ApiError('not_found', description);

@@ -1,0 +1,191 @@
+/**
+ * The authorization request (RFC 6749 §4.1.1, SPEC §3.1) as plain functions: validating its
+ * parameters, deciding whether consent is remembered, and issuing the code. The routes in
+ * routes.ts only connect these to HTTP and the pages.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../app.js';
+import type { Config } from '../config.js';
+import { hashCredential, newCredential } from '../security/secrets.js';
+import { findAppByClientId, type App } from '../store/apps.js';
+import { insertAuthorizationCode } from '../store/codes.js';
+import { findGrant, upsertGrant, type Grant } from '../store/grants.js';
+import { findUserById } from '../store/users.js';
+import { isValidCodeChallenge } from './pkce.js';
+import { requestedRedirectUri } from './redirect-uri.js';
+import { firstUnknownScope, formatScopes, parseScopeString } from './scopes.js';
+
+export interface AuthorizationRequest {
+  app: App;
+  /** The display name of the app's owner, shown on the consent page. */
+  developer: string;
+  redirectUri: string;
+  state: string | undefined;
+  /** The scopes asked for, canonical order. */
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  prompt: string | undefined;
+}
+
+export type AuthorizationCheck =
+  | { ok: true; request: AuthorizationRequest }
+  /** RFC 6749 §4.1.2.1: without a trustworthy redirect URI the user sees an error page. */
+  | { ok: false; page: string }
+  | { ok: false; page?: undefined; redirectTo: string };
+
+export type Parameters = Record<string, string | undefined>;
+
+/** Query or form values as single strings; names sent more than once are listed apart. */
+export function singleValues(input: unknown): { params: Parameters; repeated: string[] } {
+  const params: Parameters = {};
+  const repeated: string[] = [];
+  if (input && typeof input === 'object') {
+    for (const [name, value] of Object.entries(input as Record<string, unknown>)) {
+      if (Array.isArray(value)) repeated.push(name);
+      else if (typeof value === 'string') params[name] = value;
+    }
+  }
+  return { params, repeated };
+}
+
+/** Adds parameters to a redirect URI, keeping its own query, plus `iss` (RFC 9207). */
+export function authorizationResponseUrl(config: Config, redirectUri: string, params: Parameters): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  url.searchParams.append('iss', config.publicUrl);
+  return url.toString();
+}
+
+export async function checkAuthorizationRequest(
+  ctx: AppContext,
+  params: Parameters,
+  repeated: string[],
+): Promise<AuthorizationCheck> {
+  if (['client_id', 'redirect_uri', 'redirect_url'].some((name) => repeated.includes(name))) {
+    return { ok: false, page: 'The request repeats client_id or the redirect URI.' };
+  }
+  const clientId = params.client_id;
+  if (!clientId) return { ok: false, page: 'The request has no client_id.' };
+  const app = await findAppByClientId(ctx.db.kysely, clientId);
+  if (!app) return { ok: false, page: 'No app is registered with this client_id.' };
+  const redirect = requestedRedirectUri(app, params);
+  if ('problem' in redirect) return { ok: false, page: redirect.problem };
+
+  const state = repeated.includes('state') ? undefined : params.state;
+  const fail = (error: string, description: string): AuthorizationCheck => ({
+    ok: false,
+    redirectTo: authorizationResponseUrl(ctx.config, redirect.uri, { error, error_description: description, state }),
+  });
+
+  if (repeated.length > 0) return fail('invalid_request', `parameters must not be repeated: ${repeated.join(', ')}`);
+  if (params.response_type === undefined) return fail('invalid_request', 'response_type is required');
+  if (params.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+
+  // SPEC §2: without `scope` the app's registered set is asked for.
+  const scopes = params.scope === undefined || params.scope.trim() === '' ? app.scopes : parseScopeString(params.scope);
+  const unknown = firstUnknownScope(scopes);
+  if (unknown !== null) return fail('invalid_scope', `unknown scope "${unknown}"`);
+  const notRegistered = scopes.find((scope) => !app.scopes.includes(scope));
+  if (notRegistered) return fail('invalid_scope', `this app is not registered for the scope "${notRegistered}"`);
+
+  const challenge = params.code_challenge;
+  const method = params.code_challenge_method;
+  if (challenge !== undefined) {
+    if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+    if (!isValidCodeChallenge(challenge)) return fail('invalid_request', 'code_challenge must be the 43-character base64url S256 hash of the code_verifier');
+  } else if (method !== undefined) {
+    return fail('invalid_request', 'code_challenge_method was sent without code_challenge');
+  }
+  if (app.isPublic && challenge === undefined) {
+    return fail('invalid_request', 'PKCE (code_challenge with code_challenge_method=S256) is required for public clients');
+  }
+
+  const owner = await findUserById(ctx.db.kysely, app.ownerId);
+  return {
+    ok: true,
+    request: {
+      app,
+      developer: owner?.display_name ?? 'unknown developer',
+      redirectUri: redirect.uri,
+      state,
+      scopes: formatScopes(scopes).split(' '),
+      codeChallenge: challenge ?? null,
+      codeChallengeMethod: challenge === undefined ? null : 'S256',
+      prompt: params.prompt,
+    },
+  };
+}
+
+/**
+ * Consent is remembered when the user's grant for the app already covers every requested scope,
+ * unless the app asks for the consent page again with `prompt=consent`.
+ */
+export function consentIsRemembered(grant: Grant | undefined, request: AuthorizationRequest): boolean {
+  if (!grant || request.prompt?.split(' ').includes('consent')) return false;
+  const granted = new Set(parseScopeString(grant.scope));
+  return request.scopes.every((scope) => granted.has(scope));
+}
+
+export function findUserGrant(ctx: AppContext, userId: string, appId: string): Promise<Grant | undefined> {
+  return findGrant(ctx.db.kysely, userId, appId);
+}
+
+/**
+ * Records the consent (upserting the grant) and issues a code bound to the app, user, redirect
+ * URI, scopes and PKCE challenge (SPEC §3.1). Returns the redirect to send the browser to.
+ */
+export async function approveAuthorization(
+  ctx: AppContext,
+  request: AuthorizationRequest,
+  userId: string,
+  grantedScopes: string[],
+): Promise<string> {
+  const now = ctx.clock();
+  const scope = formatScopes(grantedScopes);
+  const code = newCredential('authorizationCode');
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope }, now);
+    await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));
+  });
+  return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });
+}
+
+/** For remembered consent: a code for exactly the requested scopes, without touching the grant. */
+export async function reissueAuthorization(ctx: AppContext, request: AuthorizationRequest, userId: string, grant: Grant): Promise<string> {
+  const code = newCredential('authorizationCode');
+  const scope = formatScopes(request.scopes);
+  await insertAuthorizationCode(ctx.db.kysely, codeRow(ctx, request, code, { userId, grantId: grant.id, scope }, ctx.clock()));
+  return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });
+}
+
+/** The stored form of a new code: its hash and everything it is bound to. */
+function codeRow(
+  ctx: AppContext,
+  request: AuthorizationRequest,
+  code: string,
+  bound: { userId: string; grantId: string; scope: string },
+  now: number,
+) {
+  return {
+    code_hash: hashCredential(code),
+    app_id: request.app.id,
+    user_id: bound.userId,
+    grant_id: bound.grantId,
+    redirect_uri: request.redirectUri,
+    scope: bound.scope,
+    code_challenge: request.codeChallenge,
+    code_challenge_method: request.codeChallengeMethod,
+    expires_at: now + ctx.config.authCodeTtl,
+    consumed_at: null,
+    created_at: now,
+  };
+}
+
+export function deniedRedirect(ctx: AppContext, request: AuthorizationRequest, description: string): string {
+  return authorizationResponseUrl(ctx.config, request.redirectUri, {
+    error: 'access_denied',
+    error_description: description,
+    state: request.state,
+  });
+}

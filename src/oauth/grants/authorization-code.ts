@@ -1,0 +1,81 @@
+/**
+ * `grant_type=authorization_code` (RFC 6749 §4.1.3, seed §4.2). The code is single-use: the
+ * conditional UPDATE that consumes it runs in the transaction that stores the tokens, so of
+ * concurrent exchanges on any processes exactly one succeeds. A second use ends every token issued
+ * from the code (RFC 6749 §4.1.2, RFC 9700 §4.14).
+ */
+import type { AppContext } from '../../app.js';
+import { ApiError, invalidRequest } from '../../errors.js';
+import { hashCredential } from '../../security/secrets.js';
+import { consumeAuthorizationCode, findAuthorizationCode, type AuthorizationCode } from '../../store/codes.js';
+import { deleteTokenFamily, insertTokenPair } from '../../store/tokens.js';
+import type { AuthenticatedClient } from '../client-auth.js';
+import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
+import { isValidCodeVerifier, verifierMatches } from '../pkce.js';
+
+export const grantType = 'authorization_code';
+
+const invalidGrant = (description: string) => new ApiError('invalid_grant', description);
+
+/** RFC 7636 §4.6, and RFC 9700 §2.1.1: a verifier for a code without a challenge is refused too. */
+function checkPkce(code: AuthorizationCode, verifier: string | undefined): void {
+  if (verifier !== undefined && !isValidCodeVerifier(verifier)) {
+    throw invalidRequest('code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
+  }
+  if (code.code_challenge === null) {
+    if (verifier !== undefined) throw invalidGrant('code_verifier was sent but the authorization request had no code_challenge');
+    return;
+  }
+  if (verifier === undefined) throw invalidGrant('code_verifier is required: the authorization request used PKCE');
+  if (!verifierMatches(verifier, code.code_challenge)) throw invalidGrant('code_verifier does not match the code_challenge');
+}
+
+/** Thrown inside the transaction to roll it back when another request consumed the code first. */
+class CodeAlreadyConsumed extends Error {}
+
+async function refuseReuse(ctx: AppContext, codeHash: string): Promise<never> {
+  await deleteTokenFamily(ctx.db.kysely, codeHash);
+  throw invalidGrant('the authorization code was already used; the tokens issued from it are revoked');
+}
+
+export async function handler(
+  ctx: AppContext,
+  client: AuthenticatedClient,
+  body: Record<string, string | undefined>,
+): Promise<TokenResponse> {
+  const { code: rawCode, redirect_uri: redirectUri, code_verifier: verifier } = body;
+  if (!rawCode) throw invalidRequest('code is required');
+  if (redirectUri === undefined) throw invalidRequest('redirect_uri is required');
+  const now = ctx.clock();
+  const codeHash = hashCredential(rawCode);
+  const code = await findAuthorizationCode(ctx.db.kysely, codeHash);
+  // A code of another client is treated as unknown (RFC 6749 §4.1.3), without revoking anything.
+  if (!code || code.app_id !== client.app.id) throw invalidGrant('the authorization code is unknown, expired or already used');
+  if (code.consumed_at !== null) return refuseReuse(ctx, codeHash);
+  if (code.expires_at <= now) throw invalidGrant('the authorization code has expired');
+  // Seed §4.2/§7: a redirect_uri that is not exactly the one of the request is "access denied".
+  if (redirectUri !== code.redirect_uri || !client.app.redirectUris.includes(redirectUri)) {
+    throw new ApiError('access_denied', 'redirect_uri does not exactly match the redirect URI of the authorization request');
+  }
+  checkPkce(code, verifier);
+
+  const minted = mintTokenPair(ctx.config, now, {
+    familyId: codeHash,
+    grantId: code.grant_id,
+    appId: code.app_id,
+    userId: code.user_id,
+    scope: code.scope,
+  });
+  try {
+    await ctx.db.kysely.transaction().execute(async (trx) => {
+      if (!(await consumeAuthorizationCode(trx, codeHash, now))) throw new CodeAlreadyConsumed();
+      await insertTokenPair(trx, minted.access, minted.refresh);
+    });
+  } catch (error) {
+    if (!(error instanceof CodeAlreadyConsumed)) throw error;
+    const current = await findAuthorizationCode(ctx.db.kysely, codeHash);
+    if (current?.consumed_at != null) return refuseReuse(ctx, codeHash);
+    throw invalidGrant('the authorization code is unknown, expired or already used');
+  }
+  return minted.response;
+}

@@ -1,0 +1,99 @@
+/**
+ * `grant_type=refresh_token` (RFC 6749 §6) with rotation (RFC 9700 §4.14.2): each use returns a
+ * new access token and a new refresh token, and the old refresh token is dead. A retry of the same
+ * refresh within the replay window gets the same tokens back (lost responses, two tabs); a reuse
+ * after the window is treated as theft and ends the whole grant.
+ */
+import type { AppContext } from '../../app.js';
+import { ApiError, invalidRequest } from '../../errors.js';
+import { formatScopes, parseScopeString } from '../scopes.js';
+import { hashCredential } from '../../security/secrets.js';
+import { deleteGrant } from '../../store/grants.js';
+import { createRefreshRotation, type RefreshRotation } from '../../store/refresh-rotation.js';
+import type { AuthenticatedClient } from '../client-auth.js';
+import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
+import { openReplay, replayKey, sealReplay } from '../replay.js';
+
+export const grantType = 'refresh_token';
+
+const invalidGrant = (description: string) => new ApiError('invalid_grant', description);
+
+/** RFC 6749 §6: an optional `scope` may narrow the new access token, never widen it. */
+function narrowedScope(granted: string, requested: string | undefined): string {
+  if (requested === undefined) return granted;
+  const grantedSet = new Set(parseScopeString(granted));
+  const asked = parseScopeString(requested);
+  if (asked.length === 0 || asked.some((scope) => !grantedSet.has(scope))) {
+    throw new ApiError('invalid_scope', 'scope must be a non-empty subset of the scope originally granted');
+  }
+  return formatScopes(asked);
+}
+
+export async function handler(
+  ctx: AppContext,
+  client: AuthenticatedClient,
+  body: Record<string, string | undefined>,
+): Promise<TokenResponse> {
+  const rawToken = body.refresh_token;
+  if (!rawToken) throw invalidRequest('refresh_token is required');
+  // Seed §4.2: redirect_uri is optional here, but when sent it must match a registered one exactly.
+  if (body.redirect_uri !== undefined && !client.app.redirectUris.includes(body.redirect_uri)) {
+    throw new ApiError('access_denied', 'redirect_uri does not exactly match a registered redirect URI');
+  }
+  const now = ctx.clock();
+  const tokenHash = hashCredential(rawToken);
+  const rotation = createRefreshRotation(ctx.db);
+  const token = await rotation.find(tokenHash);
+  if (!token || token.app_id !== client.app.id || token.expires_at <= now) {
+    throw invalidGrant('the refresh token is unknown, expired or revoked');
+  }
+  const scope = narrowedScope(token.scope, body.scope);
+  // The replay key derives from the raw old token alone (never from anything stored), once.
+  const key = replayKey(rawToken);
+
+  if (token.rotated_at === null) {
+    const minted = mintTokenPair(ctx.config, now, {
+      familyId: token.family_id,
+      grantId: token.grant_id,
+      appId: token.app_id,
+      userId: token.user_id,
+      scope,
+    });
+    // The successor refresh token keeps the full granted scope (RFC 6749 §6).
+    minted.refresh.scope = token.scope;
+    const replayResponse = sealReplay(key, {
+      access_token: minted.response.access_token,
+      refresh_token: minted.response.refresh_token,
+      scope,
+      access_expires_at: minted.access.expires_at,
+    });
+    // The conditional UPDATE and the new pair commit together, or nothing does.
+    if (await rotation.rotate({ oldHash: tokenHash, now, replayResponse, access: minted.access, refresh: minted.refresh })) {
+      return minted.response;
+    }
+  }
+  return replayOrRevoke(ctx, rotation, key, tokenHash, now);
+}
+
+/** The token was rotated before (by this request's twin, or long ago). */
+async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: Buffer, tokenHash: string, now: number): Promise<TokenResponse> {
+  const token = await rotation.find(tokenHash);
+  if (!token || token.rotated_at === null) throw invalidGrant('the refresh token is unknown, expired or revoked');
+  if (now - token.rotated_at <= ctx.config.refreshReplayWindow && token.replay_response !== null) {
+    const payload = openReplay(key, token.replay_response);
+    const successor = payload && (await rotation.find(hashCredential(payload.refresh_token)));
+    if (payload && successor) {
+      return {
+        access_token: payload.access_token,
+        token_type: 'Bearer',
+        expires_in: Math.max(0, payload.access_expires_at - now),
+        refresh_token: payload.refresh_token,
+        scope: payload.scope,
+      };
+    }
+    throw invalidGrant('the refresh token is unknown, expired or revoked');
+  }
+  // RFC 9700 §4.14.2: reuse of a rotated refresh token means it may be stolen; end the grant.
+  await deleteGrant(ctx.db.kysely, token.grant_id);
+  throw invalidGrant('the refresh token was already used; access for this app has been revoked');
+}

@@ -1,0 +1,35 @@
+/**
+ * RFC 7662 token introspection for authenticated clients. A client sees `active: true` only for
+ * its own live tokens; everything else is `{"active": false}` (§2.2), revealing nothing.
+ */
+import type { AppContext } from '../app.js';
+import { invalidRequest } from '../errors.js';
+import { hashCredential } from '../security/secrets.js';
+import { findAccessToken, findRefreshToken } from '../store/tokens.js';
+import type { AuthenticatedClient } from './client-auth.js';
+
+export type Introspection =
+  | { active: false }
+  | { active: true; scope: string; client_id: string; sub: string; exp: number; iat: number; token_type: string };
+
+export async function introspectToken(
+  ctx: AppContext,
+  client: AuthenticatedClient,
+  body: Record<string, string | undefined>,
+): Promise<Introspection> {
+  const token = body.token;
+  if (!token) throw invalidRequest('token is required');
+  const db = ctx.db.kysely;
+  const now = ctx.clock();
+  const hash = hashCredential(token);
+  const active = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number }, tokenType: string): Introspection =>
+    row.app_id === client.app.id && row.expires_at > now
+      ? { active: true, scope: row.scope, client_id: client.app.clientId, sub: row.user_id, exp: row.expires_at, iat: row.created_at, token_type: tokenType }
+      : { active: false };
+
+  const access = await findAccessToken(db, hash);
+  if (access) return active(access, 'Bearer');
+  const refresh = await findRefreshToken(db, hash);
+  if (refresh && refresh.rotated_at === null) return active(refresh, 'refresh_token');
+  return { active: false };
+}

@@ -1,0 +1,61 @@
+/**
+ * Minting an access/refresh token pair and the token response of RFC 6749 §5.1. Only hashes are
+ * stored; the raw values exist in the response alone.
+ */
+import type { Config } from '../config.js';
+import { hashCredential, newTokenPair } from '../security/secrets.js';
+import type { AccessTokenRow, RefreshTokenRow } from '../store/tokens.js';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export interface MintedPair {
+  response: TokenResponse;
+  access: AccessTokenRow;
+  refresh: RefreshTokenRow;
+}
+
+export interface PairSubject {
+  familyId: string;
+  grantId: string;
+  appId: string;
+  userId: string;
+  scope: string;
+}
+
+export function mintTokenPair(config: Config, now: number, subject: PairSubject): MintedPair {
+  const { accessToken, refreshToken } = newTokenPair();
+  const common = {
+    family_id: subject.familyId,
+    grant_id: subject.grantId,
+    app_id: subject.appId,
+    user_id: subject.userId,
+    scope: subject.scope,
+    created_at: now,
+  };
+  return {
+    response: {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: config.accessTokenTtl,
+      refresh_token: refreshToken,
+      scope: subject.scope,
+    },
+    access: { ...common, token_hash: hashCredential(accessToken), expires_at: now + config.accessTokenTtl },
+    refresh: {
+      ...common,
+      token_hash: hashCredential(refreshToken),
+      expires_at: now + config.refreshTokenTtl,
+      rotated_at: null,
+      replay_response: null,
+    },
+  };
+}
+
+/** RFC 6749 §5.1: token responses must not be cached. */
+export const NO_STORE_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;

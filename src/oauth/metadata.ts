@@ -1,0 +1,27 @@
+/** RFC 8414 authorization server metadata. */
+import type { Config } from '../config.js';
+import { SUPPORTED_CHALLENGE_METHODS } from './pkce.js';
+import { ALL_SCOPES } from './scopes.js';
+import { SUPPORTED_GRANT_TYPES } from './token.js';
+
+export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+
+export function authorizationServerMetadata(config: Config) {
+  return {
+    issuer: config.publicUrl,
+    authorization_endpoint: `${config.authUrl}/oauth2/authorize`,
+    token_endpoint: `${config.publicUrl}/oauth2/token`,
+    revocation_endpoint: `${config.publicUrl}/oauth2/revoke`,
+    introspection_endpoint: `${config.publicUrl}/oauth2/introspect`,
+    scopes_supported: ALL_SCOPES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: SUPPORTED_GRANT_TYPES,
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    code_challenge_methods_supported: [...SUPPORTED_CHALLENGE_METHODS],
+    // RFC 9207: authorization responses carry `iss`.
+    authorization_response_iss_parameter_supported: true,
+  };
+}

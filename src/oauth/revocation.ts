@@ -1,0 +1,34 @@
+/**
+ * RFC 7009 token revocation. The client must be authenticated and may only revoke its own tokens;
+ * an unknown token (or one of another client) still gets 200 (§2.2), so the endpoint reveals
+ * nothing. Revoking a refresh token ends its whole family: the access tokens issued with it too.
+ */
+import type { AppContext } from '../app.js';
+import { invalidRequest } from '../errors.js';
+import { hashCredential } from '../security/secrets.js';
+import { deleteAccessToken, deleteTokenFamily, findAccessToken, findRefreshToken } from '../store/tokens.js';
+import type { AuthenticatedClient } from './client-auth.js';
+
+export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>): Promise<void> {
+  const token = body.token;
+  if (!token) throw invalidRequest('token is required');
+  const db = ctx.db.kysely;
+  const hash = hashCredential(token);
+  // The hint only orders the search (§2.1); unknown hints are ignored.
+  const lookups = body.token_type_hint === 'refresh_token' ? (['refresh', 'access'] as const) : (['access', 'refresh'] as const);
+  for (const kind of lookups) {
+    if (kind === 'access') {
+      const row = await findAccessToken(db, hash);
+      if (row) {
+        if (row.app_id === client.app.id) await deleteAccessToken(db, hash);
+        return;
+      }
+    } else {
+      const row = await findRefreshToken(db, hash);
+      if (row) {
+        if (row.app_id === client.app.id) await deleteTokenFamily(db, row.family_id);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The routes of the authorization server (SPEC §3): authorize (GET shows login or consent, POST
+ * receives the consent decision), token, revoke, introspect and RFC 8414 metadata. Protocol
+ * decisions live in the plain modules next to this file; this one only speaks HTTP.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseScopeString } from './scopes.js';
+import { sendErrorPage } from '../web/views.js';
+import { currentSession } from '../web/session.js';
+import { isValidSessionCsrf } from '../web/csrf.js';
+import { renderConsent } from '../web/pages/consent.js';
+import { rateLimitConfig } from '../http/rate-limit.js';
+import {
+  approveAuthorization,
+  checkAuthorizationRequest,
+  consentIsRemembered,
+  deniedRedirect,
+  findUserGrant,
+  reissueAuthorization,
+  singleValues,
+} from './authorize.js';
+import { authenticateClient } from './client-auth.js';
+import { NO_STORE_HEADERS } from './issue-tokens.js';
+import { introspectToken } from './introspection.js';
+import { authorizationServerMetadata } from './metadata.js';
+import { revokeToken } from './revocation.js';
+import { exchange, formParameters } from './token.js';
+
+export async function oauthRoutes(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(ctx.config));
+
+  // RFC 6749 §4.1.1; SPEC §3.1.
+  app.get('/oauth2/authorize', async (request, reply) => {
+    const { params, repeated } = singleValues(request.query);
+    const check = await checkAuthorizationRequest(ctx, params, repeated);
+    if (!check.ok) return check.page !== undefined ? authorizationErrorPage(reply, check.page) : reply.redirect(check.redirectTo, 302);
+    const session = await currentSession(request);
+    if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
+    const grant = await findUserGrant(ctx, session.user.id, check.request.app.id);
+    if (grant && consentIsRemembered(grant, check.request)) {
+      return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
+    }
+    return renderConsent(reply, session, check.request);
+  });
+
+  // The consent decision. Every parameter is validated again: the form is user-controlled input.
+  app.post('/oauth2/authorize', async (request, reply) => {
+    const { params, repeated } = singleValues(request.body);
+    const session = await currentSession(request);
+    if (!session) return sendErrorPage(reply, 403, 'Signed out', 'Your session has ended. Start again from the app.');
+    if (!isValidSessionCsrf(session, params.csrf_token)) {
+      return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page (missing or wrong CSRF token).');
+    }
+    const fields = { ...params };
+    delete fields.csrf_token;
+    delete fields.decision;
+    const check = await checkAuthorizationRequest(ctx, fields, repeated.filter((name) => name !== 'granted_scope'));
+    if (!check.ok) return check.page !== undefined ? authorizationErrorPage(reply, check.page) : reply.redirect(check.redirectTo, 303);
+    if (params.decision !== 'allow') return reply.redirect(deniedRedirect(ctx, check.request, 'the user denied access'), 303);
+    const ticked = new Set(grantedScopes(request.body));
+    const granted = check.request.scopes.filter((scope) => ticked.has(scope));
+    // Unticking every scope is the same as Deny.
+    if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
+    return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
+  });
+
+  app.post('/oauth2/token', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+    const body = formParameters(request);
+    const response = await exchange(ctx, body, request.headers.authorization);
+    return reply.headers(NO_STORE_HEADERS).send(response);
+  });
+
+  // RFC 7009 §2.
+  app.post('/oauth2/revoke', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+    const body = formParameters(request);
+    const client = await authenticateClient(ctx.db, body, request.headers.authorization);
+    await revokeToken(ctx, client, body);
+    return reply.headers(NO_STORE_HEADERS).code(200).send();
+  });
+
+  // RFC 7662 §2.
+  app.post('/oauth2/introspect', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+    const body = formParameters(request);
+    const client = await authenticateClient(ctx.db, body, request.headers.authorization);
+    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body));
+  });
+}
+
+function authorizationErrorPage(reply: FastifyReply, message: string): FastifyReply {
+  return sendErrorPage(reply, 400, 'This authorization request cannot be completed', message);
+}
+
+/** Ticked checkboxes arrive as one value, several, or none. */
+function grantedScopes(body: FastifyRequest['body']): string[] {
+  const value = (body as Record<string, unknown> | undefined)?.granted_scope;
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.filter((v): v is string => typeof v === 'string').flatMap(parseScopeString);
+}

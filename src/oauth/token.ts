@@ -1,0 +1,48 @@
+/**
+ * The token endpoint (RFC 6749 §3.2, SPEC §3.2): client authentication, then the grant named by
+ * `grant_type`. Adding a grant is one file under grants/ and one line in GRANTS.
+ */
+import type { AppContext } from '../app.js';
+import { ApiError, invalidRequest } from '../errors.js';
+import { authenticateClient, type AuthenticatedClient } from './client-auth.js';
+import * as authorizationCode from './grants/authorization-code.js';
+import * as refreshToken from './grants/refresh-token.js';
+import type { TokenResponse } from './issue-tokens.js';
+
+type GrantHandler = (ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>) => Promise<TokenResponse>;
+
+const GRANTS: Record<string, GrantHandler> = {
+  [authorizationCode.grantType]: authorizationCode.handler,
+  [refreshToken.grantType]: refreshToken.handler,
+};
+
+export const SUPPORTED_GRANT_TYPES = Object.keys(GRANTS);
+
+/**
+ * The form body as single strings. RFC 6749 §3.2: parameters must not be repeated; a body that is
+ * not a form is refused.
+ */
+export function formParameters(request: { headers: Record<string, unknown>; body: unknown }): Record<string, string | undefined> {
+  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new ApiError('unsupported_media_type', 'the body must be application/x-www-form-urlencoded (RFC 6749 §3.2)');
+  }
+  const body = request.body;
+  if (body === null || typeof body !== 'object') throw invalidRequest('the body must be application/x-www-form-urlencoded');
+  const result: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (Array.isArray(value)) throw invalidRequest(`${name} must not be repeated`);
+    if (typeof value !== 'string') throw invalidRequest(`${name} must be a string`);
+    result[name] = value;
+  }
+  return result;
+}
+
+export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
+  const grantType = body.grant_type;
+  if (!grantType) throw invalidRequest('grant_type is required');
+  const handler = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
+  const client = await authenticateClient(ctx.db, body, authorization);
+  if (!handler) throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
+  return handler(ctx, client, body);
+}

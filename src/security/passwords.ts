@@ -1,0 +1,82 @@
+/**
+ * Password hashing with Argon2id at the OWASP Password Storage Cheat Sheet parameters
+ * (m = 19 MiB, t = 2, p = 1). @node-rs/argon2 runs on the libuv thread pool, off the event loop.
+ *
+ * At most one hash or verification per core runs at a time: each holds its 19 MiB while it runs,
+ * and more of them at once than there are cores only share the same CPUs, finishing no sooner while
+ * the process's memory grows with the queue (a burst of sign-ins would otherwise hold one buffer per
+ * waiting request). The others wait their turn, in order.
+ */
+import { availableParallelism } from 'node:os';
+import { Algorithm, hash, verify } from '@node-rs/argon2';
+
+export const ARGON2_OPTIONS = {
+  algorithm: Algorithm.Argon2id,
+  memoryCost: 19456,
+  timeCost: 2,
+  parallelism: 1,
+} as const;
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
+
+/** A counting semaphore: `run` starts `task` once fewer than `limit` tasks are running. */
+export class Semaphore {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.running++;
+    }
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      // The slot passes straight to the next waiter, so `running` never exceeds the limit.
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+/** Argon2id work in flight: one per core. */
+export const argon2Slots = new Semaphore(Math.max(1, availableParallelism()));
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2Slots.run(() => hash(password, ARGON2_OPTIONS));
+}
+
+export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  try {
+    return await argon2Slots.run(() => verify(passwordHash, password));
+  } catch {
+    return false;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Spends the same time as a real verification, so a login for an unknown email cannot be told
+ * apart from a wrong password by its timing.
+ */
+export async function verifyAgainstDummy(password: string): Promise<false> {
+  dummyHash ??= hashPassword('stride-dummy-password-for-timing');
+  await verifyPassword(await dummyHash, password);
+  return false;
+}

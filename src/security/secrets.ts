@@ -1,0 +1,75 @@
+/**
+ * Random credentials and their stored form (SPEC §6): every secret, token, code and session id is
+ * 256 random bits, shown once, and kept only as its SHA-256. A hash of a 256-bit random value
+ * needs no salt or slow hash: it cannot be guessed or brute-forced.
+ */
+import { hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
+
+/** Prefixes make leaked credentials recognisable (secret scanners, logs) and catch mix-ups. */
+export const CREDENTIAL_PREFIX = {
+  accessToken: 'sat_',
+  refreshToken: 'srt_',
+  authorizationCode: 'sac_',
+  clientSecret: 'scs_',
+  session: 'sss_',
+} as const;
+
+export type CredentialKind = keyof typeof CREDENTIAL_PREFIX;
+
+const CREDENTIAL_BYTES = 32;
+
+export function newCredential(kind: CredentialKind): string {
+  return CREDENTIAL_PREFIX[kind] + randomBytes(CREDENTIAL_BYTES).toString('base64url');
+}
+
+/**
+ * CSPRNG bytes for the token endpoint's hot path, drawn from a 4 KiB block filled by one call to
+ * the CSPRNG instead of one call per value (the call, not the bytes, is the cost). Every byte is
+ * handed out once, copied out and then zeroed in the block, so the block never holds a value
+ * already issued; the output is the CSPRNG's, as with randomBytes.
+ */
+const RANDOM_BLOCK_SIZE = 4096;
+const randomBlock = Buffer.alloc(RANDOM_BLOCK_SIZE);
+let randomOffset = RANDOM_BLOCK_SIZE;
+
+export function freshRandomBytes(size: number): Buffer {
+  if (size > RANDOM_BLOCK_SIZE / 8) return randomBytes(size);
+  if (randomOffset + size > RANDOM_BLOCK_SIZE) {
+    randomFillSync(randomBlock);
+    randomOffset = 0;
+  }
+  const bytes = Buffer.allocUnsafe(size);
+  randomBlock.copy(bytes, 0, randomOffset, randomOffset + size);
+  randomBlock.fill(0, randomOffset, randomOffset + size);
+  randomOffset += size;
+  return bytes;
+}
+
+/**
+ * An access token and a refresh token from 64 fresh random bytes, split in two independent
+ * 256-bit halves (the same entropy each as two separate draws).
+ */
+export function newTokenPair(): { accessToken: string; refreshToken: string } {
+  const bytes = freshRandomBytes(2 * CREDENTIAL_BYTES);
+  return {
+    accessToken: CREDENTIAL_PREFIX.accessToken + bytes.toString('base64url', 0, CREDENTIAL_BYTES),
+    refreshToken: CREDENTIAL_PREFIX.refreshToken + bytes.toString('base64url', CREDENTIAL_BYTES),
+  };
+}
+
+/** The stored form of a credential: lowercase hex SHA-256 (one-shot `crypto.hash`, no Hash object). */
+export function hashCredential(value: string): string {
+  return hash('sha256', value, 'hex');
+}
+
+/** Constant-time string comparison (lengths are compared first; they are not secret). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** A public client identifier: random, URL-safe, not secret. */
+export function newClientId(): string {
+  return randomBytes(16).toString('hex');
+}

@@ -1,0 +1,55 @@
+/** `stride serve`: migrate, listen, sweep expired rows, and shut down cleanly on SIGINT/SIGTERM. */
+import { buildApp } from './app.js';
+import { systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { sweepExpired } from './store/sweep.js';
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+export async function serve(config: Config): Promise<void> {
+  const db = openDatabase(config.databaseUrl);
+  await migrateToLatest(db);
+  const app = await buildApp({ config, db, clock: systemClock });
+
+  const sweep = async () => {
+    try {
+      const counts = await sweepExpired(db.kysely, systemClock());
+      app.log.info({ swept: counts }, 'swept expired rows');
+    } catch (error) {
+      app.log.error({ err: error }, 'sweeping expired rows failed');
+    }
+  };
+  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  timer.unref();
+  void sweep();
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    clearInterval(timer);
+    await app.close();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Stride is serving ${config.publicUrl} (database: ${describeDatabase(config.databaseUrl)})`);
+}
+
+/** The database URL without its password, for logs. */
+export function describeDatabase(databaseUrl: string): string {
+  if (databaseUrl.startsWith('sqlite:')) return databaseUrl;
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres';
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The bearer check of every resource API request, as ONE statement prepared once: the token row
+ * (by the primary key of its hash), its grant's last-used time, and the profile of its user (users
+ * by primary key). So `GET /v1/users/me` needs no second query, and a steps series gets the
+ * profile's time zone with the token.
+ *
+ * Revocation deletes rows (directly or by cascade from the grant, the app or the user), so a row
+ * that exists and has not expired is a valid token on every process sharing the database; nothing
+ * about a token's validity is kept in the process.
+ *
+ * SQLite: better-sqlite3 statements, synchronous. PostgreSQL: statements prepared by name on each
+ * pooled connection.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../db/database.js';
+import type { Profile } from '../domain/profile.js';
+
+export interface BearerGrant {
+  userId: string;
+  appId: string;
+  grantId: string;
+  /** Shared between requests with the same scope string: never modify. */
+  scopes: readonly string[];
+  expiresAt: number;
+  grantLastUsedAt: number | null;
+  /** The profile of the token's user, as `GET /v1/users/me` returns it. */
+  profile: Profile;
+}
+
+export interface BearerLookup {
+  /** The live token whose hash is `tokenHash` at `now`, with its user's profile; undefined if none. */
+  find(tokenHash: string, now: number): BearerGrant | undefined | Promise<BearerGrant | undefined>;
+  /** Records that the grant was used at `now`. */
+  touch(grantId: string, now: number): void | Promise<void>;
+}
+
+const FIND_SQL = `select t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at,
+  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at
+from access_tokens t
+  inner join grants g on g.id = t.grant_id
+  inner join users u on u.id = t.user_id
+where t.token_hash = ? and t.expires_at > ?`;
+
+const TOUCH_SQL = 'update grants set last_used_at = ? where id = ?';
+
+/** Columns of FIND_SQL, in order. */
+type FindRow = [
+  userId: string,
+  appId: string,
+  grantId: string,
+  scope: string,
+  expiresAt: number | string,
+  lastUsedAt: number | string | null,
+  displayName: string,
+  timezone: string,
+  dailyStepGoal: number | string,
+  strideLengthCm: number | string | null,
+  createdAt: number | string,
+];
+
+/** Parsed scope strings: few distinct values (the sorted subsets of the four scopes). */
+const scopeLists = new Map<string, readonly string[]>();
+const MAX_SCOPE_LISTS = 256;
+
+function scopesOf(scope: string): readonly string[] {
+  let list = scopeLists.get(scope);
+  if (list === undefined) {
+    list = Object.freeze(scope === '' ? [] : scope.split(' '));
+    if (scopeLists.size >= MAX_SCOPE_LISTS) scopeLists.clear();
+    scopeLists.set(scope, list);
+  }
+  return list;
+}
+
+function grantOf(row: FindRow): BearerGrant {
+  return {
+    userId: row[0],
+    appId: row[1],
+    grantId: row[2],
+    scopes: scopesOf(row[3]),
+    expiresAt: Number(row[4]),
+    grantLastUsedAt: row[5] === null ? null : Number(row[5]),
+    profile: {
+      id: row[0],
+      display_name: row[6],
+      timezone: row[7],
+      daily_step_goal: Number(row[8]),
+      stride_length_cm: row[9] === null ? null : Number(row[9]),
+      created_at: Number(row[10]),
+    },
+  };
+}
+
+/** `?` placeholders numbered for PostgreSQL (`$1`, `$2`, …); the statements here have no other `?`. */
+export function numberedPlaceholders(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+export function createBearerLookup(db: Db): BearerLookup {
+  const { sqlite } = db;
+  if (sqlite) {
+    // Prepared on first use: the app may be built before the schema is migrated.
+    let find: Statement | undefined;
+    let touch: Statement | undefined;
+    return {
+      find(tokenHash, now) {
+        find ??= sqlite.prepare(FIND_SQL).raw(true);
+        const row = find.get(tokenHash, now) as FindRow | undefined;
+        return row && grantOf(row);
+      },
+      touch(grantId, now) {
+        touch ??= sqlite.prepare(TOUCH_SQL);
+        touch.run(now, grantId);
+      },
+    };
+  }
+  const pool = db.pool;
+  if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
+  const findText = numberedPlaceholders(FIND_SQL);
+  const touchText = numberedPlaceholders(TOUCH_SQL);
+  return {
+    async find(tokenHash, now) {
+      const result = await pool.query<FindRow>({ name: 'stride_bearer_find', text: findText, values: [tokenHash, now], rowMode: 'array' });
+      const row = result.rows[0];
+      return row && grantOf(row);
+    },
+    async touch(grantId, now) {
+      await pool.query({ name: 'stride_bearer_touch', text: touchText, values: [now, grantId] });
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, GrantTable } from '../db/schema.js';
+
+type Q = Kysely<Database>;
+export type Grant = Selectable<GrantTable>;
+
+export function findGrant(db: Q, userId: string, appId: string): Promise<Grant | undefined> {
+  return db
+    .selectFrom('grants')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+}
+
+/** Deleting a grant cascades to every code and token issued under it. */
+export async function deleteGrant(db: Q, grantId: string): Promise<void> {
+  await db.deleteFrom('grants').where('id', '=', grantId).execute();
+}
+
+/** Grants of an app whose scope set differs from `scope` (SPEC §3.3). */
+export async function countGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
+  const row = await db
+    .selectFrom('grants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('app_id', '=', appId)
+    .where('scope', '!=', scope)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function deleteGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
+  const result = await db
+    .deleteFrom('grants')
+    .where('app_id', '=', appId)
+    .where('scope', '!=', scope)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Records a user's consent for an app (one row per user and app). The scope set becomes the one
+ * just granted; returns the grant's id.
+ */
+export async function upsertGrant(
+  db: Q,
+  grant: { id: string; userId: string; appId: string; scope: string },
+  now: number,
+): Promise<string> {
+  await db
+    .insertInto('grants')
+    .values({
+      id: grant.id,
+      user_id: grant.userId,
+      app_id: grant.appId,
+      scope: grant.scope,
+      created_at: now,
+      updated_at: now,
+      last_used_at: null,
+    })
+    .onConflict((oc) => oc.columns(['user_id', 'app_id']).doUpdateSet({ scope: grant.scope, updated_at: now }))
+    .execute();
+  const row = await findGrant(db, grant.userId, grant.appId);
+  return row!.id;
+}
+
+/** Ends a user's grant for an app; its codes and tokens go with it (foreign-key cascade). */
+export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('grants')
+    .where('user_id', '=', userId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,75 @@
+/**
+ * The profile change of `PUT /v1/users/me` as ONE statement prepared once, returning the profile
+ * as it is after the change (reading it comes with the bearer check: store/bearer-lookup.ts).
+ * Fields absent from the change keep their value; `stride_length_cm` may be set to null, so it has
+ * its own "is it changed" flag.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../db/database.js';
+import type { Profile, ProfileChanges } from '../domain/profile.js';
+import { numberedPlaceholders } from './bearer-lookup.js';
+
+export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Profile | undefined | Promise<Profile | undefined>;
+
+const UPDATE_SQL = `update users set
+  display_name = coalesce(?, display_name),
+  timezone = coalesce(?, timezone),
+  daily_step_goal = coalesce(?, daily_step_goal),
+  stride_length_cm = case when ? = 1 then ? else stride_length_cm end,
+  updated_at = ?
+where id = ?
+returning id, display_name, timezone, daily_step_goal, stride_length_cm, created_at`;
+
+type ProfileRow = [
+  id: string,
+  displayName: string,
+  timezone: string,
+  dailyStepGoal: number | string,
+  strideLengthCm: number | string | null,
+  createdAt: number | string,
+];
+
+function profileOfRow(row: ProfileRow): Profile {
+  return {
+    id: row[0],
+    display_name: row[1],
+    timezone: row[2],
+    daily_step_goal: Number(row[3]),
+    stride_length_cm: row[4] === null ? null : Number(row[4]),
+    created_at: Number(row[5]),
+  };
+}
+
+function valuesOf(userId: string, changes: ProfileChanges, now: number): unknown[] {
+  const strideChanged = changes.stride_length_cm !== undefined;
+  return [
+    changes.display_name ?? null,
+    changes.timezone ?? null,
+    changes.daily_step_goal ?? null,
+    strideChanged ? 1 : 0,
+    strideChanged ? changes.stride_length_cm : null,
+    now,
+    userId,
+  ];
+}
+
+/** Applies a profile change and returns the profile after it (undefined: no such user). */
+export function createProfileUpdate(db: Db): ProfileUpdate {
+  const { sqlite } = db;
+  if (sqlite) {
+    let update: Statement | undefined;
+    return (userId, changes, now) => {
+      update ??= sqlite.prepare(UPDATE_SQL).raw(true);
+      const row = update.get(...valuesOf(userId, changes, now)) as ProfileRow | undefined;
+      return row && profileOfRow(row);
+    };
+  }
+  const pool = db.pool;
+  if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
+  const text = numberedPlaceholders(UPDATE_SQL);
+  return async (userId, changes, now) => {
+    const result = await pool.query<ProfileRow>({ name: 'stride_profile_update', text, values: valuesOf(userId, changes, now), rowMode: 'array' });
+    const row = result.rows[0];
+    return row && profileOfRow(row);
+  };
+}

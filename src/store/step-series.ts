@@ -1,0 +1,242 @@
+/**
+ * Summing stored steps into local-clock buckets with ONE query per series, whose cost depends on
+ * the range and not on the length of the user's history: an index range scan of the primary key
+ * (user_id, width, bucket_start) of the coarsest rollup that fits the buckets — or of
+ * step_samples (user_id, minute_start) for minute buckets — grouped by the database.
+ *
+ * Rows are grouped by the local-clock unit their start falls in, per UTC offset span: within a
+ * span of one offset the unit of an instant t is floor((t + offset) / unit). Each group then lands
+ * in the bucket that contains its first instant, so a 25-hour day collects the groups of both of
+ * its offsets, and a repeated hour (same local unit, two offsets) stays two buckets.
+ */
+import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan } from '../domain/step-buckets.js';
+import { numberedPlaceholders } from './bearer-lookup.js';
+
+/**
+ * Added before integer division so that dividends stay positive near the Unix epoch (division
+ * truncates toward zero in SQL); a multiple of every unit.
+ */
+const POSITIVE_SHIFT = 2 * 86_400;
+
+/**
+ * A statement with `?` placeholders and its values. Every value that depends on the request (the
+ * user, the times, the offsets) is a parameter, so a series of the same shape (number of offset
+ * spans, widths read, count of rows around local midnights) has the same SQL text, prepared once.
+ * Literals are kept only for what the code chooses from a handful of values: span indices and
+ * the bucket unit.
+ */
+export interface SeriesQuery {
+  text: string;
+  values: unknown[];
+  /** Whether the rows are sums per local-clock unit (else stored rows). */
+  grouped: boolean;
+}
+
+class QueryText {
+  readonly values: unknown[] = [];
+
+  /** A parameter compared with a column. */
+  param(value: unknown): string {
+    if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+    this.values.push(value);
+    return '?';
+  }
+
+  /**
+   * An integer parameter inside arithmetic: SQLite would divide a REAL (better-sqlite3 binds every
+   * JS number as REAL), so it is cast; PostgreSQL then adds int4 to bigint, still integers.
+   */
+  integer(value: number): string {
+    return `cast(${this.param(value)} as integer)`;
+  }
+
+  list(values: readonly number[]): string {
+    return values.map((value) => this.param(value)).join(', ');
+  }
+}
+
+function literal(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return String(value);
+}
+
+/** `case when t < s1 then e0 when t < s2 then e1 … else eN end`, one branch per offset span. */
+function perSpan(q: QueryText, plan: BucketPlan, branch: (index: number) => string): string {
+  const { spans } = plan;
+  if (spans.length === 1) return branch(0);
+  const whens = spans.slice(1).map((span, i) => `when t < ${q.param(span.start)} then ${branch(i)}`);
+  return `case ${whens.join(' ')} else ${branch(spans.length - 1)} end`;
+}
+
+/** The SQL of the stored rows of a series, and how many rows it reads at most. */
+interface StoredRows {
+  text: string;
+  rows: number;
+}
+
+/**
+ * Where the rows of a series come from: `(t, value)` rows that never straddle a bucket boundary.
+ * Mostly one rollup width; but when only a few coarser rows straddle a boundary (a 365-day series
+ * in Asia/Kolkata: 366 of 8760 hours hold a local midnight), it reads the coarser rows that do not
+ * and the finer rows inside the few that do, about a quarter of the rows of the finer width alone.
+ */
+function seriesRows(q: QueryText, userId: string, boundaries: readonly number[]): StoredRows {
+  const from = boundaries[0]!;
+  const to = boundaries[boundaries.length - 1]!;
+  const width = rollupWidthFor(boundaries);
+  const coarser = STORED_WIDTHS[STORED_WIDTHS.indexOf(width) - 1];
+  if (coarser !== undefined) {
+    const straddling = [...new Set(boundaries.filter((b) => b % coarser !== 0).map((b) => b - mod(b, coarser)))];
+    const coarseRows = (Math.ceil(to / coarser) - Math.floor(from / coarser));
+    if (coarseRows >= 4 * straddling.length) {
+      const finer: number[] = [];
+      for (const start of straddling) {
+        for (let t = start; t < start + coarser; t += width) if (t >= from && t < to) finer.push(t);
+      }
+      let whole = `select bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+        and width = ${q.param(coarser)} and bucket_start >= ${q.param(from - mod(from, coarser))}
+        and bucket_start < ${q.param(to)}`;
+      if (straddling.length) whole += ` and bucket_start not in (${q.list(straddling)})`;
+      const rows = coarseRows - straddling.length + finer.length;
+      if (finer.length === 0) return { text: whole, rows };
+      return { text: `${whole} union all ${rowsOfWidth(q, userId, width, (time) => `${time} in (${q.list(finer)})`)}`, rows };
+    }
+  }
+  return {
+    text: rowsOfWidth(q, userId, width, (time) => `${time} >= ${q.param(from)} and ${time} < ${q.param(to)}`),
+    rows: Math.ceil((to - from) / width),
+  };
+}
+
+function rowsOfWidth(q: QueryText, userId: string, width: number, timeCondition: (column: string) => string): string {
+  return width === 60
+    ? `select minute_start as t, value from step_samples where user_id = ${q.param(userId)} and ${timeCondition('minute_start')}`
+    : `select bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+          and width = ${q.param(width)} and ${timeCondition('bucket_start')}`;
+}
+
+function mod(value: number, divisor: number): number {
+  return ((value % divisor) + divisor) % divisor;
+}
+
+/**
+ * Rows of a series query: `[t, value]` stored rows (`grouped` false), or `[span index, start of
+ * the local-clock unit, sum of its steps]` (`grouped` true).
+ */
+type SeriesRow = [number | string, number | string, (number | string)?];
+
+/**
+ * Stored rows are grouped by the database only when there are many more of them than buckets (a
+ * year of days from hourly rows): grouping costs a temporary B-tree, more than handing over a row
+ * per bucket (30 days from daily rows) and adding them up here.
+ */
+const GROUP_WHEN_ROWS_PER_BUCKET_ABOVE = 2;
+
+/** The one statement reading a series' stored steps, summed per local-clock unit when worth it. */
+export function seriesQuery(userId: string, plan: BucketPlan): SeriesQuery {
+  const { spans, unitSeconds, boundaries } = plan;
+  const q = new QueryText();
+  const buckets = boundaries.length - 1;
+  // Parameters are bound in the order of the text: the select list first, then the rows.
+  const rowsOnly = new QueryText();
+  const stored = seriesRows(rowsOnly, userId, boundaries);
+  if (stored.rows <= GROUP_WHEN_ROWS_PER_BUCKET_ABOVE * buckets) {
+    return { text: stored.text, values: rowsOnly.values, grouped: false };
+  }
+  const span = perSpan(q, plan, (i) => literal(i));
+  const unitStart = perSpan(q, plan, (i) => {
+    const offset = spans[i]!.offset + POSITIVE_SHIFT;
+    return `((t + ${q.integer(offset)}) / ${literal(unitSeconds)}) * ${literal(unitSeconds)} - ${q.integer(offset)}`;
+  });
+  return {
+    text: `select ${span} as span, ${unitStart} as unit_start, sum(value) as steps from (${stored.text}) as stored group by 1, 2`,
+    values: [...q.values, ...rowsOnly.values],
+    grouped: true,
+  };
+}
+
+/**
+ * Step sums per bucket index of `plan` (missing index: no steps) from the rows of seriesQuery. A
+ * stored row never straddles a bucket boundary, so it belongs to the bucket its start is in.
+ */
+function sumsPerBucket(plan: BucketPlan, grouped: boolean, rows: readonly SeriesRow[]): number[] {
+  const { boundaries, spans } = plan;
+  const sums: number[] = [];
+  for (const row of rows) {
+    let index: number;
+    let value: number;
+    if (grouped) {
+      const spanStart = spans[Number(row[0])]!.start;
+      // A unit that began before its offset span (the clock jumped into it) begins at the jump.
+      index = lastIndexAtOrBefore(boundaries, Math.max(Number(row[1]), spanStart));
+      value = Number(row[2]);
+    } else {
+      index = lastIndexAtOrBefore(boundaries, Number(row[0]));
+      value = Number(row[1]);
+    }
+    sums[index] = (sums[index] ?? 0) + value;
+  }
+  return sums;
+}
+
+/** Step sums per bucket index of `plan`, through Kysely (the statement is the same). */
+export async function sumStepsPerBucket(db: Kysely<Database>, userId: string, plan: BucketPlan): Promise<number[]> {
+  if (plan.boundaries.length < 2) return [];
+  const { text, values, grouped } = seriesQuery(userId, plan);
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const { rows } = await db.executeQuery<Record<string, number | string>>(CompiledQuery.raw(postgres ? numberedPlaceholders(text) : text, values));
+  return sumsPerBucket(plan, grouped, rows.map((row) => (grouped ? [row.span!, row.unit_start!, row.steps!] : [row.t!, row.value!])));
+}
+
+export type StepSums = (userId: string, plan: BucketPlan) => number[] | Promise<number[]>;
+
+/** Distinct statement texts kept prepared; a series of a rarer shape beyond these is prepared each time. */
+const MAX_PREPARED_SHAPES = 200;
+
+/**
+ * Step sums per bucket index of `plan`, with each statement text prepared once: better-sqlite3
+ * statements on SQLite, statements prepared by name on PostgreSQL.
+ */
+export function createStepSums(db: Db): StepSums {
+  const { sqlite } = db;
+  if (sqlite) {
+    const statements = new Map<string, Statement>();
+    return (userId, plan) => {
+      if (plan.boundaries.length < 2) return [];
+      const { text, values, grouped } = seriesQuery(userId, plan);
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = sqlite.prepare(text).raw(true);
+        if (statements.size < MAX_PREPARED_SHAPES) statements.set(text, statement);
+      }
+      return sumsPerBucket(plan, grouped, statement.all(...values) as SeriesRow[]);
+    };
+  }
+  const pool = db.pool;
+  if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
+  const named = new Map<string, { name: string; text: string }>();
+  return async (userId, plan) => {
+    if (plan.boundaries.length < 2) return [];
+    const query = seriesQuery(userId, plan);
+    let statement = named.get(query.text);
+    if (statement === undefined) {
+      const text = numberedPlaceholders(query.text);
+      const name = `stride_steps_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      statement = { name, text };
+      if (named.size < MAX_PREPARED_SHAPES) named.set(query.text, statement);
+      else statement = { name: '', text };
+    }
+    const result = await pool.query<SeriesRow>({
+      ...(statement.name && { name: statement.name }),
+      text: statement.text,
+      values: query.values,
+      rowMode: 'array',
+    });
+    return sumsPerBucket(plan, query.grouped, result.rows);
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Step samples and their rollups. Samples are upserted per minute; the rollup buckets they touch
+ * (UTC quarter-hours, hours, days) are then recomputed from the level below in the same
+ * transaction, so rollups always equal the sum of their minutes, whatever was replaced.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import type { StepSample } from '../domain/step-samples.js';
+
+/** Rollup widths in seconds, each a multiple of the one before. */
+export const ROLLUP_WIDTHS = [900, 3600, 86400] as const;
+
+/** Rows per INSERT: 3 parameters each, well under SQLite's 32766-variable limit. */
+const INSERT_CHUNK = 2000;
+
+export async function upsertSamples(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  userId: string,
+  samples: readonly StepSample[],
+): Promise<number> {
+  if (samples.length === 0) return 0;
+  await db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') {
+      // Serialize writers of one user so concurrent uploads cannot leave rollups that miss the
+      // other's minutes (SQLite transactions are serialized already).
+      await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    }
+    for (let i = 0; i < samples.length; i += INSERT_CHUNK) {
+      const rows = samples.slice(i, i + INSERT_CHUNK).map((s) => ({
+        user_id: userId,
+        minute_start: s.start_time,
+        value: s.value,
+      }));
+      await trx
+        .insertInto('step_samples')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['user_id', 'minute_start']).doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
+        .execute();
+    }
+    let sourceWidth = 60;
+    for (const width of ROLLUP_WIDTHS) {
+      for (const [from, to] of bucketRuns(samples.map((s) => s.start_time), width)) {
+        await recomputeRollups(trx, userId, sourceWidth, width, from, to);
+      }
+      sourceWidth = width;
+    }
+  });
+  return samples.length;
+}
+
+/** Contiguous runs [from, to) of the `width`-aligned buckets that contain the given times. */
+export function bucketRuns(times: readonly number[], width: number): Array<[number, number]> {
+  const starts = [...new Set(times.map((t) => t - (t % width)))].sort((a, b) => a - b);
+  const runs: Array<[number, number]> = [];
+  for (const start of starts) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === start) last[1] = start + width;
+    else runs.push([start, start + width]);
+  }
+  return runs;
+}
+
+async function recomputeRollups(
+  trx: Kysely<Database>,
+  userId: string,
+  sourceWidth: number,
+  width: number,
+  from: number,
+  to: number,
+): Promise<void> {
+  // The width is inlined as an integer literal: better-sqlite3 binds numbers as REAL, and a
+  // real divisor would make this a real division that keeps every minute its own bucket.
+  if (!Number.isInteger(width)) throw new Error(`rollup width ${width} is not an integer`);
+  const divisor = sql.lit(width);
+  const buckets =
+    sourceWidth === 60
+      ? sql`select (minute_start / ${divisor}) * ${divisor} as b, value from step_samples
+            where user_id = ${userId} and minute_start >= ${from} and minute_start < ${to}`
+      : sql`select (bucket_start / ${divisor}) * ${divisor} as b, value from step_rollups
+            where user_id = ${userId} and width = ${sourceWidth} and bucket_start >= ${from} and bucket_start < ${to}`;
+  await sql`
+    insert into step_rollups (user_id, width, bucket_start, value)
+    select cast(${userId} as text), cast(${width} as integer), b, sum(value) from (${buckets}) as source
+    group by b
+    on conflict (user_id, width, bucket_start) do update set value = excluded.value
+  `.execute(trx);
+}

@@ -1,0 +1,54 @@
+/**
+ * Access and refresh tokens, kept only as SHA-256 hashes. Invalidation is always a DELETE, so the
+ * bearer check (one primary-key lookup) sees it on the next request on every process.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { AccessTokenTable, Database, RefreshTokenTable } from '../db/schema.js';
+
+type Q = Kysely<Database>;
+export type AccessTokenRow = Selectable<AccessTokenTable>;
+export type RefreshTokenRow = Selectable<RefreshTokenTable>;
+
+export async function insertTokenPair(db: Q, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<void> {
+  await db.insertInto('access_tokens').values(access).execute();
+  await db.insertInto('refresh_tokens').values(refresh).execute();
+}
+
+export function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | undefined> {
+  return db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export function findRefreshToken(db: Q, tokenHash: string): Promise<RefreshTokenRow | undefined> {
+  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/**
+ * Marks a live refresh token as rotated and stores the (encrypted) response of that rotation.
+ * Exactly one of any number of concurrent callers gets `true` (RFC 9700 §4.14.2). On PostgreSQL
+ * the losers wait for the winner's row lock and then see `rotated_at` set.
+ */
+export async function markRefreshTokenRotated(
+  db: Q,
+  tokenHash: string,
+  now: number,
+  replayResponse: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: now, replay_response: replayResponse })
+    .where('token_hash', '=', tokenHash)
+    .where('rotated_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Ends every access and refresh token descending from one authorization code. */
+export async function deleteTokenFamily(db: Q, familyId: string): Promise<void> {
+  await db.deleteFrom('access_tokens').where('family_id', '=', familyId).execute();
+  await db.deleteFrom('refresh_tokens').where('family_id', '=', familyId).execute();
+}
+
+export async function deleteAccessToken(db: Q, tokenHash: string): Promise<void> {
+  await db.deleteFrom('access_tokens').where('token_hash', '=', tokenHash).execute();
+}

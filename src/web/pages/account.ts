@@ -1,0 +1,124 @@
+/**
+ * The account page (SPEC faces table: `/account`): the profile, edited with the same rules as
+ * PUT /v1/users/me, and the connected apps, each with a Revoke button that ends every token of
+ * that app for this user (SPEC §3.3).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { listConnectedApps, revokeAppForUser } from '../../domain/grants.js';
+import { EDITABLE_FIELDS, parseProfileChanges, profileOf, userUpdateFor, type EditableField, type ProfileChanges } from '../../domain/profile.js';
+import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { findAppById } from '../../store/apps.js';
+import { updateUser } from '../../store/users.js';
+import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
+import type { Session } from '../session.js';
+import { sendPage } from '../views.js';
+
+/** The profile form as typed: every field a string. */
+type ProfileForm = Record<EditableField, string>;
+type ProfileErrors = Partial<Record<EditableField, string>>;
+
+const FIELD_LABELS: Record<EditableField, string> = {
+  display_name: 'Display name',
+  timezone: 'Time zone',
+  daily_step_goal: 'Daily step goal',
+  stride_length_cm: 'Stride length',
+};
+
+/** IANA names offered as suggestions in the time zone field. */
+const TIME_ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+
+function formOf(session: Session): ProfileForm {
+  const profile = profileOf(session.user);
+  return {
+    display_name: profile.display_name,
+    timezone: profile.timezone,
+    daily_step_goal: String(profile.daily_step_goal),
+    stride_length_cm: profile.stride_length_cm === null ? '' : String(profile.stride_length_cm),
+  };
+}
+
+/** Form text as the JSON value the API would receive, so the API's checks apply unchanged. */
+function asJsonValue(field: EditableField, value: string): unknown {
+  if (field === 'display_name' || field === 'timezone') return value;
+  const trimmed = value.trim();
+  if (field === 'stride_length_cm' && trimmed === '') return null;
+  return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
+
+/** Each field checked on its own by the API's rules, so every problem shows next to its field. */
+function parseProfileForm(form: ProfileForm): { changes: ProfileChanges; errors: ProfileErrors } {
+  const changes: ProfileChanges = {};
+  const errors: ProfileErrors = {};
+  for (const field of EDITABLE_FIELDS) {
+    try {
+      Object.assign(changes, parseProfileChanges({ [field]: asJsonValue(field, form[field]) }));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const message = error.description.startsWith(field) ? `${FIELD_LABELS[field]}${error.description.slice(field.length)}` : error.description;
+      errors[field] = `${message}.`;
+    }
+  }
+  return { changes, errors };
+}
+
+export async function accountPages(app: FastifyInstance): Promise<void> {
+  const { db, clock } = app.ctx;
+
+  async function sendAccount(
+    reply: FastifyReply,
+    session: Session,
+    options: { form?: ProfileForm; errors?: ProfileErrors; notice?: string | null } = {},
+    status = 200,
+  ): Promise<FastifyReply> {
+    const zone = session.user.timezone;
+    const connected = (await listConnectedApps(db.kysely, session.user.id)).map((c) => ({
+      ...c,
+      scopeWords: c.scopes.map((name) => SCOPES[name as Scope] ?? name),
+      granted: { iso: isoTime(c.grantedAt), text: formatTime(c.grantedAt, zone) },
+      lastUsed: c.lastUsedAt === null ? null : { iso: isoTime(Number(c.lastUsedAt)), text: formatTime(Number(c.lastUsedAt), zone) },
+    }));
+    return sendPage(reply, './account', {
+      ...signedInLayout(session, 'Your account', 'account'),
+      email: session.user.email,
+      form: options.form ?? formOf(session),
+      errors: options.errors ?? {},
+      notice: options.notice ?? null,
+      connected,
+      timeZones: TIME_ZONES,
+    }, status);
+  }
+
+  app.get('/account', async (request, reply) => {
+    const session = await requireSession(request, reply);
+    if (!session) return reply;
+    const query = request.query as Form;
+    let notice: string | null = null;
+    if (query.saved === 'profile') notice = 'Your profile is saved.';
+    if (typeof query.revoked === 'string') {
+      const revoked = await findAppById(db.kysely, query.revoked);
+      notice = `${revoked?.name ?? 'The app'} can no longer access your account. Its tokens are revoked.`;
+    }
+    return sendAccount(reply, session, { notice });
+  });
+
+  app.post('/account/profile', async (request, reply) => {
+    const session = await requireSessionForm(request, reply, '/account');
+    if (!session) return reply;
+    const body = request.body as Form;
+    const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(body[field])])) as ProfileForm;
+    const { changes, errors } = parseProfileForm(form);
+    if (Object.keys(errors).length > 0) return sendAccount(reply, session, { form, errors }, 400);
+    await updateUser(db.kysely, session.user.id, userUpdateFor(changes, clock()));
+    return reply.redirect('/account?saved=profile', 303);
+  });
+
+  app.post('/account/connected-apps/:appId/revoke', async (request, reply) => {
+    const session = await requireSessionForm(request, reply, '/account');
+    if (!session) return reply;
+    const { appId } = request.params as { appId: string };
+    // Ends the grant with every code, access and refresh token under it, on every process.
+    await revokeAppForUser(db.kysely, session.user.id, appId);
+    return reply.redirect(`/account?revoked=${encodeURIComponent(appId)}`, 303);
+  });
+}

@@ -1,0 +1,37 @@
+/** The consent page (SPEC §3.1): the app, its developer, each scope in plain words with a checkbox. */
+import type { FastifyReply } from 'fastify';
+import type { AuthorizationRequest } from '../../oauth/authorize.js';
+import { redirectHost } from '../../oauth/redirect-uri.js';
+import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { sessionCsrfToken } from '../csrf.js';
+import type { Session } from '../session.js';
+import { sendPage } from '../views.js';
+
+export function renderConsent(reply: FastifyReply, session: Session, request: AuthorizationRequest): FastifyReply {
+  const csrfToken = sessionCsrfToken(session);
+  // The request travels in hidden fields and is validated again when the form comes back.
+  const hidden: Array<[string, string]> = [
+    ['response_type', 'code'],
+    ['client_id', request.app.clientId],
+    ['redirect_uri', request.redirectUri],
+    ['scope', request.scopes.join(' ')],
+  ];
+  if (request.state !== undefined) hidden.push(['state', request.state]);
+  if (request.codeChallenge !== null) {
+    hidden.push(['code_challenge', request.codeChallenge], ['code_challenge_method', request.codeChallengeMethod ?? 'S256']);
+  }
+  return sendPage(reply, './consent', {
+    title: `Allow ${request.app.name}?`,
+    userName: session.user.display_name,
+    csrfToken,
+    appName: request.app.name,
+    developer: request.developer,
+    description: request.app.description,
+    // Shown as text only: a link would let the app lead the user away from the decision.
+    website: request.app.websiteUrl,
+    userEmail: session.user.email,
+    redirectHost: redirectHost(request.redirectUri),
+    hidden,
+    scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+  });
+}

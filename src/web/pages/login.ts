@@ -1,0 +1,64 @@
+/**
+ * Sign-in and sign-out (SPEC §6). A failed sign-in says the same thing, and takes the same time,
+ * whether or not the email has an account. Sign-in attempts are rate-limited per client address.
+ */
+import type { FastifyInstance } from 'fastify';
+import { rateLimitConfig } from '../../http/rate-limit.js';
+import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
+import { findUserByEmail } from '../../store/users.js';
+import { CSRF_FIELD, isValidPreSessionCsrf, isValidSessionCsrf, preSessionCsrfToken } from '../csrf.js';
+import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
+import { sendErrorPage, sendPage } from '../views.js';
+
+export const LOGIN_FAILED_MESSAGE = 'The email or password is not right.';
+
+type Form = Record<string, unknown>;
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+export async function loginPages(app: FastifyInstance): Promise<void> {
+  app.get('/login', async (request, reply) => {
+    const returnTo = safeReturnTo((request.query as Form).return_to);
+    const session = await currentSession(request);
+    if (session) return reply.redirect(returnTo, 302);
+    return sendPage(reply, './login', {
+      title: 'Sign in',
+      csrfToken: preSessionCsrfToken(request, reply),
+      returnTo,
+      email: '',
+      error: null,
+    });
+  });
+
+  app.post('/login', { config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login') }, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const returnTo = safeReturnTo(form.return_to);
+    if (!isValidPreSessionCsrf(request, form[CSRF_FIELD])) {
+      return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page. Reload the sign-in page and try again.');
+    }
+    const email = text(form.email).trim();
+    const password = text(form.password);
+    const user = email === '' ? undefined : await findUserByEmail(app.ctx.db.kysely, email);
+    const ok = user ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
+    if (!user || !ok) {
+      return sendPage(reply, './login', {
+        title: 'Sign in',
+        csrfToken: preSessionCsrfToken(request, reply),
+        returnTo,
+        email,
+        error: LOGIN_FAILED_MESSAGE,
+      }, 401);
+    }
+    await startSession(request, reply, user);
+    return reply.redirect(returnTo, 303);
+  });
+
+  app.post('/logout', async (request, reply) => {
+    const session = await currentSession(request);
+    const form = (request.body ?? {}) as Form;
+    if (session && !isValidSessionCsrf(session, form[CSRF_FIELD])) {
+      return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page (missing or wrong CSRF token).');
+    }
+    await endSession(request, reply);
+    return reply.redirect('/login', 303);
+  });
+}

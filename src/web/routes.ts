@@ -1,0 +1,31 @@
+/** The browser pages: sign-in, sign-up, dashboard, account, the demo callback, and their assets. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { accountPages } from './pages/account.js';
+import { dashboardPages } from './pages/dashboard.js';
+import { demoCallbackPage } from './pages/demo-callback.js';
+import { loginPages } from './pages/login.js';
+import { signupPages } from './pages/signup.js';
+import { ASSETS_DIR } from './views.js';
+
+/** Every asset is served by Stride itself (no CDN); the CSP allows only same-origin scripts and styles. */
+const ASSETS = {
+  'stride.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'stride.css'), 'utf8') },
+  'copy.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'copy.js'), 'utf8') },
+};
+
+export async function webRoutes(app: FastifyInstance): Promise<void> {
+  for (const [name, asset] of Object.entries(ASSETS)) {
+    app.get(`/assets/${name}`, async (_request, reply) =>
+      reply.header('content-type', asset.type).header('cache-control', 'public, max-age=3600').send(asset.body),
+    );
+  }
+  // A person opening the server's address lands on their account (or the sign-in page).
+  app.get('/', async (_request, reply) => reply.redirect('/account', 302));
+  await app.register(loginPages);
+  await app.register(signupPages);
+  await app.register(dashboardPages);
+  await app.register(accountPages);
+  await app.register(demoCallbackPage);
+}

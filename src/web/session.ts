@@ -1,0 +1,97 @@
+/**
+ * Browser sessions (SPEC §6). The cookie holds a random credential; the database keeps only its
+ * SHA-256, with the user and a per-session CSRF secret. A new id at every sign-in (no fixation);
+ * signing out deletes the row, so the cookie is dead on every process at once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app.js';
+import { hashCredential, newCredential } from '../security/secrets.js';
+import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
+import { findUserById, type User } from '../store/users.js';
+
+export const SESSION_COOKIE = 'stride_session';
+
+export interface Session {
+  idHash: string;
+  user: User;
+  csrfSecret: string;
+  expiresAt: number;
+}
+
+const cache = new WeakMap<FastifyRequest, Session | null>();
+
+export function isSecureOrigin(ctx: AppContext): boolean {
+  return ctx.config.publicUrl.startsWith('https:');
+}
+
+function cookieOptions(ctx: AppContext, maxAge?: number) {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: isSecureOrigin(ctx),
+    ...(maxAge !== undefined && { maxAge }),
+  };
+}
+
+/** The signed-in session of this request, or null. Looked up once per request. */
+export async function currentSession(request: FastifyRequest): Promise<Session | null> {
+  if (cache.has(request)) return cache.get(request)!;
+  const ctx = request.server.ctx;
+  const raw = request.cookies[SESSION_COOKIE];
+  let session: Session | null = null;
+  if (raw) {
+    const idHash = hashCredential(raw);
+    const row = await findLiveSession(ctx.db.kysely, idHash, ctx.clock());
+    const user = row && (await findUserById(ctx.db.kysely, row.user_id));
+    if (row && user) session = { idHash, user, csrfSecret: row.csrf_secret, expiresAt: row.expires_at };
+  }
+  cache.set(request, session);
+  return session;
+}
+
+/** Signs a user in: ends any session the browser had, then a new id and a new CSRF secret. */
+export async function startSession(request: FastifyRequest, reply: FastifyReply, user: User): Promise<Session> {
+  const ctx = request.server.ctx;
+  const previous = request.cookies[SESSION_COOKIE];
+  if (previous) await deleteSession(ctx.db.kysely, hashCredential(previous));
+  const raw = newCredential('session');
+  const now = ctx.clock();
+  const session: Session = {
+    idHash: hashCredential(raw),
+    user,
+    csrfSecret: randomBytes(32).toString('base64url'),
+    expiresAt: now + ctx.config.sessionTtl,
+  };
+  await insertSession(ctx.db.kysely, {
+    id_hash: session.idHash,
+    user_id: user.id,
+    csrf_secret: session.csrfSecret,
+    created_at: now,
+    expires_at: session.expiresAt,
+  });
+  reply.setCookie(SESSION_COOKIE, raw, cookieOptions(ctx, ctx.config.sessionTtl));
+  cache.set(request, session);
+  return session;
+}
+
+export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const ctx = request.server.ctx;
+  const raw = request.cookies[SESSION_COOKIE];
+  if (raw) await deleteSession(ctx.db.kysely, hashCredential(raw));
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx));
+  cache.set(request, null);
+}
+
+/**
+ * A `return_to` that is safe to redirect to: a local path only ("/…", never "//host" or "/\host",
+ * which browsers treat as another origin). Anything else becomes `fallback`.
+ */
+export function safeReturnTo(value: unknown, fallback = '/account'): string {
+  if (typeof value !== 'string' || value.length > 4000) return fallback;
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
+  // Control characters (tabs, newlines) are dropped by URL parsers and could turn "/\t/x" into "//x".
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  return value;
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { ALL_RESOURCE_SCOPES, bearer, createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
+
+interface RouteCase {
+  method: 'GET' | 'PUT' | 'POST';
+  url: string;
+  scope: string;
+  payload?: unknown;
+}
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', url: '/v1/users/me', scope: 'read_profile' },
+  { method: 'GET', url: '/users', scope: 'read_profile' },
+  { method: 'PUT', url: '/v1/users/me', scope: 'write_profile', payload: {} },
+  { method: 'PUT', url: '/users', scope: 'write_profile', payload: {} },
+  { method: 'GET', url: '/v1/users/me/activities/steps/', scope: 'read_activity' },
+  { method: 'GET', url: '/v1/users/me/activities/steps', scope: 'read_activity' },
+  { method: 'POST', url: '/v1/users/me/activities/steps/', scope: 'write_activity', payload: { samples: [] } },
+  { method: 'POST', url: '/v1/users/me/activities/steps', scope: 'write_activity', payload: { samples: [] } },
+];
+
+forEachDialect('resource API scopes and bearer tokens', (dialect) => {
+  let t: TestApp;
+  let user: TestUser;
+  const tokens = new Map<string, string>();
+
+  before(async () => {
+    t = await createTestApp(dialect);
+    user = await createUser(t);
+    for (const scope of ALL_RESOURCE_SCOPES) tokens.set(scope, (await issueAccessToken(t, user, [scope])).token);
+    tokens.set('none', (await issueAccessToken(t, user, [])).token);
+    tokens.set('all', (await issueAccessToken(t, user, ALL_RESOURCE_SCOPES)).token);
+  });
+  after(() => t.close());
+
+  const send = (route: RouteCase, headers: Record<string, string>) =>
+    t.app.inject({ method: route.method, url: route.url, headers, ...(route.payload !== undefined && { payload: route.payload as object }) });
+
+  for (const route of ROUTES) {
+    it(`${route.method} ${route.url} needs exactly ${route.scope}`, async () => {
+      for (const [held, token] of tokens) {
+        const response = await send(route, bearer(token));
+        if (held === route.scope || held === 'all') {
+          assert.equal(response.statusCode, 200, `${held}: ${response.body}`);
+        } else {
+          assert.equal(response.statusCode, 403, `${held}: ${response.body}`);
+          assert.equal(response.json().error, 'insufficient_scope');
+          assert.match(response.json().error_description, new RegExp(route.scope));
+          assert.match(String(response.headers['www-authenticate']), new RegExp(`error="insufficient_scope", scope="${route.scope}"`));
+        }
+      }
+    });
+
+    it(`${route.method} ${route.url} answers 401 invalid_token without a valid token`, async () => {
+      const missing = await send(route, {});
+      assert.equal(missing.statusCode, 401);
+      assert.equal(missing.json().error, 'invalid_token');
+      assert.equal(missing.headers['www-authenticate'], 'Bearer realm="stride"');
+
+      const unknown = await send(route, bearer('sat_not-a-real-token'));
+      assert.equal(unknown.statusCode, 401);
+      assert.equal(unknown.json().error, 'invalid_token');
+      assert.match(String(unknown.headers['www-authenticate']), /error="invalid_token"/);
+    });
+  }
+
+  it('refuses an expired token on every route', async () => {
+    const { token } = await issueAccessToken(t, user, ALL_RESOURCE_SCOPES, 60);
+    assert.equal((await send(ROUTES[0]!, bearer(token))).statusCode, 200);
+    t.clock.advance(61);
+    try {
+      for (const route of ROUTES) {
+        const response = await send(route, bearer(token));
+        assert.equal(response.statusCode, 401, `${route.method} ${route.url}`);
+        assert.equal(response.json().error, 'invalid_token');
+      }
+    } finally {
+      t.clock.advance(-61);
+    }
+  });
+
+  it('checks the scope before reading the body', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/users/me/activities/steps',
+      headers: { ...bearer(tokens.get('read_activity')!), 'content-type': 'application/json' },
+      payload: '{"samples": not json',
+    });
+    assert.equal(response.statusCode, 403);
+  });
+});

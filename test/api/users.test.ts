@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { bearer, userWithToken, type TestUser } from '../support/tokens.js';
+
+forEachDialect('user profile', (dialect) => {
+  let t: TestApp;
+  let user: TestUser;
+  let token: string;
+
+  before(async () => {
+    t = await createTestApp(dialect);
+    ({ user, token } = await userWithToken(t, { displayName: 'Ada' }));
+  });
+  after(() => t.close());
+
+  const get = (url = '/v1/users/me') => t.app.inject({ method: 'GET', url, headers: bearer(token) });
+  const put = (payload: unknown, url = '/v1/users/me') =>
+    t.app.inject({ method: 'PUT', url, headers: bearer(token), payload: payload as object });
+
+  async function rejects(payload: unknown, field: RegExp) {
+    const before = (await get()).json();
+    const response = await put(payload);
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.json().error, 'invalid_request');
+    assert.match(response.json().error_description, field);
+    assert.deepEqual((await get()).json(), before, 'nothing changed');
+  }
+
+  it('returns the profile object with numbers and Unix seconds', async () => {
+    const response = await get();
+    assert.equal(response.statusCode, 200);
+    const profile = response.json();
+    assert.deepEqual(Object.keys(profile).sort(), ['created_at', 'daily_step_goal', 'display_name', 'id', 'stride_length_cm', 'timezone']);
+    assert.equal(profile.id, user.id);
+    assert.equal(profile.display_name, 'Ada');
+    assert.equal(profile.timezone, 'UTC');
+    assert.equal(profile.daily_step_goal, 10000);
+    assert.equal(profile.stride_length_cm, null);
+    assert.equal(profile.created_at, t.clock());
+  });
+
+  it('serves the same resource at /users (seed)', async () => {
+    assert.deepEqual((await get('/users')).json(), (await get()).json());
+    const response = await put({ daily_step_goal: 7000 }, '/users');
+    assert.equal(response.statusCode, 200);
+    assert.equal((await get()).json().daily_step_goal, 7000);
+  });
+
+  it('changes each editable field alone and returns the updated profile', async () => {
+    const cases: Array<[string, unknown, unknown]> = [
+      ['display_name', '  Grace Hopper ', 'Grace Hopper'],
+      ['timezone', 'Europe/Berlin', 'Europe/Berlin'],
+      ['timezone', 'europe/paris', 'Europe/Paris'],
+      ['timezone', 'Asia/Kolkata', 'Asia/Kolkata'],
+      ['timezone', 'Asia/Kathmandu', 'Asia/Kathmandu'],
+      ['daily_step_goal', 0, 0],
+      ['daily_step_goal', 12345, 12345],
+      ['stride_length_cm', 74, 74],
+      ['stride_length_cm', null, null],
+    ];
+    for (const [field, value, stored] of cases) {
+      const before = (await get()).json();
+      const response = await put({ [field]: value });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { ...before, [field]: stored });
+      assert.deepEqual((await get()).json(), response.json());
+    }
+  });
+
+  it('changes several fields at once, and accepts an empty change', async () => {
+    const response = await put({ display_name: 'Lin', daily_step_goal: 8000, stride_length_cm: 70, timezone: 'America/New_York' });
+    assert.equal(response.statusCode, 200);
+    const { id: _id, created_at: _createdAt, ...changed } = response.json() as Record<string, unknown>;
+    assert.deepEqual(changed, { display_name: 'Lin', daily_step_goal: 8000, stride_length_cm: 70, timezone: 'America/New_York' });
+    const unchanged = await put({});
+    assert.equal(unchanged.statusCode, 200);
+    assert.deepEqual(unchanged.json(), response.json());
+  });
+
+  it('rejects bad values naming the field', async () => {
+    await rejects({ timezone: 'Mars/Olympus_Mons' }, /^timezone must be an IANA time zone/);
+    await rejects({ timezone: '+05:30' }, /^timezone/);
+    await rejects({ timezone: '' }, /^timezone/);
+    await rejects({ timezone: 5 }, /^timezone/);
+    await rejects({ daily_step_goal: -1 }, /^daily_step_goal must be from 0 to/);
+    await rejects({ daily_step_goal: 10000.5 }, /^daily_step_goal must be an integer/);
+    await rejects({ daily_step_goal: '10000' }, /^daily_step_goal must be an integer/);
+    await rejects({ daily_step_goal: null }, /^daily_step_goal must be an integer/);
+    await rejects({ daily_step_goal: 10_000_000 }, /^daily_step_goal must be from 0 to 200000/);
+    await rejects({ display_name: 'x'.repeat(101) }, /^display_name must be at most 100 characters/);
+    await rejects({ display_name: '   ' }, /^display_name must not be empty/);
+    await rejects({ display_name: 42 }, /^display_name must be a string/);
+    await rejects({ display_name: 'a\u0000b' }, /^display_name must not contain control characters/);
+    await rejects({ stride_length_cm: 0 }, /^stride_length_cm must be from 30 to 250/);
+    await rejects({ stride_length_cm: 1000 }, /^stride_length_cm must be from 30 to 250/);
+    await rejects({ stride_length_cm: 70.5 }, /^stride_length_cm must be an integer/);
+    await rejects({ stride_length_cm: '70' }, /^stride_length_cm must be an integer/);
+  });
+
+  it('accepts a 100-character name, counted in characters', async () => {
+    const name = '名'.repeat(100);
+    const response = await put({ display_name: name });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().display_name, name);
+  });
+
+  it('rejects unknown and read-only fields, and a whole change when one field is bad', async () => {
+    await rejects({ favourite_colour: 'blue' }, /unknown field "favourite_colour"/);
+    await rejects({ id: 'someone-else' }, /^id cannot be changed/);
+    await rejects({ created_at: 0 }, /^created_at cannot be changed/);
+    await rejects({ display_name: 'Valid', daily_step_goal: -5 }, /^daily_step_goal/);
+    await rejects([{ display_name: 'x' }], /body must be a JSON object/);
+  });
+
+  it('answers malformed JSON with 400 and other media types with 415', async () => {
+    const malformed = await t.app.inject({
+      method: 'PUT', url: '/v1/users/me', headers: { ...bearer(token), 'content-type': 'application/json' }, payload: '{"display_name": ',
+    });
+    assert.equal(malformed.statusCode, 400);
+    assert.equal(malformed.json().error, 'invalid_request');
+    for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', 'application/xml']) {
+      const response = await t.app.inject({
+        method: 'PUT', url: '/v1/users/me', headers: { ...bearer(token), 'content-type': contentType }, payload: 'display_name=Eve',
+      });
+      assert.equal(response.statusCode, 415, contentType);
+      assert.equal(response.json().error, 'unsupported_media_type');
+    }
+    assert.notEqual((await get()).json().display_name, 'Eve');
+  });
+
+  it('lets a user see and change only their own profile', async () => {
+    const other = await userWithToken(t, { displayName: 'Other' });
+    await put({ display_name: 'Mine' });
+    const response = await t.app.inject({ method: 'PUT', url: '/users', headers: bearer(other.token), payload: { display_name: 'Theirs' } });
+    assert.equal(response.json().id, other.user.id);
+    assert.equal((await get()).json().display_name, 'Mine');
+  });
+
+  it('stops answering on the next request once the token, its grant or its user is gone', async () => {
+    const db = t.database.db.kysely;
+    const revoked = await userWithToken(t);
+    const getWith = (tokenValue: string) => t.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(tokenValue) });
+    assert.equal((await getWith(revoked.token)).statusCode, 200);
+    await db.deleteFrom('grants').where('user_id', '=', revoked.user.id).execute();
+    const afterRevocation = await getWith(revoked.token);
+    assert.equal(afterRevocation.statusCode, 401);
+    assert.equal(afterRevocation.json().error, 'invalid_token');
+
+    const deleted = await userWithToken(t);
+    assert.equal((await getWith(deleted.token)).statusCode, 200);
+    await db.deleteFrom('users').where('id', '=', deleted.user.id).execute();
+    assert.equal((await getWith(deleted.token)).statusCode, 401);
+
+    const expiring = await userWithToken(t);
+    assert.equal((await getWith(expiring.token)).statusCode, 200);
+    t.clock.advance(3600);
+    try {
+      assert.equal((await getWith(expiring.token)).statusCode, 401);
+    } finally {
+      t.clock.advance(-3600);
+    }
+  });
+
+  it('shows a change made elsewhere (the account page) on the next GET', async () => {
+    await t.database.db.kysely.updateTable('users').set({ display_name: 'Changed Elsewhere', timezone: 'Asia/Tokyo' }).where('id', '=', user.id).execute();
+    const profile = (await get()).json();
+    assert.equal(profile.display_name, 'Changed Elsewhere');
+    assert.equal(profile.timezone, 'Asia/Tokyo');
+  });
+});

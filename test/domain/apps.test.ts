@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { redirectUriProblem, validateAppSettings } from '../../src/domain/apps.js';
+
+describe('redirect URI registration rules', () => {
+  const allowed = [
+    'https://app.example.com/callback',
+    'https://app.example.com/callback/',
+    'https://app.example.com/cb?tenant=1',
+    'http://localhost:8080/cb',
+    'http://127.0.0.1/cb',
+    'http://[::1]:9000/cb',
+    'com.example.app:/oauth2redirect',
+  ];
+  for (const uri of allowed) {
+    it(`allows ${uri}`, () => assert.equal(redirectUriProblem(uri), null));
+  }
+  const refused: Array<[string, RegExp]> = [
+    ['http://app.example.com/cb', /https/],
+    ['http://localhost.evil.com/cb', /https/],
+    ['https://app.example.com/cb#x', /fragment/],
+    ['https://user:pw@app.example.com/cb', /credentials/],
+    ['javascript:alert(1)', /not allowed/],
+    ['data:text/html,hi', /not allowed/],
+    ['myapp:/cb', /reverse-domain/],
+    ['/callback', /absolute/],
+    ['', /absolute/],
+  ];
+  for (const [uri, pattern] of refused) {
+    it(`refuses ${JSON.stringify(uri)}`, () => assert.match(redirectUriProblem(uri) ?? '', pattern));
+  }
+});
+
+describe('app settings validation', () => {
+  it('names the field of the first problem', () => {
+    assert.equal(validateAppSettings({ name: '  ' })?.field, 'name');
+    assert.equal(validateAppSettings({ name: 'x'.repeat(101) })?.field, 'name');
+    assert.equal(validateAppSettings({ websiteUrl: 'ftp://x' })?.field, 'websiteUrl');
+    assert.equal(validateAppSettings({ redirectUris: [] })?.field, 'redirectUris');
+    assert.equal(validateAppSettings({ scopes: [] })?.field, 'scopes');
+    assert.match(validateAppSettings({ scopes: ['read_profile', 'root'] })?.message ?? '', /unknown scope "root"/);
+    assert.equal(validateAppSettings({ name: 'Ok', redirectUris: ['https://a.example/cb'], scopes: ['read_activity'] }), null);
+  });
+});

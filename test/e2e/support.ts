@@ -1,0 +1,183 @@
+/**
+ * Shared pieces of the real-browser tests: a `stride serve` process on a fresh SQLite file, a
+ * small third-party app (its own callback server on 127.0.0.1 that exchanges codes with fetch),
+ * and the page steps a person takes (sign up, register an app).
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { freePort, startServer } from '../support/cli.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export interface Stride {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startStride(): Promise<Stride> {
+  const dir = mkdtempSync(join(tmpdir(), 'stride-e2e-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = await startServer(port, {
+    DATABASE_URL: `sqlite:${join(dir, 'stride.sqlite')}`,
+    PUBLIC_URL: url,
+    RATE_LIMIT: 'off',
+  });
+  return {
+    url,
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function uniqueEmail(name: string): string {
+  return `${name}-${randomBytes(4).toString('hex')}@example.com`;
+}
+
+/** Signs up through the sign-up page (from wherever the page is: the sign-in page links to it). */
+export async function signUp(page: Page, name: string, email: string): Promise<void> {
+  if (!page.url().includes('/signup')) await page.getByRole('link', { name: 'Create an account' }).click();
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
+export async function signIn(page: Page, email: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+export interface RegisteredInBrowser {
+  clientId: string;
+  clientSecret: string;
+  detailUrl: string;
+}
+
+/** Registers an app in the dashboard and reads its credentials off the page. */
+export async function registerAppInDashboard(
+  page: Page,
+  stride: Stride,
+  settings: { name: string; redirectUri: string; scopes: string[]; description?: string },
+): Promise<RegisteredInBrowser> {
+  await page.goto(`${stride.url}/dashboard`);
+  await page.getByRole('link', { name: 'Register a new app' }).click();
+  await page.getByLabel('App name').fill(settings.name);
+  if (settings.description) await page.getByLabel(/^Description/).fill(settings.description);
+  await page.getByLabel(/^Website/).fill('https://example.com');
+  await page.getByLabel('Redirect URIs').fill(settings.redirectUri);
+  for (const scope of ['read_profile', 'write_profile', 'read_activity', 'write_activity']) {
+    await page.locator(`#scope-${scope}`).setChecked(settings.scopes.includes(scope));
+  }
+  await page.getByRole('button', { name: 'Register app' }).click();
+  await page.getByRole('heading', { name: `${settings.name} is registered` }).waitFor();
+  const clientId = (await page.locator('#client-id').textContent())!.trim();
+  const clientSecret = (await page.locator('#client-secret').textContent())!.trim();
+  await page.getByRole('link', { name: "Continue to the app's settings" }).click();
+  return { clientId, clientSecret, detailUrl: page.url() };
+}
+
+export interface TokenSet {
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+}
+
+/**
+ * A third-party app: it sends users to Stride's authorize URL, receives them at its own callback
+ * on 127.0.0.1, exchanges the code with fetch, and calls the API with the tokens.
+ */
+export class ThirdPartyApp {
+  clientId = '';
+  clientSecret = '';
+  /** What the callback received last: tokens, or the error Stride sent. */
+  lastCallback: { tokens?: TokenSet; error?: string; state?: string; exchangeStatus?: number } = {};
+  private server!: Server;
+  redirectUri = '';
+
+  constructor(private readonly stride: Stride) {}
+
+  async start(): Promise<void> {
+    const port = await freePort();
+    this.redirectUri = `http://127.0.0.1:${port}/callback`;
+    this.server = createServer((request, response) => {
+      // Only the callback: the browser also asks for /favicon.ico.
+      if (!request.url?.startsWith('/callback')) {
+        response.writeHead(404).end();
+        return;
+      }
+      void this.handle(request.url ?? '/').then((html) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      }, (error: unknown) => {
+        response.writeHead(500).end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  authorizeUrl(state: string, scope?: string, prompt?: string): string {
+    const url = new URL(`${this.stride.url}/oauth2/authorize`);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', this.clientId);
+    url.searchParams.set('redirect_uri', this.redirectUri);
+    url.searchParams.set('state', state);
+    if (scope) url.searchParams.set('scope', scope);
+    if (prompt) url.searchParams.set('prompt', prompt);
+    return url.toString();
+  }
+
+  private async handle(path: string): Promise<string> {
+    const query = new URL(path, 'http://127.0.0.1').searchParams;
+    const state = query.get('state') ?? undefined;
+    const error = query.get('error');
+    if (error) {
+      this.lastCallback = { error, ...(state !== undefined && { state }) };
+      return `<h1>Not connected</h1><p id="result">${error}</p>`;
+    }
+    const response = await this.tokenRequest({
+      grant_type: 'authorization_code',
+      code: query.get('code') ?? '',
+      redirect_uri: this.redirectUri,
+    });
+    const body = (await response.json()) as TokenSet & { error?: string };
+    this.lastCallback = { exchangeStatus: response.status, ...(state !== undefined && { state }), ...(response.ok && { tokens: body }) };
+    return response.ok ? '<h1>Connected</h1><p id="result">connected</p>' : `<h1>Exchange failed</h1><p id="result">${body.error}</p>`;
+  }
+
+  tokenRequest(form: Record<string, string>, secret = this.clientSecret): Promise<globalThis.Response> {
+    return fetch(`${this.stride.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...form, client_id: this.clientId, client_secret: secret }),
+    });
+  }
+
+  refresh(refreshToken: string, secret = this.clientSecret): Promise<globalThis.Response> {
+    return this.tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken }, secret);
+  }
+
+  api(token: string, path = '/v1/users/me', init: RequestInit = {}): Promise<globalThis.Response> {
+    return fetch(`${this.stride.url}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+  }
+
+  /** The tokens of the last successful callback. */
+  tokens(): TokenSet {
+    assert.ok(this.lastCallback.tokens, `no tokens: ${JSON.stringify(this.lastCallback)}`);
+    return this.lastCallback.tokens;
+  }
+}

@@ -1,0 +1,90 @@
+/** Credentials (src/security/secrets.ts) and the Argon2id concurrency cap (src/security/passwords.ts). */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { it } from 'node:test';
+import { argon2Slots, hashPassword, Semaphore, verifyAgainstDummy, verifyPassword } from '../../src/security/passwords.js';
+import { CREDENTIAL_PREFIX, hashCredential, newTokenPair } from '../../src/security/secrets.js';
+
+it('newTokenPair: two independent 256-bit tokens with their prefixes', () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const { accessToken, refreshToken } = newTokenPair();
+    assert.ok(accessToken.startsWith(CREDENTIAL_PREFIX.accessToken));
+    assert.ok(refreshToken.startsWith(CREDENTIAL_PREFIX.refreshToken));
+    const a = Buffer.from(accessToken.slice(4), 'base64url');
+    const r = Buffer.from(refreshToken.slice(4), 'base64url');
+    assert.equal(a.length, 32);
+    assert.equal(r.length, 32);
+    assert.ok(!a.equals(r));
+    seen.add(accessToken).add(refreshToken);
+  }
+  assert.equal(seen.size, 400);
+});
+
+it('hashCredential is the hex SHA-256 of the credential', () => {
+  for (const value of ['', 'sat_abc', 'é unicode']) {
+    assert.equal(hashCredential(value), createHash('sha256').update(value).digest('hex'));
+  }
+});
+
+it('Semaphore: never more than the limit at once, waiters in order, a failure frees its slot', async () => {
+  const semaphore = new Semaphore(2);
+  let running = 0;
+  let peak = 0;
+  const order: number[] = [];
+  const task = (i: number) => semaphore.run(async () => {
+    running++;
+    peak = Math.max(peak, running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    running--;
+    order.push(i);
+    if (i === 1) throw new Error('boom');
+    return i;
+  });
+  const results = await Promise.allSettled(Array.from({ length: 7 }, (_, i) => task(i)));
+  assert.equal(peak, 2);
+  assert.equal(results[1]!.status, 'rejected');
+  assert.deepEqual(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value), [0, 2, 3, 4, 5, 6]);
+  assert.deepEqual(order.slice(2), [2, 3, 4, 5, 6]);
+  assert.equal(semaphore.active, 0);
+  assert.equal(semaphore.queued, 0);
+  assert.throws(() => new Semaphore(0), RangeError);
+});
+
+it('Argon2id work is capped at one per core, with the same results', async () => {
+  assert.equal(argon2Slots.limit, Math.max(1, availableParallelism()));
+  const stored = await hashPassword('correct horse battery');
+  assert.match(stored, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  let peak = 0;
+  const watch = setInterval(() => { peak = Math.max(peak, argon2Slots.active); }, 1);
+  const checks = await Promise.all([
+    ...Array.from({ length: argon2Slots.limit + 2 }, () => verifyPassword(stored, 'correct horse battery')),
+    verifyPassword(stored, 'wrong'),
+    verifyPassword('not a hash', 'x'),
+    verifyAgainstDummy('x'),
+  ]);
+  clearInterval(watch);
+  assert.deepEqual(checks, [...Array.from({ length: argon2Slots.limit + 2 }, () => true), false, false, false]);
+  assert.ok(peak <= argon2Slots.limit, `peak ${peak}`);
+  assert.equal(argon2Slots.active, 0);
+});
+
+it('freshRandomBytes: distinct draws of any size, across refills of the block', async () => {
+  const { freshRandomBytes } = await import('../../src/security/secrets.js');
+  const seen = new Set<string>();
+  let total = 0;
+  for (let i = 0; i < 500; i++) {
+    for (const size of [12, 64, 33]) {
+      const bytes = freshRandomBytes(size);
+      assert.equal(bytes.length, size);
+      total += size;
+      seen.add(bytes.toString('hex'));
+    }
+  }
+  assert.equal(seen.size, 1500, `${total} bytes over several 4 KiB blocks, all distinct draws`);
+  const big = freshRandomBytes(4096);
+  assert.equal(big.length, 4096);
+  // Not all zero: a refill happened and the copy is of filled bytes.
+  assert.ok(freshRandomBytes(64).some((b) => b !== 0));
+});

@@ -1,0 +1,159 @@
+/**
+ * The resource API's statements prepared once (store/bearer-lookup.ts, store/profiles.ts,
+ * store/step-series.ts): the same answers as the rules they implement, on both dialects, and
+ * nothing about a token's validity remembered between calls.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { lastIndexAtOrBefore, planBuckets } from '../../src/domain/step-buckets.js';
+import { hashCredential } from '../../src/security/secrets.js';
+import { createBearerLookup, type BearerLookup } from '../../src/store/bearer-lookup.js';
+import { createProfileUpdate } from '../../src/store/profiles.js';
+import { createStepSums, seriesQuery, sumStepsPerBucket } from '../../src/store/step-series.js';
+import { upsertSamples } from '../../src/store/steps.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
+
+const DAY = 86_400;
+
+forEachDialect('resource API hot paths', (dialect) => {
+  let t: TestApp;
+  let user: TestUser;
+  let lookup: BearerLookup;
+
+  before(async () => {
+    t = await createTestApp(dialect);
+    user = await createUser(t, { displayName: 'Hot Path', timezone: 'Europe/Berlin' });
+    lookup = createBearerLookup(t.database.db);
+  });
+  after(() => t.close());
+
+  const find = async (token: string) => lookup.find(hashCredential(token), t.clock());
+
+  it('finds a live token with its grant and its user\u2019s profile in one statement', async () => {
+    const issued = await issueAccessToken(t, user, ['read_profile', 'read_activity']);
+    const grant = await find(issued.token);
+    assert.ok(grant);
+    assert.equal(grant.userId, user.id);
+    assert.equal(grant.appId, issued.appId);
+    assert.equal(grant.grantId, issued.grantId);
+    assert.deepEqual([...grant.scopes].sort(), ['read_activity', 'read_profile']);
+    assert.equal(grant.expiresAt, t.clock() + 3600);
+    assert.equal(grant.grantLastUsedAt, null);
+    assert.deepEqual(grant.profile, {
+      id: user.id,
+      display_name: 'Hot Path',
+      timezone: 'Europe/Berlin',
+      daily_step_goal: 10000,
+      stride_length_cm: null,
+      created_at: t.clock(),
+    });
+    assert.equal(await find(`${issued.token}x`), undefined, 'another token is unknown');
+  });
+
+  it('sees a token that expired, was deleted or whose grant was revoked as invalid on the next call', async () => {
+    const db = t.database.db.kysely;
+    const expiring = await issueAccessToken(t, user, ['read_profile'], 60);
+    assert.ok(await find(expiring.token));
+    t.clock.advance(60);
+    assert.equal(await find(expiring.token), undefined, 'expired at expires_at');
+    t.clock.advance(-60);
+
+    const revoked = await issueAccessToken(t, user, ['read_profile']);
+    assert.ok(await find(revoked.token));
+    await db.deleteFrom('access_tokens').where('token_hash', '=', hashCredential(revoked.token)).execute();
+    assert.equal(await find(revoked.token), undefined, 'token row deleted');
+
+    const grantRevoked = await issueAccessToken(t, user, ['read_profile']);
+    assert.ok(await find(grantRevoked.token));
+    await db.deleteFrom('grants').where('id', '=', grantRevoked.grantId).execute();
+    assert.equal(await find(grantRevoked.token), undefined, 'grant deleted');
+
+    const appDeleted = await issueAccessToken(t, user, ['read_profile']);
+    assert.ok(await find(appDeleted.token));
+    await db.deleteFrom('apps').where('id', '=', appDeleted.appId).execute();
+    assert.equal(await find(appDeleted.token), undefined, 'app deleted');
+  });
+
+  it('sees the token of a deleted user as invalid', async () => {
+    const doomed = await createUser(t);
+    const issued = await issueAccessToken(t, doomed, ['read_profile']);
+    assert.ok(await find(issued.token));
+    await t.database.db.kysely.deleteFrom('users').where('id', '=', doomed.id).execute();
+    assert.equal(await find(issued.token), undefined);
+  });
+
+  it('records when the grant was last used', async () => {
+    const issued = await issueAccessToken(t, user, ['read_profile']);
+    await lookup.touch(issued.grantId, t.clock() + 5);
+    assert.equal((await find(issued.token))?.grantLastUsedAt, t.clock() + 5);
+  });
+
+  it('changes only the given profile fields and returns the profile after the change', async () => {
+    const update = createProfileUpdate(t.database.db);
+    const issued = await issueAccessToken(t, user, ['read_profile']);
+    const before = (await find(issued.token))!.profile;
+    const now = t.clock() + 100;
+
+    const renamed = await update(user.id, { display_name: 'Renamed' }, now);
+    assert.deepEqual(renamed, { ...before, display_name: 'Renamed' });
+    assert.deepEqual((await find(issued.token))?.profile, renamed, 'the next lookup sees it');
+
+    const changed = await update(user.id, { timezone: 'Asia/Kolkata', daily_step_goal: 0, stride_length_cm: 72 }, now);
+    assert.deepEqual(changed, { ...renamed, timezone: 'Asia/Kolkata', daily_step_goal: 0, stride_length_cm: 72 });
+    const cleared = await update(user.id, { stride_length_cm: null }, now);
+    assert.deepEqual(cleared, { ...changed, stride_length_cm: null });
+    assert.deepEqual((await find(issued.token))?.profile, cleared);
+
+    const row = await t.database.db.kysely.selectFrom('users').select(['updated_at', 'daily_step_goal', 'stride_length_cm']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    assert.deepEqual({ ...row, updated_at: Number(row.updated_at) }, { updated_at: now, daily_step_goal: 0, stride_length_cm: null });
+    assert.equal(await update('no-such-user', { display_name: 'X' }, now), undefined);
+  });
+
+  it('sums a series with prepared statements as the Kysely path does, and as the minutes add up', async () => {
+    const db = t.database.db;
+    const stepper = await createUser(t);
+    const start = Date.UTC(2024, 2, 20) / 1000; // spans the DST change of 2024-03-31 in Europe
+    const samples = [];
+    for (let time = start, i = 0; time < start + 20 * DAY; time += 60 * 7, i++) samples.push({ start_time: time - (time % 60), value: (i * 13) % 90 });
+    await upsertSamples(db.kysely, db.dialect, stepper.id, samples);
+    const sums = createStepSums(db);
+    const cases: Array<[string, 'minute' | 'hour' | 'day', number, number]> = [
+      ['UTC', 'day', start, start + 20 * DAY],
+      ['Europe/Berlin', 'day', start, start + 20 * DAY],
+      ['Europe/Berlin', 'hour', start + 10 * DAY, start + 12 * DAY],
+      ['Asia/Kolkata', 'day', start, start + 20 * DAY],
+      ['Asia/Kathmandu', 'hour', start, start + 3 * DAY],
+      ['America/New_York', 'minute', start + 5 * DAY, start + 6 * DAY],
+      ['UTC', 'day', start + 30 * DAY, start + 31 * DAY],
+      ['Asia/Kolkata', 'hour', start, start + 20 * DAY],
+      ['America/St_Johns', 'day', start, start + 20 * DAY],
+    ];
+    assert.ok(cases.some(([z, g, f, e]) => seriesQuery(stepper.id, planBuckets(z, g, f, e)).grouped), 'some cases are summed by the database');
+    assert.ok(cases.some(([z, g, f, e]) => !seriesQuery(stepper.id, planBuckets(z, g, f, e)).grouped), 'some are summed here');
+    for (const [zone, granularity, from, to] of cases) {
+      const plan = planBuckets(zone, granularity, from, to);
+      // Reference: every stored minute added to the bucket it starts in.
+      const reference: number[] = [];
+      for (const sample of samples) {
+        const index = lastIndexAtOrBefore(plan.boundaries, sample.start_time);
+        if (index >= 0 && index < plan.boundaries.length - 1) reference[index] = (reference[index] ?? 0) + sample.value;
+      }
+      const expected = await sumStepsPerBucket(db.kysely, stepper.id, plan);
+      assert.deepEqual(expected, reference, `${zone} ${granularity}: Kysely path against the minutes`);
+      assert.deepEqual(await sums(stepper.id, plan), expected, `${zone} ${granularity}`);
+      assert.deepEqual(await sums(stepper.id, plan), expected, `${zone} ${granularity}, prepared statement reused`);
+    }
+    const total = (await sums(stepper.id, planBuckets('UTC', 'day', start, start + 20 * DAY))).reduce((a, b) => a + (b ?? 0), 0);
+    assert.equal(total, samples.reduce((a, s) => a + s.value, 0));
+  });
+
+  it('keeps the SQL of a series the same whatever the user and times, values bound as parameters', () => {
+    const a = seriesQuery('user-a', planBuckets('UTC', 'day', 1_700_000_000, 1_700_000_000 + 30 * DAY));
+    const b = seriesQuery("user-b' or 1=1 --", planBuckets('UTC', 'day', 1_710_000_000, 1_710_000_000 + 30 * DAY));
+    assert.equal(a.text, b.text);
+    assert.ok(b.values.includes("user-b' or 1=1 --"));
+    assert.doesNotMatch(b.text, /user-b|1710/);
+  });
+});

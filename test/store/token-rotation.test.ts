@@ -1,0 +1,308 @@
+/**
+ * The refresh-rotation store (src/store/refresh-rotation.ts) on each dialect: single use under
+ * contention from two processes sharing the database, all-or-nothing writes, the SQLite fast path
+ * never running inside another request's open transaction, and the token tables' narrower indexes
+ * (deleting a user or an app still ends every token).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { after, before, it } from 'node:test';
+import { revokeAppForUser } from '../../src/domain/grants.js';
+import { registerApp } from '../../src/domain/apps.js';
+import { createRefreshRotation, type Rotation } from '../../src/store/refresh-rotation.js';
+import type { AccessTokenRow, RefreshTokenRow } from '../../src/store/tokens.js';
+import { sweepExpired } from '../../src/store/sweep.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { createUser, type TestUser } from '../support/tokens.js';
+
+const WORKER = new URL('./token-rotation-worker.js', import.meta.url);
+
+interface Subject {
+  user: TestUser;
+  appId: string;
+  grantId: string;
+}
+
+async function subject(t: TestApp, user?: TestUser): Promise<Subject> {
+  const db = t.database.db.kysely;
+  const now = t.clock();
+  const owner = user ?? (await createUser(t));
+  const { app } = await registerApp(db, t.clock, owner.id, {
+    name: 'Rotating App',
+    redirectUris: ['https://app.example.test/callback'],
+    scopes: ['read_profile'],
+    isPublic: false,
+  });
+  const grantId = randomUUID();
+  await db.insertInto('grants')
+    .values({ id: grantId, user_id: owner.id, app_id: app.id, scope: 'read_profile', created_at: now, updated_at: now, last_used_at: null })
+    .execute();
+  return { user: owner, appId: app.id, grantId };
+}
+
+function refreshRow(s: Subject, hash: string, now: number, familyId = `family-${hash}`): RefreshTokenRow {
+  return {
+    token_hash: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
+    expires_at: now + 86400, created_at: now, rotated_at: null, replay_response: null,
+  };
+}
+
+function accessRow(s: Subject, hash: string, now: number, familyId: string): AccessTokenRow {
+  return {
+    token_hash: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
+    expires_at: now + 3600, created_at: now,
+  };
+}
+
+function rotationOf(s: Subject, oldHash: string, now: number, tag: string): Rotation {
+  const familyId = `family-${oldHash}`;
+  return {
+    oldHash,
+    now,
+    replayResponse: `sealed-by-${tag}`,
+    access: accessRow(s, `access-${tag}-${oldHash}`, now, familyId),
+    refresh: refreshRow(s, `refresh-${tag}-${oldHash}`, now, familyId),
+  };
+}
+
+/** Runs `jobs` in another process against the same database; resolves to which ones it won. */
+function startWorker(url: string): { ready: Promise<void>; run(jobs: Rotation[]): Promise<boolean[]> } {
+  const child = spawn(process.execPath, [WORKER.pathname, url], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const next = (): Promise<string> => new Promise((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`rotation worker exited with ${code}`)));
+  });
+  const ready = next().then((line) => assert.equal(line, 'ready'));
+  return {
+    ready,
+    async run(jobs) {
+      const answer = next();
+      child.stdin.write(`${JSON.stringify(jobs)}\n`);
+      return JSON.parse(await answer) as boolean[];
+    },
+  };
+}
+
+forEachDialect('refresh-token rotation store', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect);
+  });
+  after(() => t.close());
+
+  it('rotates a live token once: the pair is stored, a second rotation writes nothing', async () => {
+    const db = t.database.db;
+    const rotation = createRefreshRotation(db);
+    assert.equal(createRefreshRotation(db), rotation, 'one store per database');
+    const s = await subject(t);
+    const now = t.clock();
+    const old = refreshRow(s, `old-${randomUUID()}`, now);
+    await db.kysely.insertInto('refresh_tokens').values(old).execute();
+    assert.deepEqual(await rotation.find(old.token_hash), old);
+    assert.equal(await rotation.find('no-such-token'), undefined);
+
+    const first = rotationOf(s, old.token_hash, now + 5, 'first');
+    assert.equal(await rotation.rotate(first), true);
+    assert.deepEqual(await rotation.find(old.token_hash), { ...old, rotated_at: now + 5, replay_response: 'sealed-by-first' });
+    assert.deepEqual(await rotation.find(first.refresh.token_hash), first.refresh);
+    const access = await db.kysely.selectFrom('access_tokens').selectAll().where('token_hash', '=', first.access.token_hash).executeTakeFirst();
+    assert.deepEqual(access, first.access);
+
+    const second = rotationOf(s, old.token_hash, now + 6, 'second');
+    assert.equal(await rotation.rotate(second), false);
+    assert.equal((await rotation.find(old.token_hash))?.replay_response, 'sealed-by-first', 'the first answer is kept');
+    assert.equal(await rotation.find(second.refresh.token_hash), undefined);
+    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', second.access.token_hash).executeTakeFirst(), undefined);
+  });
+
+  it('refuses an expired or unknown token and writes nothing', async () => {
+    const db = t.database.db;
+    const rotation = createRefreshRotation(db);
+    const s = await subject(t);
+    const now = t.clock();
+    const old = { ...refreshRow(s, `old-${randomUUID()}`, now), expires_at: now + 10 };
+    await db.kysely.insertInto('refresh_tokens').values(old).execute();
+    assert.equal(await rotation.rotate(rotationOf(s, old.token_hash, now + 10, 'late')), false);
+    assert.equal(await rotation.rotate(rotationOf(s, 'unknown-hash', now, 'ghost')), false);
+    assert.equal((await rotation.find(old.token_hash))?.rotated_at, null);
+    const stored = await db.kysely.selectFrom('refresh_tokens').select('token_hash').where('token_hash', 'like', 'refresh-%').where('grant_id', '=', s.grantId).execute();
+    assert.deepEqual(stored, []);
+  });
+
+  it('a failed insert rolls the rotation back (all or nothing)', async () => {
+    const db = t.database.db;
+    const rotation = createRefreshRotation(db);
+    const s = await subject(t);
+    const now = t.clock();
+    const old = refreshRow(s, `old-${randomUUID()}`, now);
+    const taken = refreshRow(s, `taken-${randomUUID()}`, now);
+    await db.kysely.insertInto('refresh_tokens').values([old, taken]).execute();
+    const clash = rotationOf(s, old.token_hash, now, 'clash');
+    clash.refresh = { ...clash.refresh, token_hash: taken.token_hash }; // a primary-key violation
+    await assert.rejects(rotation.rotate(clash));
+    assert.equal((await rotation.find(old.token_hash))?.rotated_at, null, 'the old token is still live');
+    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', clash.access.token_hash).executeTakeFirst(), undefined);
+    assert.equal(await rotation.rotate(rotationOf(s, old.token_hash, now, 'retry')), true);
+  });
+
+  it('rotations asked for together: one winner per token, and a failing one fails alone', async () => {
+    const db = t.database.db;
+    const rotation = createRefreshRotation(db);
+    const s = await subject(t);
+    const now = t.clock();
+    const olds = Array.from({ length: 6 }, () => refreshRow(s, `old-${randomUUID()}`, now));
+    const taken = refreshRow(s, `taken-${randomUUID()}`, now);
+    await db.kysely.insertInto('refresh_tokens').values([...olds, taken]).execute();
+    const clash = rotationOf(s, olds[5]!.token_hash, now, 'clash');
+    clash.refresh = { ...clash.refresh, token_hash: taken.token_hash };
+    // Who wins a token raced by several callers is up to the database (PostgreSQL runs them on
+    // several connections), so each token is checked for exactly one winner, whose answer is kept.
+    const attempts = [
+      ...olds.slice(0, 5).map((old) => rotationOf(s, old.token_hash, now, 'x')),
+      rotationOf(s, olds[0]!.token_hash, now, 'twin'),
+      ...Array.from({ length: 200 }, () => rotationOf(s, olds[1]!.token_hash, now, `crowd-${randomUUID()}`)),
+    ];
+    const [clashResult, ...results] = await Promise.allSettled([rotation.rotate(clash), ...attempts.map((a) => rotation.rotate(a))]);
+    assert.equal(clashResult!.status, 'rejected');
+    for (const old of olds.slice(0, 5)) {
+      const winners = attempts.filter((a, i) => a.oldHash === old.token_hash && results[i]!.status === 'fulfilled' && results[i]!.value === true);
+      assert.equal(winners.length, 1, 'one winner per token');
+      assert.ok(attempts.every((a, i) => a.oldHash !== old.token_hash || results[i]!.status === 'fulfilled'), 'losers are answered false, not failed');
+      assert.equal((await rotation.find(old.token_hash))?.replay_response, winners[0]!.replayResponse);
+      const issued = await db.kysely.selectFrom('refresh_tokens').select('token_hash').where('family_id', '=', `family-${old.token_hash}`).where('token_hash', '!=', old.token_hash).execute();
+      assert.deepEqual(issued.map((r) => r.token_hash), [winners[0]!.refresh.token_hash], 'only the winner stored a new pair');
+    }
+    assert.equal((await rotation.find(olds[5]!.token_hash))?.rotated_at, null, 'the failed rotation left its token live');
+    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', clash.access.token_hash).executeTakeFirst(), undefined);
+  });
+
+  it('two processes rotating the same tokens: each token rotates exactly once, one pair per token', async () => {
+    const db = t.database.db;
+    const s = await subject(t);
+    const now = t.clock();
+    const olds = Array.from({ length: 150 }, () => refreshRow(s, `old-${randomUUID()}`, now));
+    await db.kysely.insertInto('refresh_tokens').values(olds).execute();
+    const a = startWorker(t.database.url);
+    const b = startWorker(t.database.url);
+    await Promise.all([a.ready, b.ready]);
+    const jobsA = olds.map((old) => rotationOf(s, old.token_hash, now + 1, 'a'));
+    const jobsB = olds.map((old) => rotationOf(s, old.token_hash, now + 1, 'b'));
+    const [wonA, wonB] = await Promise.all([a.run(jobsA), b.run(jobsB)]);
+    assert.equal(wonA.length, olds.length);
+    for (let i = 0; i < olds.length; i++) assert.notEqual(wonA[i], wonB[i], `token ${i}: exactly one winner`);
+
+    const rows = await db.kysely.selectFrom('refresh_tokens').selectAll().where('grant_id', '=', s.grantId).execute();
+    const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+    for (let i = 0; i < olds.length; i++) {
+      const winner = wonA[i] ? 'a' : 'b';
+      const loser = wonA[i] ? 'b' : 'a';
+      const old = byHash.get(olds[i]!.token_hash)!;
+      assert.equal(old.rotated_at, now + 1);
+      assert.equal(old.replay_response, `sealed-by-${winner}`);
+      assert.ok(byHash.has(`refresh-${winner}-${old.token_hash}`));
+      assert.ok(!byHash.has(`refresh-${loser}-${old.token_hash}`));
+    }
+    assert.equal(rows.length, 2 * olds.length, 'the old tokens and one successor each');
+    const accessCount = await db.kysely.selectFrom('access_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', s.grantId).executeTakeFirstOrThrow();
+    assert.equal(Number(accessCount.n), olds.length);
+  });
+
+  it('deleting the app, the granting user or the app owner, or revoking the app, still ends every token', async () => {
+    const db = t.database.db.kysely;
+    const now = t.clock();
+    const tokensOf = async (s: Subject) => {
+      const familyId = `family-${randomUUID()}`;
+      await db.insertInto('access_tokens').values(accessRow(s, `a-${randomUUID()}`, now, familyId)).execute();
+      await db.insertInto('refresh_tokens').values(refreshRow(s, `r-${randomUUID()}`, now, familyId)).execute();
+    };
+    const count = async (s: Subject) => {
+      const access = await db.selectFrom('access_tokens').select('token_hash').where('app_id', '=', s.appId).where('user_id', '=', s.user.id).execute();
+      const refresh = await db.selectFrom('refresh_tokens').select('token_hash').where('app_id', '=', s.appId).where('user_id', '=', s.user.id).execute();
+      return access.length + refresh.length;
+    };
+    const bystander = await subject(t);
+    await tokensOf(bystander);
+
+    const byApp = await subject(t);
+    await tokensOf(byApp);
+    await db.deleteFrom('apps').where('id', '=', byApp.appId).execute();
+    assert.equal(await count(byApp), 0, 'app deleted');
+
+    // A user who granted someone else's app.
+    const developer = await subject(t);
+    const walker = await createUser(t);
+    const grantId = randomUUID();
+    await db.insertInto('grants').values({ id: grantId, user_id: walker.id, app_id: developer.appId, scope: 'read_profile', created_at: now, updated_at: now, last_used_at: null }).execute();
+    const walkerGrant: Subject = { user: walker, appId: developer.appId, grantId };
+    await tokensOf(walkerGrant);
+    await tokensOf(developer);
+    await db.deleteFrom('users').where('id', '=', walker.id).execute();
+    assert.equal(await count(walkerGrant), 0, 'granting user deleted');
+    assert.equal(await count(developer), 2, "the developer's own tokens stay");
+    await db.deleteFrom('users').where('id', '=', developer.user.id).execute();
+    assert.equal(await count(developer), 0, 'app owner deleted');
+
+    const revoked = await subject(t);
+    await tokensOf(revoked);
+    assert.equal(await revokeAppForUser(db, revoked.user.id, revoked.appId), true);
+    assert.equal(await count(revoked), 0, 'revoked on the account page');
+
+    assert.equal(await count(bystander), 2);
+  });
+
+  if (dialect === 'sqlite') {
+    it('while a Kysely transaction is open, waits for it instead of running inside it', async () => {
+      const db = t.database.db;
+      const rotation = createRefreshRotation(db);
+      const s = await subject(t);
+      const now = t.clock();
+      const old = refreshRow(s, `old-${randomUUID()}`, now);
+      await db.kysely.insertInto('refresh_tokens').values(old).execute();
+      const uncommitted = refreshRow(s, `uncommitted-${randomUUID()}`, now);
+      let rotated: Promise<boolean> | undefined;
+      let found: Promise<RefreshTokenRow | undefined> | undefined;
+      class Rollback extends Error {}
+      await assert.rejects(
+        db.kysely.transaction().execute(async (trx) => {
+          await trx.insertInto('refresh_tokens').values(uncommitted).execute();
+          assert.ok(db.sqlite!.inTransaction);
+          found = rotation.find(uncommitted.token_hash);
+          rotated = rotation.rotate(rotationOf(s, old.token_hash, now + 1, 'outside'));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw new Rollback();
+        }),
+        Rollback,
+      );
+      assert.equal(await found, undefined, 'never saw the rolled-back row');
+      assert.equal(await rotated, true);
+      assert.equal((await rotation.find(old.token_hash))?.replay_response, 'sealed-by-outside', 'committed on its own');
+    });
+
+    it('the token tables keep the indexes that revocation, the cascade and the sweeper use', async () => {
+      const handle = t.database.db.sqlite!;
+      for (const table of ['access_tokens', 'refresh_tokens']) {
+        const indexes = (handle.prepare(`PRAGMA index_list(${table})`).all() as Array<{ name: string }>).map((i) => i.name).sort();
+        assert.deepEqual(indexes.filter((name) => !name.startsWith('sqlite_autoindex')), [`${table}_expires_idx`, `${table}_family_idx`, `${table}_grant_idx`]);
+        const foreignKeys = handle.prepare(`PRAGMA foreign_key_list(${table})`).all() as Array<{ table: string; from: string; on_delete: string }>;
+        assert.deepEqual(foreignKeys.map((k) => [k.table, k.from, k.on_delete]), [['grants', 'grant_id', 'CASCADE']]);
+        for (const where of ['family_id = ?', 'grant_id = ?', 'expires_at <= ?']) {
+          const plan = (handle.prepare(`EXPLAIN QUERY PLAN DELETE FROM ${table} WHERE ${where}`).all('x') as Array<{ detail: string }>).map((p) => p.detail).join(' ');
+          assert.match(plan, /USING (COVERING )?INDEX/, `${table} ${where}: ${plan}`);
+        }
+      }
+    });
+  }
+
+  it('the sweeper still deletes expired tokens', async () => {
+    const s = await subject(t);
+    const now = t.clock();
+    await t.database.db.kysely.insertInto('access_tokens').values({ ...accessRow(s, `expiring-${randomUUID()}`, now, 'f'), expires_at: now + 1 }).execute();
+    const counts = await sweepExpired(t.database.db.kysely, now + 2);
+    assert.ok(counts.accessTokens >= 1);
+    assert.equal(await t.database.db.kysely.selectFrom('access_tokens').select('token_hash').where('expires_at', '<=', now + 2).executeTakeFirst(), undefined);
+  });
+});

@@ -1,0 +1,64 @@
+/** A Stride app on a clean test database, driven with app.inject() or on a loopback port. */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Dialect } from '../../src/db/database.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
+
+/** A clock tests can move: `clock.advance(3600)`. */
+export interface TestClock {
+  (): number;
+  advance(seconds: number): void;
+  set(seconds: number): void;
+}
+
+export function testClock(start = Math.floor(Date.now() / 1000)): TestClock {
+  let now = start;
+  const clock = (() => now) as TestClock;
+  clock.advance = (seconds) => {
+    now += seconds;
+  };
+  clock.set = (seconds) => {
+    now = seconds;
+  };
+  return clock;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: TestDatabase;
+  config: Config;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+/** `env` overrides the environment the config is read from (e.g. ACCESS_TOKEN_TTL). */
+export async function createTestApp(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  /** Runs before the app is ready, e.g. to add a test-only route. */
+  setup?: (app: FastifyInstance) => void | Promise<void>,
+): Promise<TestApp> {
+  const database = await createTestDatabase(dialect);
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT: 'off',
+    PUBLIC_URL: 'http://stride.test',
+    DATABASE_URL: database.url,
+    ...env,
+  });
+  const clock = testClock();
+  const app = await buildApp({ config, db: database.db, clock });
+  await setup?.(app);
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    clock,
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Test databases: every storage test runs on SQLite, and also on PostgreSQL when
+ * TEST_DATABASE_URL is set. Each test gets a clean database: a new SQLite file, or a new
+ * PostgreSQL schema that is dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe } from 'node:test';
+import pg from 'pg';
+import { openDatabase, type Db, type Dialect } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+export const POSTGRES_URL = process.env.TEST_DATABASE_URL;
+
+export const DIALECTS: Dialect[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestDatabase {
+  db: Db;
+  /** A DATABASE_URL another process (the CLI, a second server) can use to reach the same data. */
+  url: string;
+  /** For PostgreSQL: the schema to put on search_path. */
+  schema?: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  let result: TestDatabase;
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'stride-test-'));
+    const url = `sqlite:${join(dir, 'stride.sqlite')}`;
+    const db = openDatabase(url);
+    result = {
+      db,
+      url,
+      drop: async () => {
+        await db.close().catch(() => undefined); // a test may have closed it already
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } else {
+    if (!POSTGRES_URL) throw new Error('TEST_DATABASE_URL is not set');
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const db = openDatabase(POSTGRES_URL, { schema, poolSize: 4 });
+    const url = new URL(POSTGRES_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    result = {
+      db,
+      url: url.toString(),
+      schema,
+      drop: async () => {
+        await db.close().catch(() => undefined); // a test may have closed it already
+        const client = new pg.Client({ connectionString: POSTGRES_URL });
+        await client.connect();
+        await client.query(`drop schema ${schema} cascade`);
+        await client.end();
+      },
+    };
+  }
+  if (options.migrate !== false) await migrateToLatest(result.db);
+  return result;
+}
+
+/** Declares the suite once per dialect: `forEachDialect('tokens', (dialect) => { it(…) })`. */
+export function forEachDialect(name: string, body: (dialect: Dialect) => void): void {
+  for (const dialect of DIALECTS) {
+    describe(`${name} [${dialect}]`, () => body(dialect));
+  }
+}

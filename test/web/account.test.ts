@@ -1,0 +1,181 @@
+/** The account page: profile with the API's rules, connected apps and revocation; layout and assets. */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { findUserById } from '../../src/store/users.js';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { Browser, createFixture, createOAuthTestApp, formFields, OTHER_REDIRECT_URI, REDIRECT_URI, refresh, type Fixture } from '../oauth/flow.js';
+import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
+
+forEachDialect('account page', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('sends signed-out visitors to sign in, and / to the account page', async () => {
+    const visitor = new Browser(t.app);
+    const page = await visitor.get('/account');
+    assert.equal(page.status, 302);
+    assert.equal(page.location().pathname, '/login');
+    assert.equal(page.location().searchParams.get('return_to'), '/account');
+    assert.equal((await visitor.get('/')).location().pathname, '/account');
+    for (const action of ['/account/profile', `/account/connected-apps/${f.app.id}/revoke`]) {
+      const post = await visitor.post(action, {});
+      assert.equal(post.status, 303, action);
+      assert.equal(post.location().pathname, '/login');
+    }
+  });
+
+  it('lands on /account after signing in, with navigation to Dashboard, Account and Sign out', async () => {
+    const browser = new Browser(t.app);
+    const login = await browser.get('/login');
+    const signedInResponse = await browser.post('/login', { ...formFields(login.body, '/login'), email: f.user.email, password: f.password });
+    assert.equal(signedInResponse.location().pathname, '/account');
+    const page = await browser.get('/account');
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<a href="\/dashboard">Dashboard<\/a>/);
+    assert.match(page.body, /<a href="\/account" aria-current="page">Account<\/a>/);
+    assert.match(page.body, /action="\/logout"/);
+    assert.match(page.body, /No app has access to your account/);
+  });
+
+  it('saves the profile with the API rules', async () => {
+    const user = await newAccount(t, 'Profile Person');
+    const browser = await signedIn(t, user);
+    const saved = await submit(browser, '/account', '/account/profile', {
+      display_name: '  Pat Walker ', timezone: 'europe/berlin', daily_step_goal: '12000', stride_length_cm: '74',
+    });
+    assert.equal(saved.status, 303);
+    assert.equal(saved.location().search, '?saved=profile');
+    const stored = await findUserById(t.database.db.kysely, user.id);
+    assert.equal(stored?.display_name, 'Pat Walker');
+    assert.equal(stored?.timezone, 'Europe/Berlin');
+    assert.equal(Number(stored?.daily_step_goal), 12000);
+    assert.equal(Number(stored?.stride_length_cm), 74);
+    const page = await browser.get('/account?saved=profile');
+    assert.match(page.body, /Your profile is saved/);
+    assert.match(page.body, /value="Europe\/Berlin"/);
+
+    // An empty stride length clears it (null in the API).
+    await submit(browser, '/account', '/account/profile', { display_name: 'Pat', timezone: 'UTC', daily_step_goal: '0', stride_length_cm: '' });
+    assert.equal((await findUserById(t.database.db.kysely, user.id))?.stride_length_cm, null);
+  });
+
+  it('shows each profile error next to its field, keeps the input and saves nothing', async () => {
+    const user = await newAccount(t, 'Careful');
+    const browser = await signedIn(t, user);
+    const response = await submit(browser, '/account', '/account/profile', {
+      display_name: '   ', timezone: 'Mars/Olympus_Mons', daily_step_goal: '12.5', stride_length_cm: '400',
+    });
+    assert.equal(response.status, 400);
+    const expected: Record<string, RegExp> = {
+      display_name: /Display name must not be empty/,
+      timezone: /Time zone must be an IANA time zone name/,
+      daily_step_goal: /Daily step goal must be an integer/,
+      stride_length_cm: /Stride length must be from 30 to 250, got 400/,
+    };
+    for (const [field, message] of Object.entries(expected)) {
+      assert.match(textOf(response.body, `${field}-error`)!, message);
+      assert.match(response.body, new RegExp(`id="${field}"[^>]*aria-describedby="[^"]*${field}-error`), field);
+    }
+    assert.match(response.body, /value="Mars\/Olympus_Mons"/);
+    assert.match(response.body, /value="12.5"/);
+    assert.match(response.body, /value="400"/);
+    assert.equal((await findUserById(t.database.db.kysely, user.id))?.timezone, 'UTC');
+  });
+
+  it('lists connected apps with scopes in plain words, when granted and last used', async () => {
+    const user = await newAccount(t, 'Connected');
+    const browser = await signedIn(t, user);
+    await grantThroughConsent(t, browser, f.app, f.secret, REDIRECT_URI, ['write_activity']);
+    let page = await browser.get('/account');
+    assert.match(page.body, /<h3>Pace Coach<\/h3>/);
+    assert.match(page.body, /Made by Ada Developer/);
+    assert.match(page.body, /See your profile: name, time zone, daily step goal and stride length/);
+    assert.match(page.body, /See your step counts/);
+    assert.doesNotMatch(page.body, /Add and change your step counts/, 'an unticked scope is not listed');
+    assert.match(page.body, /<dt>Allowed<\/dt><dd><time datetime="\d{4}-\d\d-\d\dT/);
+    assert.match(page.body, /<dt>Last used<\/dt><dd>Not yet/);
+
+    const tokens = await grantThroughConsent(t, browser, f.app, f.secret, REDIRECT_URI, ['write_activity']);
+    t.clock.advance(120);
+    assert.equal(await profileStatus(t, tokens.access_token), 200);
+    page = await browser.get('/account');
+    assert.match(page.body, /<dt>Last used<\/dt><dd><time datetime=/);
+  });
+
+  it('revokes an app: its access and refresh tokens stop working, other apps keep theirs', async () => {
+    const user = await newAccount(t, 'Revoker');
+    const browser = await signedIn(t, user);
+    const tokens = await grantThroughConsent(t, browser, f.app, f.secret, OTHER_REDIRECT_URI);
+    const { registerApp } = await import('../../src/domain/apps.js');
+    const other = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+      name: 'Other Coach', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false,
+    });
+    const otherTokens = await grantThroughConsent(t, browser, other.app, other.clientSecret!, REDIRECT_URI);
+
+    const action = `/account/connected-apps/${f.app.id}/revoke`;
+    const revoked = await submit(browser, '/account', action, {});
+    assert.equal(revoked.status, 303);
+    const page = await browser.get(revoked.location().pathname + revoked.location().search);
+    assert.match(page.body, /Pace Coach can no longer access your account/);
+    assert.doesNotMatch(page.body, /<h3>Pace Coach<\/h3>/);
+    assert.match(page.body, /<h3>Other Coach<\/h3>/);
+    assert.equal(await profileStatus(t, tokens.access_token), 401);
+    const refused = await refresh(t, f, tokens.refresh_token);
+    assert.equal(refused.statusCode, 400);
+    assert.equal(refused.json().error, 'invalid_grant');
+    assert.equal(await profileStatus(t, otherTokens.access_token), 200);
+  });
+
+  it('refuses the profile, revoke and sign-out forms without or with a wrong CSRF token (403)', async () => {
+    const user = await newAccount(t, 'Guarded');
+    const browser = await signedIn(t, user);
+    const tokens = await grantThroughConsent(t, browser, f.app, f.secret, REDIRECT_URI);
+    const forms: Array<[string, Record<string, string>]> = [
+      ['/account/profile', { display_name: 'Hijacked', timezone: 'UTC', daily_step_goal: '1', stride_length_cm: '' }],
+      [`/account/connected-apps/${f.app.id}/revoke`, {}],
+      ['/logout', {}],
+    ];
+    for (const [action, fields] of forms) {
+      for (const csrf of [undefined, 'x'.repeat(43)]) {
+        const response = await browser.post(action, csrf === undefined ? fields : { ...fields, csrf_token: csrf });
+        assert.equal(response.status, 403, `${action} with ${csrf}`);
+      }
+    }
+    assert.equal((await findUserById(t.database.db.kysely, user.id))?.display_name, 'Guarded');
+    assert.equal(await profileStatus(t, tokens.access_token), 200);
+    assert.equal((await browser.get('/account')).status, 200, 'still signed in');
+  });
+
+  it('serves the copy script from Stride, and no page has inline scripts or handlers', async () => {
+    const script = await new Browser(t.app).get('/assets/copy.js');
+    assert.equal(script.status, 200);
+    assert.match(String(script.headers['content-type']), /^text\/javascript/);
+    const browser = await signedIn(t, f.developer);
+    for (const path of ['/account', '/dashboard', '/dashboard/apps/new', `/dashboard/apps/${f.app.clientId}`]) {
+      const page = await browser.get(path);
+      assert.equal(page.status, 200, path);
+      const csp = String(page.headers['content-security-policy']);
+      assert.match(csp, /default-src 'self'/);
+      assert.doesNotMatch(csp, /unsafe-inline/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.equal(page.headers['x-frame-options'], 'DENY');
+      assert.match(page.body, /<script src="\/assets\/copy.js" defer><\/script>/);
+      assert.doesNotMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>/, `${path}: inline script`);
+      assert.doesNotMatch(page.body, /\son[a-z]+=/i, `${path}: inline handler`);
+      assert.doesNotMatch(page.body, /https?:\/\/(?!stride\.test)[^"]*\.(css|js)/, `${path}: asset from elsewhere`);
+      // Every visible input has a label.
+      for (const match of page.body.matchAll(/<(input|textarea)\s[^>]*id="([^"]+)"/g)) {
+        const id = match[2]!;
+        if (/type="(checkbox|radio)"/.test(match[0])) continue;
+        assert.match(page.body, new RegExp(`<label for="${id}"`), `${path}: #${id} has no label`);
+      }
+    }
+  });
+});

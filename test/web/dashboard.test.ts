@@ -1,0 +1,251 @@
+/** The developer dashboard: listing, registering, editing (scope-change preview), rotating, deleting. */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { hashCredential } from '../../src/security/secrets.js';
+import { findAppByClientId } from '../../src/store/apps.js';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { Browser, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, refresh, tokenRequest, type Fixture } from '../oauth/flow.js';
+import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
+
+forEachDialect('developer dashboard', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  let developer: Browser;
+  const appPage = () => `/dashboard/apps/${f.app.clientId}`;
+
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+    f = await createFixture(t);
+    developer = await signedIn(t, f.developer);
+  });
+  after(() => t.close());
+
+  it('sends signed-out visitors to sign in and back', async () => {
+    const visitor = new Browser(t.app);
+    for (const path of ['/dashboard', '/dashboard/apps/new', appPage(), `${appPage()}/delete`]) {
+      const response = await visitor.get(path);
+      assert.equal(response.status, 302, path);
+      assert.equal(response.location().pathname, '/login');
+      assert.equal(response.location().searchParams.get('return_to'), path);
+    }
+    const post = await visitor.post('/dashboard/apps', { name: 'X' });
+    assert.equal(post.status, 303);
+    assert.equal(post.location().searchParams.get('return_to'), '/dashboard/apps/new');
+  });
+
+  it('lists only my apps, with their client ids', async () => {
+    const mine = await developer.get('/dashboard');
+    assert.equal(mine.status, 200);
+    assert.match(mine.body, /Pace Coach/);
+    assert.match(mine.body, /Pocket Walker/);
+    assert.ok(mine.body.includes(f.app.clientId));
+    assert.equal(mine.headers['cache-control'], 'no-store');
+    const theirs = await (await signedIn(t, f.user)).get('/dashboard');
+    assert.equal(theirs.status, 200);
+    assert.doesNotMatch(theirs.body, /Pace Coach/);
+    assert.match(theirs.body, /not registered an app yet/);
+  });
+
+  it('registers a confidential app and shows its secret once', async () => {
+    const response = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
+      name: 'Step Sync', description: 'Syncs steps', website_url: 'https://stepsync.example',
+      redirect_uris: 'https://stepsync.example/cb\r\nhttp://localhost:8080/cb\r\n',
+      scopes: ['read_profile', 'read_activity'], client_type: 'confidential',
+    });
+    assert.equal(response.status, 200, response.body.slice(0, 400));
+    const clientId = textOf(response.body, 'client-id')!;
+    const secret = textOf(response.body, 'client-secret')!;
+    assert.ok(clientId && secret);
+    assert.match(response.body, /cannot show it again/);
+    const stored = await findAppByClientId(t.database.db.kysely, clientId);
+    assert.ok(stored);
+    assert.equal(stored.ownerId, f.developer.id);
+    assert.equal(stored.clientSecretHash, hashCredential(secret));
+    assert.deepEqual(stored.redirectUris, ['https://stepsync.example/cb', 'http://localhost:8080/cb']);
+    assert.deepEqual(stored.scopes, ['read_profile', 'read_activity']);
+    assert.equal(stored.description, 'Syncs steps');
+    // The detail page never shows the secret again.
+    const detail = await developer.get(`/dashboard/apps/${clientId}`);
+    assert.equal(detail.status, 200);
+    assert.ok(detail.body.includes(clientId));
+    assert.ok(!detail.body.includes(secret));
+  });
+
+  it('registers one app when the same registration form is sent twice', async () => {
+    const form = await developer.get('/dashboard/apps/new');
+    const fields: Record<string, string> = {
+      ...formFields(form.body, '/dashboard/apps'),
+      name: 'Twice Sent', redirect_uris: 'https://twice.example/cb', scopes: 'read_profile', client_type: 'confidential',
+    };
+    assert.ok(fields.registration_id, 'the form carries a registration id');
+    const first = await developer.post('/dashboard/apps', fields);
+    assert.equal(first.status, 200);
+    const clientId = textOf(first.body, 'client-id')!;
+    const [again, concurrent] = await Promise.all([developer.post('/dashboard/apps', fields), developer.post('/dashboard/apps', fields)]);
+    for (const response of [again, concurrent]) {
+      assert.equal(response.status, 303);
+      assert.equal(response.headers.location, `/dashboard/apps/${clientId}?registered=again`);
+    }
+    const named = await t.database.db.kysely.selectFrom('apps').select('client_id').where('name', '=', 'Twice Sent').execute();
+    assert.deepEqual(named.map((row) => row.client_id), [clientId]);
+    const detail = await developer.get(`/dashboard/apps/${clientId}?registered=again`);
+    assert.match(detail.body, /no second app was made/);
+    const otherForm = await developer.get('/dashboard/apps/new');
+    assert.notEqual(formFields(otherForm.body, '/dashboard/apps').registration_id, fields.registration_id, 'each form has its own id');
+  });
+
+  it('registers a public app without a secret', async () => {
+    const response = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
+      name: 'Phone App', redirect_uris: 'com.example.phone:/cb', scopes: 'read_activity', client_type: 'public',
+    });
+    assert.equal(response.status, 200);
+    assert.equal(textOf(response.body, 'client-secret'), undefined);
+    const stored = await findAppByClientId(t.database.db.kysely, textOf(response.body, 'client-id')!);
+    assert.equal(stored?.isPublic, true);
+    assert.equal(stored?.clientSecretHash, null);
+  });
+
+  it('shows every validation error next to its field and keeps the input', async () => {
+    const before = (await t.database.db.kysely.selectFrom('apps').select('id').execute()).length;
+    const response = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
+      name: '  ', description: 'Kept <description>', website_url: 'ftp://files.example',
+      redirect_uris: 'https://ok.example/cb\nhttp://evil.example/cb', client_type: 'public',
+    });
+    assert.equal(response.status, 400);
+    for (const field of ['name', 'website_url', 'redirect_uris', 'scopes']) {
+      assert.match(response.body, new RegExp(`id="${field}-error" class="field-error"`), field);
+      assert.match(response.body, new RegExp(`aria-describedby="[^"]*${field}-error`), field);
+    }
+    assert.match(textOf(response.body, 'redirect_uris-error')!, /must use https/);
+    assert.match(response.body, /Kept &lt;description&gt;<\/textarea>/);
+    assert.match(response.body, /https:\/\/ok.example\/cb\nhttp:\/\/evil.example\/cb<\/textarea>/);
+    assert.match(response.body, /value="ftp:\/\/files.example"/);
+    assert.match(response.body, /value="public" checked/);
+    assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').execute()).length, before);
+  });
+
+  it('shows an app only to its owner (404 for anyone else, for every action)', async () => {
+    const stranger = await signedIn(t, await newAccount(t, 'Mallory'));
+    assert.equal((await stranger.get(appPage())).status, 404);
+    assert.equal((await stranger.get(`${appPage()}/delete`)).status, 404);
+    assert.equal((await stranger.get('/dashboard/apps/no-such-client')).status, 404);
+    const csrf = formFields((await stranger.get('/dashboard')).body, '/logout').csrf_token!;
+    const edit = await stranger.post(appPage(), { csrf_token: csrf, name: 'Pwned', redirect_uris: REDIRECT_URI, scopes: 'read_profile', confirm_scope_change: 'yes' });
+    const rotate = await stranger.post(`${appPage()}/secret`, { csrf_token: csrf });
+    const remove = await stranger.post(`${appPage()}/delete`, { csrf_token: csrf });
+    assert.deepEqual([edit.status, rotate.status, remove.status], [404, 404, 404]);
+    const stored = await findAppByClientId(t.database.db.kysely, f.app.clientId);
+    assert.equal(stored?.name, 'Pace Coach');
+    assert.equal(stored?.clientSecretHash, hashCredential(f.secret));
+  });
+
+  it('refuses every dashboard form without or with a wrong CSRF token (403), changing nothing', async () => {
+    const target = await findAppByClientId(t.database.db.kysely, f.publicApp.clientId);
+    const forms: Array<[string, Record<string, string>]> = [
+      ['/dashboard/apps', { name: 'No CSRF', redirect_uris: REDIRECT_URI, scopes: 'read_profile', client_type: 'confidential' }],
+      [`/dashboard/apps/${f.publicApp.clientId}`, { name: 'Renamed', redirect_uris: 'com.example.walker:/cb', scopes: 'read_profile', confirm_scope_change: 'yes' }],
+      [`/dashboard/apps/${f.app.clientId}/secret`, {}],
+      [`/dashboard/apps/${f.publicApp.clientId}/delete`, {}],
+    ];
+    for (const [action, fields] of forms) {
+      for (const csrf of [undefined, 'wrong-token']) {
+        const response = await developer.post(action, csrf === undefined ? fields : { ...fields, csrf_token: csrf });
+        assert.equal(response.status, 403, `${action} with ${csrf}`);
+        assert.match(response.body, /CSRF/);
+      }
+    }
+    assert.deepEqual(await findAppByClientId(t.database.db.kysely, f.publicApp.clientId), target);
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.app.clientId))?.clientSecretHash, hashCredential(f.secret));
+    assert.equal((await t.database.db.kysely.selectFrom('apps').where('name', '=', 'No CSRF').selectAll().execute()).length, 0);
+  });
+
+  it('saves settings without a scope change at once, and keeps input on errors', async () => {
+    const page = `/dashboard/apps/${f.publicApp.clientId}`;
+    const saved = await submit(developer, page, page, {
+      name: 'Pocket Walker 2', description: 'New text', website_url: '', redirect_uris: 'com.example.walker:/cb\nhttp://127.0.0.1:9/cb',
+      scopes: ['read_profile', 'read_activity'],
+    });
+    assert.equal(saved.status, 303);
+    assert.equal(saved.location().pathname, page);
+    assert.equal(textOf((await developer.get(saved.location().pathname + saved.location().search)).body, 'notice'), 'Saved.');
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.name, 'Pocket Walker 2');
+
+    const invalid = await submit(developer, page, page, { name: 'Still kept', redirect_uris: 'not a url', scopes: 'read_profile' });
+    assert.equal(invalid.status, 400);
+    assert.match(textOf(invalid.body, 'redirect_uris-error')!, /not an absolute URL/);
+    assert.match(invalid.body, /value="Still kept"/);
+    assert.match(invalid.body, />not a url<\/textarea>/);
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.name, 'Pocket Walker 2');
+  });
+
+  it('previews how many grants a scope change ends, then ends only the differing ones', async () => {
+    const db = t.database.db.kysely;
+    const { app, clientSecret } = await (await import('../../src/domain/apps.js')).registerApp(db, t.clock, f.developer.id, {
+      name: 'Scope Shifter', redirectUris: [REDIRECT_URI], scopes: ['read_profile', 'read_activity', 'write_activity'], isPublic: false,
+    });
+    const full = await newAccount(t, 'Full');
+    const partial = await newAccount(t, 'Partial');
+    const third = await newAccount(t, 'Third');
+    const fullTokens = await grantThroughConsent(t, await signedIn(t, full), app, clientSecret!, REDIRECT_URI);
+    const partialTokens = await grantThroughConsent(t, await signedIn(t, partial), app, clientSecret!, REDIRECT_URI, ['write_activity']);
+    const thirdTokens = await grantThroughConsent(t, await signedIn(t, third), app, clientSecret!, REDIRECT_URI, ['read_activity']);
+    assert.equal(partialTokens.scope, 'read_profile read_activity');
+
+    const page = `/dashboard/apps/${app.clientId}`;
+    const preview = await submit(developer, page, page, {
+      name: 'Scope Shifter', redirect_uris: REDIRECT_URI, scopes: ['read_profile', 'read_activity'],
+    });
+    assert.equal(preview.status, 200);
+    assert.match(textOf(preview.body, 'grants-ended')!, /2 users' grants will end/);
+    // Nothing has changed yet.
+    assert.deepEqual((await findAppByClientId(db, app.clientId))?.scopes, ['read_profile', 'read_activity', 'write_activity']);
+    for (const token of [fullTokens, partialTokens, thirdTokens]) assert.equal(await profileStatus(t, token.access_token), 200);
+
+    const confirm = await developer.post(page, formFields(preview.body, page));
+    assert.equal(confirm.status, 303);
+    assert.equal(confirm.location().searchParams.get('ended'), '2');
+    assert.match(textOf((await developer.get(confirm.location().pathname + confirm.location().search)).body, 'notice')!, /2 users' grants were ended/);
+    assert.deepEqual((await findAppByClientId(db, app.clientId))?.scopes, ['read_profile', 'read_activity']);
+    assert.equal(await profileStatus(t, fullTokens.access_token), 401);
+    assert.equal(await profileStatus(t, thirdTokens.access_token), 401);
+    assert.equal(await profileStatus(t, partialTokens.access_token), 200, 'the grant with the same scope set stays');
+    const refused = await refresh(t, { ...f, app, secret: clientSecret! }, fullTokens.refresh_token);
+    assert.equal(refused.json().error, 'invalid_grant');
+    const kept = await refresh(t, { ...f, app, secret: clientSecret! }, partialTokens.refresh_token);
+    assert.equal(kept.statusCode, 200);
+  });
+
+  it('rotates the secret: shown once, the old one is refused with invalid_client, the new one works', async () => {
+    const browser = await signedIn(t, f.user);
+    const page = appPage();
+    const rotated = await submit(developer, page, `${page}/secret`, {});
+    assert.equal(rotated.status, 200);
+    const newSecret = textOf(rotated.body, 'client-secret')!;
+    assert.ok(newSecret && newSecret !== f.secret);
+    assert.match(rotated.body, /shown only this once/);
+
+    const oldTry = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: f.app.clientId, client_secret: f.secret });
+    assert.equal(oldTry.statusCode, 401);
+    assert.equal(oldTry.json().error, 'invalid_client');
+    const tokens = await grantThroughConsent(t, browser, f.app, newSecret, REDIRECT_URI);
+    assert.equal(await profileStatus(t, tokens.access_token), 200);
+    f.secret = newSecret;
+  });
+
+  it('deletes an app after a confirmation step, revoking every token', async () => {
+    const browser = await signedIn(t, await newAccount(t, 'Doomed'));
+    const tokens = await grantThroughConsent(t, browser, f.app, f.secret, REDIRECT_URI);
+    const confirmation = await developer.get(`${appPage()}/delete`);
+    assert.equal(confirmation.status, 200);
+    assert.match(confirmation.body, /users lose<\/strong> the connection/);
+    assert.ok(await findAppByClientId(t.database.db.kysely, f.app.clientId), 'the confirmation page deletes nothing');
+    const deleted = await developer.post(`${appPage()}/delete`, formFields(confirmation.body, `${appPage()}/delete`));
+    assert.equal(deleted.status, 303);
+    assert.equal(deleted.location().pathname, '/dashboard');
+    assert.match((await developer.get('/dashboard?deleted=1')).body, /The app was deleted/);
+    assert.equal(await findAppByClientId(t.database.db.kysely, f.app.clientId), undefined);
+    assert.equal(await profileStatus(t, tokens.access_token), 401);
+    assert.equal((await developer.get(appPage())).status, 404);
+  });
+});

@@ -1,0 +1,31 @@
+/** `GET /demo/callback`: shows the code and state, escaped, and the curl command to exchange it. */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { createOAuthTestApp } from '../oauth/flow.js';
+
+forEachDialect('demo callback page', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+  });
+  after(() => t.close());
+
+  it('shows code and state escaped, with a curl command for the token exchange', async () => {
+    const response = await t.app.inject({ method: 'GET', url: `/demo/callback?code=sac_abc&state=${encodeURIComponent('<script>x</script>')}` });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /text\/html/);
+    assert.match(response.body, /sac_abc/);
+    assert.doesNotMatch(response.body, /<script>x/);
+    assert.match(response.body, /&lt;script&gt;x&lt;\/script&gt;/);
+    assert.match(response.body, /curl -s -X POST http:\/\/stride\.test\/oauth2\/token/);
+    assert.match(response.body, /redirect_uri=&#39;http:\/\/stride\.test\/demo\/callback&#39;/);
+  });
+
+  it('shows an error sent back instead of a code', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/demo/callback?error=access_denied&error_description=the+user+denied+access' });
+    assert.match(response.body, /access_denied/);
+    assert.doesNotMatch(response.body, /curl/);
+  });
+});

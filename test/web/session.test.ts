@@ -1,0 +1,178 @@
+/** Sign-in, sign-up and sign-out pages: cookies, CSRF, failures that reveal nothing, rate limits. */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { hashCredential } from '../../src/security/secrets.js';
+import { safeReturnTo } from '../../src/web/session.js';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { authorizeUrl, Browser, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, signIn, type Fixture } from '../oauth/flow.js';
+
+forEachDialect('sign-in and sessions', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('sets an HttpOnly, SameSite=Lax, Path=/ session cookie whose value is stored only as a hash', async () => {
+    const browser = new Browser(t.app);
+    const response = await signIn(browser, f.user.email, f.password);
+    assert.equal(response.status, 303);
+    const line = browser.setCookieHeaders.find((l) => l.startsWith('stride_session='))!;
+    assert.match(line, /HttpOnly/i);
+    assert.match(line, /SameSite=Lax/i);
+    assert.match(line, /Path=\//);
+    assert.match(line, new RegExp(`Max-Age=${t.config.sessionTtl}`));
+    assert.doesNotMatch(line, /Secure/i, 'http public URL: no Secure flag');
+    const raw = browser.cookies.get('stride_session')!;
+    const rows = await t.database.db.kysely.selectFrom('sessions').select('id_hash').execute();
+    assert.ok(rows.some((r) => r.id_hash === hashCredential(raw)));
+    assert.ok(!rows.some((r) => r.id_hash === raw));
+  });
+
+  it('issues a new session id at every sign-in and ends the old one', async () => {
+    const browser = new Browser(t.app);
+    await signIn(browser, f.user.email, f.password);
+    const first = browser.cookies.get('stride_session')!;
+    await signIn(new Browser(t.app), f.user.email, f.password);
+    // Signing in again in the same browser (e.g. via the login page) replaces the id.
+    const page = await new Browser(t.app).get('/login');
+    const fields = formFields(page.body, '/login');
+    const again = new Browser(t.app);
+    again.cookies.set('stride_session', first);
+    again.cookies.set('stride_csrf', fields.csrf_token!);
+    const response = await again.post('/login', { ...fields, email: f.user.email, password: f.password });
+    assert.equal(response.status, 303);
+    assert.notEqual(again.cookies.get('stride_session'), first);
+    const old = new Browser(t.app);
+    old.cookies.set('stride_session', first);
+    assert.equal((await old.get(authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI }))).location().pathname, '/login');
+  });
+
+  it('says the same thing for an unknown email and a wrong password', async () => {
+    const unknown = await signIn(new Browser(t.app), 'nobody@example.com', f.password);
+    const wrong = await signIn(new Browser(t.app), f.user.email, 'wrong password');
+    assert.equal(unknown.status, 401);
+    assert.equal(wrong.status, 401);
+    const message = (body: string) => /<p class="error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
+    assert.ok(message(unknown.body));
+    assert.equal(message(unknown.body), message(wrong.body));
+    // The pages differ only in the echoed email and the CSRF token.
+    const strip = (body: string, email: string) => body.replace(/value="[A-Za-z0-9_-]{43}"/g, '').replace(email, '');
+    assert.equal(strip(unknown.body, 'nobody@example.com'), strip(wrong.body, f.user.email));
+  });
+
+  it('refuses a sign-in form without the double-submit CSRF token', async () => {
+    const browser = new Browser(t.app);
+    const page = await browser.get('/login');
+    const fields = formFields(page.body, '/login');
+    const missing = await browser.post('/login', { return_to: '/account', email: f.user.email, password: f.password });
+    assert.equal(missing.status, 403);
+    const wrong = await browser.post('/login', { ...fields, csrf_token: 'x'.repeat(43), email: f.user.email, password: f.password });
+    assert.equal(wrong.status, 403);
+    // A cross-site form cannot know the cookie: no cookie at all is refused too.
+    const noCookie = await new Browser(t.app).post('/login', { ...fields, email: f.user.email, password: f.password });
+    assert.equal(noCookie.status, 403);
+    assert.equal(browser.cookies.has('stride_session'), false);
+  });
+
+  it('never redirects off-site after sign-in (return_to must be a local path)', async () => {
+    for (const evil of ['https://evil.example/', '//evil.example/', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', 'evil.example']) {
+      const response = await signIn(new Browser(t.app), f.user.email, f.password, evil);
+      assert.equal(response.status, 303);
+      assert.equal(response.headers.location, '/account', evil);
+    }
+    const ok = await signIn(new Browser(t.app), f.user.email, f.password, '/oauth2/authorize?client_id=x');
+    assert.equal(ok.headers.location, '/oauth2/authorize?client_id=x');
+    assert.equal(safeReturnTo('/a//b'), '/a//b');
+  });
+
+  it('signs out with POST /logout (CSRF-checked), deleting the session', async () => {
+    const browser = new Browser(t.app);
+    await signIn(browser, f.user.email, f.password);
+    const consent = await browser.get(authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, prompt: 'consent' }));
+    const logoutFields = formFields(consent.body, '/logout');
+    const raw = browser.cookies.get('stride_session')!;
+    const forged = await browser.post('/logout', { csrf_token: 'forged' });
+    assert.equal(forged.status, 403);
+    const response = await browser.post('/logout', logoutFields);
+    assert.equal(response.status, 303);
+    assert.equal(response.headers.location, '/login');
+    assert.equal(browser.cookies.has('stride_session'), false);
+    const row = await t.database.db.kysely.selectFrom('sessions').select('id_hash').where('id_hash', '=', hashCredential(raw)).executeTakeFirst();
+    assert.equal(row, undefined);
+  });
+
+  it('ends a session after SESSION_TTL', async () => {
+    const browser = new Browser(t.app);
+    await signIn(browser, f.user.email, f.password);
+    t.clock.advance(t.config.sessionTtl);
+    const response = await browser.get(authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI }));
+    assert.equal(response.location().pathname, '/login');
+  });
+
+  it('sign-up validates input and refuses a taken email', async () => {
+    const browser = new Browser(t.app);
+    const page = await browser.get('/signup');
+    const fields = formFields(page.body, '/signup');
+    const short = await browser.post('/signup', { ...fields, email: 'short@example.com', password: 'short' });
+    assert.equal(short.status, 400);
+    assert.match(short.body, /at least 8 characters/);
+    const taken = await browser.post('/signup', { ...fields, email: f.user.email.toUpperCase(), password: 'long enough password' });
+    assert.equal(taken.status, 409);
+    assert.equal(browser.cookies.has('stride_session'), false);
+  });
+
+  it('serves the stylesheet itself', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/assets/stride.css' });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /text\/css/);
+  });
+});
+
+forEachDialect('sessions on an https public URL', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { PUBLIC_URL: 'https://stride.example' });
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('marks the session and CSRF cookies Secure', async () => {
+    const browser = new Browser(t.app, 'https://stride.example');
+    await signIn(browser, f.user.email, f.password);
+    for (const name of ['stride_session', 'stride_csrf']) {
+      const line = browser.setCookieHeaders.find((l) => l.startsWith(`${name}=`))!;
+      assert.match(line, /; Secure/i, name);
+    }
+  });
+});
+
+forEachDialect('sign-in rate limit', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '3/min' });
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('answers 429 rate_limited with Retry-After once the limit is spent', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 4; i++) {
+      last = await signIn(new Browser(t.app), f.user.email, 'wrong password');
+      statuses.push(last.status);
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 429]);
+    assert.equal(last!.json().error, 'rate_limited');
+    assert.ok(Number(last!.headers['retry-after']) > 0);
+    // Even the right password is refused while limited.
+    assert.equal((await signIn(new Browser(t.app), f.user.email, f.password)).status, 429);
+    // Other endpoints are not limited by the sign-in counter.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/login' })).statusCode, 200);
+  });
+});
