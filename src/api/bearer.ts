@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from '../errors.js';
-import { hashCredential } from '../security/secrets.js';
+import { tokenKey } from '../security/secrets.js';
 import { createBearerLookup, type BearerGrant, type BearerLookup } from '../store/bearer-lookup.js';
 
 export const REALM = 'stride';
@@ -57,7 +57,7 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     const now = clock();
     let found: ReturnType<BearerLookup['find']>;
     try {
-      found = lookup.find(hashCredential(token), now);
+      found = lookup.find(tokenKey(token), now);
     } catch (error) {
       return done(error as Error);
     }

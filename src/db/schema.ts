@@ -67,7 +67,8 @@ export interface AuthorizationCodeTable {
 }
 
 export interface AccessTokenTable {
-  token_hash: string;
+  /** tokenKey(token): the issue time and the SHA-256 of the token, never the token itself. */
+  token_key: string;
   /** Tokens issued from one authorization code share a family (RFC 9700 §4.14.2). */
   family_id: string;
   /** The only foreign key: deleting the grant (or its user or app) deletes the token. */
@@ -81,7 +82,8 @@ export interface AccessTokenTable {
 }
 
 export interface RefreshTokenTable {
-  token_hash: string;
+  /** tokenKey(token), as for access tokens. */
+  token_key: string;
   family_id: string;
   /** As for access tokens: the only foreign key; app_id and user_id are unindexed copies. */
   grant_id: string;

@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../app.js';
 import { invalidRequest } from '../errors.js';
-import { hashCredential } from '../security/secrets.js';
+import { tokenKey } from '../security/secrets.js';
 import { findAccessToken, findRefreshToken } from '../store/tokens.js';
 import type { AuthenticatedClient } from './client-auth.js';
 
@@ -21,7 +21,7 @@ export async function introspectToken(
   if (!token) throw invalidRequest('token is required');
   const db = ctx.db.kysely;
   const now = ctx.clock();
-  const hash = hashCredential(token);
+  const hash = tokenKey(token);
   const active = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number }, tokenType: string): Introspection =>
     row.app_id === client.app.id && row.expires_at > now
       ? { active: true, scope: row.scope, client_id: client.app.clientId, sub: row.user_id, exp: row.expires_at, iat: row.created_at, token_type: tokenType }

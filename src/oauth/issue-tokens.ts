@@ -1,9 +1,9 @@
 /**
- * Minting an access/refresh token pair and the token response of RFC 6749 §5.1. Only hashes are
- * stored; the raw values exist in the response alone.
+ * Minting an access/refresh token pair and the token response of RFC 6749 §5.1. Only their keys
+ * (tokenKey: issue time and SHA-256) are stored; the raw values exist in the response alone.
  */
 import type { Config } from '../config.js';
-import { hashCredential, newTokenPair } from '../security/secrets.js';
+import { newTokenPair, tokenKey } from '../security/secrets.js';
 import type { AccessTokenRow, RefreshTokenRow } from '../store/tokens.js';
 
 export interface TokenResponse {
@@ -46,10 +46,10 @@ export function mintTokenPair(config: Config, now: number, subject: PairSubject)
       refresh_token: refreshToken,
       scope: subject.scope,
     },
-    access: { ...common, token_hash: hashCredential(accessToken), expires_at: now + config.accessTokenTtl },
+    access: { ...common, token_key: tokenKey(accessToken), expires_at: now + config.accessTokenTtl },
     refresh: {
       ...common,
-      token_hash: hashCredential(refreshToken),
+      token_key: tokenKey(refreshToken),
       expires_at: now + config.refreshTokenTtl,
       rotated_at: null,
       replay_response: null,

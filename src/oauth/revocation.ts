@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../app.js';
 import { invalidRequest } from '../errors.js';
-import { hashCredential } from '../security/secrets.js';
+import { tokenKey } from '../security/secrets.js';
 import { deleteAccessToken, deleteTokenFamily, findAccessToken, findRefreshToken } from '../store/tokens.js';
 import type { AuthenticatedClient } from './client-auth.js';
 
@@ -13,7 +13,7 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
   const db = ctx.db.kysely;
-  const hash = hashCredential(token);
+  const hash = tokenKey(token);
   // The hint only orders the search (§2.1); unknown hints are ignored.
   const lookups = body.token_type_hint === 'refresh_token' ? (['refresh', 'access'] as const) : (['access', 'refresh'] as const);
   for (const kind of lookups) {
@@ -26,7 +26,7 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
     } else {
       const row = await findRefreshToken(db, hash);
       if (row) {
-        if (row.app_id === client.app.id) await deleteTokenFamily(db, row.family_id);
+        if (row.app_id === client.app.id) await deleteTokenFamily(db, row.grant_id, row.family_id);
         return;
       }
     }

@@ -46,15 +46,40 @@ export function freshRandomBytes(size: number): Buffer {
 }
 
 /**
+ * Access and refresh tokens start with the time they were issued: 12 lowercase hex digits of Unix
+ * milliseconds after the prefix, then 256 random bits. The time is not secret (it is the token's
+ * `created_at`); it makes the stored key of each new token sort after the keys of older ones, so
+ * the token tables grow at their ends instead of at a random page of their primary-key index per
+ * insert — a refresh rotation writes a few shared pages instead of several scattered ones.
+ */
+const TIME_DIGITS = 12;
+
+function issuedAtPart(nowMs: number): string {
+  return nowMs.toString(16).padStart(TIME_DIGITS, '0');
+}
+
+/**
  * An access token and a refresh token from 64 fresh random bytes, split in two independent
  * 256-bit halves (the same entropy each as two separate draws).
  */
-export function newTokenPair(): { accessToken: string; refreshToken: string } {
+export function newTokenPair(nowMs: number = Date.now()): { accessToken: string; refreshToken: string } {
   const bytes = freshRandomBytes(2 * CREDENTIAL_BYTES);
+  const issuedAt = issuedAtPart(nowMs);
   return {
-    accessToken: CREDENTIAL_PREFIX.accessToken + bytes.toString('base64url', 0, CREDENTIAL_BYTES),
-    refreshToken: CREDENTIAL_PREFIX.refreshToken + bytes.toString('base64url', CREDENTIAL_BYTES),
+    accessToken: CREDENTIAL_PREFIX.accessToken + issuedAt + bytes.toString('base64url', 0, CREDENTIAL_BYTES),
+    refreshToken: CREDENTIAL_PREFIX.refreshToken + issuedAt + bytes.toString('base64url', CREDENTIAL_BYTES),
   };
+}
+
+/**
+ * The stored key of an access or refresh token: its issue-time digits followed by the SHA-256 of
+ * the whole token (hex). Only this key is stored; finding a token is a primary-key lookup of the
+ * key computed from what the client sent. Anything that is not a well-formed token yields a key
+ * no stored token has.
+ */
+export function tokenKey(token: string): string {
+  const start = CREDENTIAL_PREFIX.accessToken.length; // the refresh-token prefix is as long
+  return token.slice(start, start + TIME_DIGITS) + hashCredential(token);
 }
 
 /** The stored form of a credential: lowercase hex SHA-256 (one-shot `crypto.hash`, no Hash object). */

@@ -39,7 +39,7 @@ const FIND_SQL = `select t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at,
 from access_tokens t
   inner join grants g on g.id = t.grant_id
   inner join users u on u.id = t.user_id
-where t.token_hash = ? and t.expires_at > ?`;
+where t.token_key = ? and t.expires_at > ?`;
 
 const TOUCH_SQL = 'update grants set last_used_at = ? where id = ?';
 

@@ -38,7 +38,7 @@ export interface RefreshRotation {
   rotate(rotation: Rotation): Promise<boolean>;
 }
 
-const REFRESH_COLUMNS = 'token_hash, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, rotated_at, replay_response';
+const REFRESH_COLUMNS = 'token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, rotated_at, replay_response';
 
 const implementations = new WeakMap<Db, RefreshRotation>();
 
@@ -85,21 +85,21 @@ interface Waiting {
 
 function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
   const viaKysely = kyselyRotation(db);
-  const select = handle.prepare<[string], RefreshTokenRow>(`SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_hash = ?`);
+  const select = handle.prepare<[string], RefreshTokenRow>(`SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = ?`);
   const markRotated = handle.prepare<[number, string, string, number]>(
-    'UPDATE refresh_tokens SET rotated_at = ?, replay_response = ? WHERE token_hash = ? AND rotated_at IS NULL AND expires_at > ?',
+    'UPDATE refresh_tokens SET rotated_at = ?, replay_response = ? WHERE token_key = ? AND rotated_at IS NULL AND expires_at > ?',
   );
   const insertAccess = handle.prepare<[string, string, string, string, string, string, number, number]>(
-    'INSERT INTO access_tokens (token_hash, family_id, grant_id, app_id, user_id, scope, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO access_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   // The new refresh token's rotated_at and replay_response are NULL by default.
   const insertRefresh = handle.prepare<[string, string, string, string, string, string, number, number]>(
-    'INSERT INTO refresh_tokens (token_hash, family_id, grant_id, app_id, user_id, scope, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const rotateOne = ({ oldHash, now, replayResponse, access: a, refresh: r }: Rotation): boolean => {
     if (markRotated.run(now, replayResponse, oldHash, now).changes !== 1) return false;
-    insertAccess.run(a.token_hash, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, a.created_at);
-    insertRefresh.run(r.token_hash, r.family_id, r.grant_id, r.app_id, r.user_id, r.scope, r.expires_at, r.created_at);
+    insertAccess.run(a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, a.created_at);
+    insertRefresh.run(r.token_key, r.family_id, r.grant_id, r.app_id, r.user_id, r.scope, r.expires_at, r.created_at);
     return true;
   };
   const rotateAlone = handle.transaction(rotateOne);
@@ -168,18 +168,18 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
 function postgresRotation(pool: pg.Pool): RefreshRotation {
   const find: pg.QueryConfig<[string]> = {
     name: 'stride_refresh_token_find',
-    text: `SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_hash = $1`,
+    text: `SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = $1`,
   };
   const rotateText = `
     WITH rotated AS (
       UPDATE refresh_tokens SET rotated_at = $2, replay_response = $3
-      WHERE token_hash = $1 AND rotated_at IS NULL AND expires_at > $2
+      WHERE token_key = $1 AND rotated_at IS NULL AND expires_at > $2
       RETURNING 1
     ), new_access AS (
-      INSERT INTO access_tokens (token_hash, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
+      INSERT INTO access_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
       SELECT $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::bigint, $2::bigint FROM rotated
     ), new_refresh AS (
-      INSERT INTO refresh_tokens (token_hash, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
+      INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
       SELECT $11::text, $5::text, $6::text, $7::text, $8::text, $12::text, $13::bigint, $2::bigint FROM rotated
     )
     SELECT count(*)::int AS n FROM rotated`;
@@ -195,7 +195,7 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
       const result = await pool.query<{ n: number }>({
         name: 'stride_refresh_token_rotate',
         text: rotateText,
-        values: [oldHash, now, replayResponse, a.token_hash, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, r.token_hash, r.scope, r.expires_at],
+        values: [oldHash, now, replayResponse, a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, r.token_key, r.scope, r.expires_at],
       });
       return result.rows[0]!.n === 1;
     },

@@ -1,5 +1,5 @@
 /**
- * Access and refresh tokens, kept only as SHA-256 hashes. Invalidation is always a DELETE, so the
+ * Access and refresh tokens, kept only as keys made of their issue time and SHA-256 hash. Invalidation is always a DELETE, so the
  * bearer check (one primary-key lookup) sees it on the next request on every process.
  */
 import type { Kysely, Selectable } from 'kysely';
@@ -15,11 +15,11 @@ export async function insertTokenPair(db: Q, access: AccessTokenRow, refresh: Re
 }
 
 export function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | undefined> {
-  return db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return db.selectFrom('access_tokens').selectAll().where('token_key', '=', tokenHash).executeTakeFirst();
 }
 
 export function findRefreshToken(db: Q, tokenHash: string): Promise<RefreshTokenRow | undefined> {
-  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return db.selectFrom('refresh_tokens').selectAll().where('token_key', '=', tokenHash).executeTakeFirst();
 }
 
 /**
@@ -36,19 +36,22 @@ export async function markRefreshTokenRotated(
   const result = await db
     .updateTable('refresh_tokens')
     .set({ rotated_at: now, replay_response: replayResponse })
-    .where('token_hash', '=', tokenHash)
+    .where('token_key', '=', tokenHash)
     .where('rotated_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Ends every access and refresh token descending from one authorization code. */
-export async function deleteTokenFamily(db: Q, familyId: string): Promise<void> {
-  await db.deleteFrom('access_tokens').where('family_id', '=', familyId).execute();
-  await db.deleteFrom('refresh_tokens').where('family_id', '=', familyId).execute();
+/**
+ * Ends every access and refresh token descending from one authorization code. A family lives in
+ * one grant; the rows are found through the grant_id index (there is none on family_id).
+ */
+export async function deleteTokenFamily(db: Q, grantId: string, familyId: string): Promise<void> {
+  await db.deleteFrom('access_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
+  await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
 }
 
 export async function deleteAccessToken(db: Q, tokenHash: string): Promise<void> {
-  await db.deleteFrom('access_tokens').where('token_hash', '=', tokenHash).execute();
+  await db.deleteFrom('access_tokens').where('token_key', '=', tokenHash).execute();
 }

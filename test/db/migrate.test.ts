@@ -64,7 +64,7 @@ forEachDialect('migrations', (dialect) => {
     }).execute();
     await kysely.insertInto('grants').values({ id: 'g1', user_id: 'u1', app_id: 'a1', scope: 'read_profile', created_at: 1, updated_at: 1, last_used_at: null }).execute();
     await kysely.insertInto('access_tokens').values({
-      token_hash: 'h1', family_id: 'f1', grant_id: 'g1', app_id: 'a1', user_id: 'u1', scope: 'read_profile', expires_at: 9, created_at: 1,
+      token_key: 'h1', family_id: 'f1', grant_id: 'g1', app_id: 'a1', user_id: 'u1', scope: 'read_profile', expires_at: 9, created_at: 1,
     }).execute();
     await kysely.deleteFrom('apps').where('id', '=', 'a1').execute();
     const left = await sql<{ n: number }>`select count(*) as n from access_tokens`.execute(kysely);

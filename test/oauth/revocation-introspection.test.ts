@@ -25,11 +25,13 @@ forEachDialect('revocation, introspection and metadata', (dialect) => {
 
   it('revoking a refresh token ends its access tokens too; a token_type_hint is optional', async () => {
     const tokens = await obtainTokens(t, f);
+    const sibling = await obtainTokens(t, f); // another family of the same grant
     const response = await post('/oauth2/revoke', { token: tokens.refresh_token, token_type_hint: 'refresh_token', ...asApp() });
     assert.equal(response.statusCode, 200);
     assert.equal(response.body, '');
     assert.equal(await useToken(t, tokens.access_token), 401);
     assert.equal((await refresh(t, f, tokens.refresh_token)).json().error, 'invalid_grant');
+    assert.equal(await useToken(t, sibling.access_token), 200, 'only the revoked family ends');
 
     const more = await obtainTokens(t, f);
     assert.equal((await post('/oauth2/revoke', { token: more.refresh_token, ...asApp() })).statusCode, 200);

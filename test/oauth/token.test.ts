@@ -93,6 +93,8 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
     // A refresh descends from the same code: its tokens are in the family too.
     const refreshed = (await refresh(t, f, tokens.refresh_token)).json();
     assert.equal(await useToken(t, refreshed.access_token), 200);
+    // Another code of the same user and app (the same grant) starts another family.
+    const otherFamily = (await exchangeCode(t, f, (await obtainCode(t, f)).code)).json();
 
     const second = await exchangeCode(t, f, code);
     assert.equal(second.statusCode, 400);
@@ -100,6 +102,8 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
     assert.equal(await useToken(t, tokens.access_token), 401);
     assert.equal(await useToken(t, refreshed.access_token), 401);
     assert.equal((await refresh(t, f, refreshed.refresh_token)).json().error, 'invalid_grant');
+    assert.equal(await useToken(t, otherFamily.access_token), 200, 'the other family of the grant is untouched');
+    assert.equal((await refresh(t, f, otherFamily.refresh_token)).statusCode, 200);
   });
 
   it('lets only one of several concurrent exchanges of a code succeed', async () => {

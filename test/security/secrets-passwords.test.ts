@@ -4,22 +4,38 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { it } from 'node:test';
 import { argon2Slots, hashPassword, Semaphore, verifyAgainstDummy, verifyPassword } from '../../src/security/passwords.js';
-import { CREDENTIAL_PREFIX, hashCredential, newTokenPair } from '../../src/security/secrets.js';
+import { CREDENTIAL_PREFIX, hashCredential, newTokenPair, tokenKey } from '../../src/security/secrets.js';
 
-it('newTokenPair: two independent 256-bit tokens with their prefixes', () => {
+it('newTokenPair: two independent 256-bit tokens with their prefixes and issue time', () => {
   const seen = new Set<string>();
   for (let i = 0; i < 200; i++) {
+    const before = Date.now();
     const { accessToken, refreshToken } = newTokenPair();
     assert.ok(accessToken.startsWith(CREDENTIAL_PREFIX.accessToken));
     assert.ok(refreshToken.startsWith(CREDENTIAL_PREFIX.refreshToken));
-    const a = Buffer.from(accessToken.slice(4), 'base64url');
-    const r = Buffer.from(refreshToken.slice(4), 'base64url');
+    for (const token of [accessToken, refreshToken]) {
+      const issuedAt = parseInt(token.slice(4, 16), 16);
+      assert.ok(issuedAt >= before && issuedAt <= Date.now(), `issue time in ${token}`);
+    }
+    const a = Buffer.from(accessToken.slice(16), 'base64url');
+    const r = Buffer.from(refreshToken.slice(16), 'base64url');
     assert.equal(a.length, 32);
     assert.equal(r.length, 32);
     assert.ok(!a.equals(r));
     seen.add(accessToken).add(refreshToken);
   }
   assert.equal(seen.size, 400);
+});
+
+it('tokenKey: the issue time then the SHA-256 of the token; later tokens sort after earlier ones', () => {
+  const older = newTokenPair(1_700_000_000_000).refreshToken;
+  const newer = newTokenPair(1_700_000_000_001).refreshToken;
+  assert.equal(tokenKey(older), older.slice(4, 16) + createHash('sha256').update(older).digest('hex'));
+  assert.ok(tokenKey(older) < tokenKey(newer), 'keys grow with the issue time');
+  assert.ok(!tokenKey(older).includes(older.slice(16)), 'the random part is never in the key');
+  // Anything else has a key no issued token has: shorter, or another hash.
+  assert.notEqual(tokenKey('srt_nope').length, tokenKey(older).length);
+  assert.notEqual(tokenKey(older.slice(0, -1) + (older.endsWith('A') ? 'B' : 'A')), tokenKey(older));
 });
 
 it('hashCredential is the hex SHA-256 of the credential', () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { lastIndexAtOrBefore, planBuckets } from '../../src/domain/step-buckets.js';
-import { hashCredential } from '../../src/security/secrets.js';
+import { tokenKey } from '../../src/security/secrets.js';
 import { createBearerLookup, type BearerLookup } from '../../src/store/bearer-lookup.js';
 import { createProfileUpdate } from '../../src/store/profiles.js';
 import { createStepSums, seriesQuery, sumStepsPerBucket } from '../../src/store/step-series.js';
@@ -29,7 +29,7 @@ forEachDialect('resource API hot paths', (dialect) => {
   });
   after(() => t.close());
 
-  const find = async (token: string) => lookup.find(hashCredential(token), t.clock());
+  const find = async (token: string) => lookup.find(tokenKey(token), t.clock());
 
   it('finds a live token with its grant and its user\u2019s profile in one statement', async () => {
     const issued = await issueAccessToken(t, user, ['read_profile', 'read_activity']);
@@ -62,7 +62,7 @@ forEachDialect('resource API hot paths', (dialect) => {
 
     const revoked = await issueAccessToken(t, user, ['read_profile']);
     assert.ok(await find(revoked.token));
-    await db.deleteFrom('access_tokens').where('token_hash', '=', hashCredential(revoked.token)).execute();
+    await db.deleteFrom('access_tokens').where('token_key', '=', tokenKey(revoked.token)).execute();
     assert.equal(await find(revoked.token), undefined, 'token row deleted');
 
     const grantRevoked = await issueAccessToken(t, user, ['read_profile']);

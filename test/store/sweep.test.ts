@@ -19,7 +19,7 @@ forEachDialect('sweeping expired rows', (dialect) => {
     const expired = await issueAccessToken(t, user, ['read_profile'], 10);
     const live = await issueAccessToken(t, user, ['read_profile'], 3600);
     const refresh = (hash: string, grantId: string, appId: string, expiresAt: number) => ({
-      token_hash: hash, family_id: 'f', grant_id: grantId, app_id: appId, user_id: user.id, scope: 'read_profile',
+      token_key: hash, family_id: 'f', grant_id: grantId, app_id: appId, user_id: user.id, scope: 'read_profile',
       expires_at: expiresAt, created_at: now, rotated_at: null, replay_response: null,
     });
     await db.insertInto('refresh_tokens').values([
@@ -39,8 +39,8 @@ forEachDialect('sweeping expired rows', (dialect) => {
     assert.deepEqual(await sweepExpired(db, now), { authorizationCodes: 0, accessTokens: 0, refreshTokens: 0, sessions: 0 });
     assert.deepEqual(await sweepExpired(db, now + 11), { authorizationCodes: 1, accessTokens: 1, refreshTokens: 1, sessions: 1 });
     assert.deepEqual((await db.selectFrom('authorization_codes').select('code_hash').execute()).map((r) => r.code_hash), ['live-code']);
-    assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_hash').execute()).map((r) => r.token_hash), ['live-refresh']);
+    assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').execute()).map((r) => r.token_key), ['live-refresh']);
     assert.deepEqual((await db.selectFrom('sessions').select('id_hash').execute()).map((r) => r.id_hash), ['live-session']);
-    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 1);
+    assert.equal((await db.selectFrom('access_tokens').select('token_key').execute()).length, 1);
   });
 });

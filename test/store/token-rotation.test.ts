@@ -45,14 +45,14 @@ async function subject(t: TestApp, user?: TestUser): Promise<Subject> {
 
 function refreshRow(s: Subject, hash: string, now: number, familyId = `family-${hash}`): RefreshTokenRow {
   return {
-    token_hash: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
+    token_key: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
     expires_at: now + 86400, created_at: now, rotated_at: null, replay_response: null,
   };
 }
 
 function accessRow(s: Subject, hash: string, now: number, familyId: string): AccessTokenRow {
   return {
-    token_hash: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
+    token_key: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
     expires_at: now + 3600, created_at: now,
   };
 }
@@ -102,21 +102,21 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const now = t.clock();
     const old = refreshRow(s, `old-${randomUUID()}`, now);
     await db.kysely.insertInto('refresh_tokens').values(old).execute();
-    assert.deepEqual(await rotation.find(old.token_hash), old);
+    assert.deepEqual(await rotation.find(old.token_key), old);
     assert.equal(await rotation.find('no-such-token'), undefined);
 
-    const first = rotationOf(s, old.token_hash, now + 5, 'first');
+    const first = rotationOf(s, old.token_key, now + 5, 'first');
     assert.equal(await rotation.rotate(first), true);
-    assert.deepEqual(await rotation.find(old.token_hash), { ...old, rotated_at: now + 5, replay_response: 'sealed-by-first' });
-    assert.deepEqual(await rotation.find(first.refresh.token_hash), first.refresh);
-    const access = await db.kysely.selectFrom('access_tokens').selectAll().where('token_hash', '=', first.access.token_hash).executeTakeFirst();
+    assert.deepEqual(await rotation.find(old.token_key), { ...old, rotated_at: now + 5, replay_response: 'sealed-by-first' });
+    assert.deepEqual(await rotation.find(first.refresh.token_key), first.refresh);
+    const access = await db.kysely.selectFrom('access_tokens').selectAll().where('token_key', '=', first.access.token_key).executeTakeFirst();
     assert.deepEqual(access, first.access);
 
-    const second = rotationOf(s, old.token_hash, now + 6, 'second');
+    const second = rotationOf(s, old.token_key, now + 6, 'second');
     assert.equal(await rotation.rotate(second), false);
-    assert.equal((await rotation.find(old.token_hash))?.replay_response, 'sealed-by-first', 'the first answer is kept');
-    assert.equal(await rotation.find(second.refresh.token_hash), undefined);
-    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', second.access.token_hash).executeTakeFirst(), undefined);
+    assert.equal((await rotation.find(old.token_key))?.replay_response, 'sealed-by-first', 'the first answer is kept');
+    assert.equal(await rotation.find(second.refresh.token_key), undefined);
+    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_key').where('token_key', '=', second.access.token_key).executeTakeFirst(), undefined);
   });
 
   it('refuses an expired or unknown token and writes nothing', async () => {
@@ -126,10 +126,10 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const now = t.clock();
     const old = { ...refreshRow(s, `old-${randomUUID()}`, now), expires_at: now + 10 };
     await db.kysely.insertInto('refresh_tokens').values(old).execute();
-    assert.equal(await rotation.rotate(rotationOf(s, old.token_hash, now + 10, 'late')), false);
+    assert.equal(await rotation.rotate(rotationOf(s, old.token_key, now + 10, 'late')), false);
     assert.equal(await rotation.rotate(rotationOf(s, 'unknown-hash', now, 'ghost')), false);
-    assert.equal((await rotation.find(old.token_hash))?.rotated_at, null);
-    const stored = await db.kysely.selectFrom('refresh_tokens').select('token_hash').where('token_hash', 'like', 'refresh-%').where('grant_id', '=', s.grantId).execute();
+    assert.equal((await rotation.find(old.token_key))?.rotated_at, null);
+    const stored = await db.kysely.selectFrom('refresh_tokens').select('token_key').where('token_key', 'like', 'refresh-%').where('grant_id', '=', s.grantId).execute();
     assert.deepEqual(stored, []);
   });
 
@@ -141,12 +141,12 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const old = refreshRow(s, `old-${randomUUID()}`, now);
     const taken = refreshRow(s, `taken-${randomUUID()}`, now);
     await db.kysely.insertInto('refresh_tokens').values([old, taken]).execute();
-    const clash = rotationOf(s, old.token_hash, now, 'clash');
-    clash.refresh = { ...clash.refresh, token_hash: taken.token_hash }; // a primary-key violation
+    const clash = rotationOf(s, old.token_key, now, 'clash');
+    clash.refresh = { ...clash.refresh, token_key: taken.token_key }; // a primary-key violation
     await assert.rejects(rotation.rotate(clash));
-    assert.equal((await rotation.find(old.token_hash))?.rotated_at, null, 'the old token is still live');
-    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', clash.access.token_hash).executeTakeFirst(), undefined);
-    assert.equal(await rotation.rotate(rotationOf(s, old.token_hash, now, 'retry')), true);
+    assert.equal((await rotation.find(old.token_key))?.rotated_at, null, 'the old token is still live');
+    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_key').where('token_key', '=', clash.access.token_key).executeTakeFirst(), undefined);
+    assert.equal(await rotation.rotate(rotationOf(s, old.token_key, now, 'retry')), true);
   });
 
   it('rotations asked for together: one winner per token, and a failing one fails alone', async () => {
@@ -157,27 +157,27 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const olds = Array.from({ length: 6 }, () => refreshRow(s, `old-${randomUUID()}`, now));
     const taken = refreshRow(s, `taken-${randomUUID()}`, now);
     await db.kysely.insertInto('refresh_tokens').values([...olds, taken]).execute();
-    const clash = rotationOf(s, olds[5]!.token_hash, now, 'clash');
-    clash.refresh = { ...clash.refresh, token_hash: taken.token_hash };
+    const clash = rotationOf(s, olds[5]!.token_key, now, 'clash');
+    clash.refresh = { ...clash.refresh, token_key: taken.token_key };
     // Who wins a token raced by several callers is up to the database (PostgreSQL runs them on
     // several connections), so each token is checked for exactly one winner, whose answer is kept.
     const attempts = [
-      ...olds.slice(0, 5).map((old) => rotationOf(s, old.token_hash, now, 'x')),
-      rotationOf(s, olds[0]!.token_hash, now, 'twin'),
-      ...Array.from({ length: 200 }, () => rotationOf(s, olds[1]!.token_hash, now, `crowd-${randomUUID()}`)),
+      ...olds.slice(0, 5).map((old) => rotationOf(s, old.token_key, now, 'x')),
+      rotationOf(s, olds[0]!.token_key, now, 'twin'),
+      ...Array.from({ length: 200 }, () => rotationOf(s, olds[1]!.token_key, now, `crowd-${randomUUID()}`)),
     ];
     const [clashResult, ...results] = await Promise.allSettled([rotation.rotate(clash), ...attempts.map((a) => rotation.rotate(a))]);
     assert.equal(clashResult!.status, 'rejected');
     for (const old of olds.slice(0, 5)) {
-      const winners = attempts.filter((a, i) => a.oldHash === old.token_hash && results[i]!.status === 'fulfilled' && results[i]!.value === true);
+      const winners = attempts.filter((a, i) => a.oldHash === old.token_key && results[i]!.status === 'fulfilled' && results[i]!.value === true);
       assert.equal(winners.length, 1, 'one winner per token');
-      assert.ok(attempts.every((a, i) => a.oldHash !== old.token_hash || results[i]!.status === 'fulfilled'), 'losers are answered false, not failed');
-      assert.equal((await rotation.find(old.token_hash))?.replay_response, winners[0]!.replayResponse);
-      const issued = await db.kysely.selectFrom('refresh_tokens').select('token_hash').where('family_id', '=', `family-${old.token_hash}`).where('token_hash', '!=', old.token_hash).execute();
-      assert.deepEqual(issued.map((r) => r.token_hash), [winners[0]!.refresh.token_hash], 'only the winner stored a new pair');
+      assert.ok(attempts.every((a, i) => a.oldHash !== old.token_key || results[i]!.status === 'fulfilled'), 'losers are answered false, not failed');
+      assert.equal((await rotation.find(old.token_key))?.replay_response, winners[0]!.replayResponse);
+      const issued = await db.kysely.selectFrom('refresh_tokens').select('token_key').where('family_id', '=', `family-${old.token_key}`).where('token_key', '!=', old.token_key).execute();
+      assert.deepEqual(issued.map((r) => r.token_key), [winners[0]!.refresh.token_key], 'only the winner stored a new pair');
     }
-    assert.equal((await rotation.find(olds[5]!.token_hash))?.rotated_at, null, 'the failed rotation left its token live');
-    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', clash.access.token_hash).executeTakeFirst(), undefined);
+    assert.equal((await rotation.find(olds[5]!.token_key))?.rotated_at, null, 'the failed rotation left its token live');
+    assert.equal(await db.kysely.selectFrom('access_tokens').select('token_key').where('token_key', '=', clash.access.token_key).executeTakeFirst(), undefined);
   });
 
   it('two processes rotating the same tokens: each token rotates exactly once, one pair per token', async () => {
@@ -189,22 +189,22 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const a = startWorker(t.database.url);
     const b = startWorker(t.database.url);
     await Promise.all([a.ready, b.ready]);
-    const jobsA = olds.map((old) => rotationOf(s, old.token_hash, now + 1, 'a'));
-    const jobsB = olds.map((old) => rotationOf(s, old.token_hash, now + 1, 'b'));
+    const jobsA = olds.map((old) => rotationOf(s, old.token_key, now + 1, 'a'));
+    const jobsB = olds.map((old) => rotationOf(s, old.token_key, now + 1, 'b'));
     const [wonA, wonB] = await Promise.all([a.run(jobsA), b.run(jobsB)]);
     assert.equal(wonA.length, olds.length);
     for (let i = 0; i < olds.length; i++) assert.notEqual(wonA[i], wonB[i], `token ${i}: exactly one winner`);
 
     const rows = await db.kysely.selectFrom('refresh_tokens').selectAll().where('grant_id', '=', s.grantId).execute();
-    const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+    const byHash = new Map(rows.map((row) => [row.token_key, row]));
     for (let i = 0; i < olds.length; i++) {
       const winner = wonA[i] ? 'a' : 'b';
       const loser = wonA[i] ? 'b' : 'a';
-      const old = byHash.get(olds[i]!.token_hash)!;
+      const old = byHash.get(olds[i]!.token_key)!;
       assert.equal(old.rotated_at, now + 1);
       assert.equal(old.replay_response, `sealed-by-${winner}`);
-      assert.ok(byHash.has(`refresh-${winner}-${old.token_hash}`));
-      assert.ok(!byHash.has(`refresh-${loser}-${old.token_hash}`));
+      assert.ok(byHash.has(`refresh-${winner}-${old.token_key}`));
+      assert.ok(!byHash.has(`refresh-${loser}-${old.token_key}`));
     }
     assert.equal(rows.length, 2 * olds.length, 'the old tokens and one successor each');
     const accessCount = await db.kysely.selectFrom('access_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', s.grantId).executeTakeFirstOrThrow();
@@ -220,8 +220,8 @@ forEachDialect('refresh-token rotation store', (dialect) => {
       await db.insertInto('refresh_tokens').values(refreshRow(s, `r-${randomUUID()}`, now, familyId)).execute();
     };
     const count = async (s: Subject) => {
-      const access = await db.selectFrom('access_tokens').select('token_hash').where('app_id', '=', s.appId).where('user_id', '=', s.user.id).execute();
-      const refresh = await db.selectFrom('refresh_tokens').select('token_hash').where('app_id', '=', s.appId).where('user_id', '=', s.user.id).execute();
+      const access = await db.selectFrom('access_tokens').select('token_key').where('app_id', '=', s.appId).where('user_id', '=', s.user.id).execute();
+      const refresh = await db.selectFrom('refresh_tokens').select('token_key').where('app_id', '=', s.appId).where('user_id', '=', s.user.id).execute();
       return access.length + refresh.length;
     };
     const bystander = await subject(t);
@@ -270,8 +270,8 @@ forEachDialect('refresh-token rotation store', (dialect) => {
         db.kysely.transaction().execute(async (trx) => {
           await trx.insertInto('refresh_tokens').values(uncommitted).execute();
           assert.ok(db.sqlite!.inTransaction);
-          found = rotation.find(uncommitted.token_hash);
-          rotated = rotation.rotate(rotationOf(s, old.token_hash, now + 1, 'outside'));
+          found = rotation.find(uncommitted.token_key);
+          rotated = rotation.rotate(rotationOf(s, old.token_key, now + 1, 'outside'));
           await new Promise((resolve) => setTimeout(resolve, 20));
           throw new Rollback();
         }),
@@ -279,18 +279,18 @@ forEachDialect('refresh-token rotation store', (dialect) => {
       );
       assert.equal(await found, undefined, 'never saw the rolled-back row');
       assert.equal(await rotated, true);
-      assert.equal((await rotation.find(old.token_hash))?.replay_response, 'sealed-by-outside', 'committed on its own');
+      assert.equal((await rotation.find(old.token_key))?.replay_response, 'sealed-by-outside', 'committed on its own');
     });
 
     it('the token tables keep the indexes that revocation, the cascade and the sweeper use', async () => {
       const handle = t.database.db.sqlite!;
       for (const table of ['access_tokens', 'refresh_tokens']) {
         const indexes = (handle.prepare(`PRAGMA index_list(${table})`).all() as Array<{ name: string }>).map((i) => i.name).sort();
-        assert.deepEqual(indexes.filter((name) => !name.startsWith('sqlite_autoindex')), [`${table}_expires_idx`, `${table}_family_idx`, `${table}_grant_idx`]);
+        assert.deepEqual(indexes.filter((name) => !name.startsWith('sqlite_autoindex')), [`${table}_expires_idx`, `${table}_grant_idx`]);
         const foreignKeys = handle.prepare(`PRAGMA foreign_key_list(${table})`).all() as Array<{ table: string; from: string; on_delete: string }>;
         assert.deepEqual(foreignKeys.map((k) => [k.table, k.from, k.on_delete]), [['grants', 'grant_id', 'CASCADE']]);
-        for (const where of ['family_id = ?', 'grant_id = ?', 'expires_at <= ?']) {
-          const plan = (handle.prepare(`EXPLAIN QUERY PLAN DELETE FROM ${table} WHERE ${where}`).all('x') as Array<{ detail: string }>).map((p) => p.detail).join(' ');
+        for (const where of ['grant_id = ? AND family_id = ?', 'grant_id = ?', 'expires_at <= ?']) {
+          const plan = (handle.prepare(`EXPLAIN QUERY PLAN DELETE FROM ${table} WHERE ${where}`).all(...where.split('?').slice(1).map(() => 'x')) as Array<{ detail: string }>).map((p) => p.detail).join(' ');
           assert.match(plan, /USING (COVERING )?INDEX/, `${table} ${where}: ${plan}`);
         }
       }
@@ -303,6 +303,6 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     await t.database.db.kysely.insertInto('access_tokens').values({ ...accessRow(s, `expiring-${randomUUID()}`, now, 'f'), expires_at: now + 1 }).execute();
     const counts = await sweepExpired(t.database.db.kysely, now + 2);
     assert.ok(counts.accessTokens >= 1);
-    assert.equal(await t.database.db.kysely.selectFrom('access_tokens').select('token_hash').where('expires_at', '<=', now + 2).executeTakeFirst(), undefined);
+    assert.equal(await t.database.db.kysely.selectFrom('access_tokens').select('token_key').where('expires_at', '<=', now + 2).executeTakeFirst(), undefined);
   });
 });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { registerApp } from '../../src/domain/apps.js';
 import { formatScopes } from '../../src/oauth/scopes.js';
-import { hashCredential, newCredential } from '../../src/security/secrets.js';
+import { newTokenPair, tokenKey } from '../../src/security/secrets.js';
 import { insertUser } from '../../src/store/users.js';
 import type { TestApp } from './app.js';
 
@@ -57,11 +57,11 @@ export async function issueAccessToken(t: TestApp, user: TestUser, scopes: strin
     .insertInto('grants')
     .values({ id: grantId, user_id: user.id, app_id: app.id, scope, created_at: now, updated_at: now, last_used_at: null })
     .execute();
-  const token = newCredential('accessToken');
+  const token = newTokenPair().accessToken;
   await db
     .insertInto('access_tokens')
     .values({
-      token_hash: hashCredential(token),
+      token_key: tokenKey(token),
       family_id: randomUUID(),
       grant_id: grantId,
       app_id: app.id,

@@ -33,8 +33,8 @@ function checkPkce(code: AuthorizationCode, verifier: string | undefined): void 
 /** Thrown inside the transaction to roll it back when another request consumed the code first. */
 class CodeAlreadyConsumed extends Error {}
 
-async function refuseReuse(ctx: AppContext, codeHash: string): Promise<never> {
-  await deleteTokenFamily(ctx.db.kysely, codeHash);
+async function refuseReuse(ctx: AppContext, grantId: string, codeHash: string): Promise<never> {
+  await deleteTokenFamily(ctx.db.kysely, grantId, codeHash);
   throw invalidGrant('the authorization code was already used; the tokens issued from it are revoked');
 }
 
@@ -51,7 +51,7 @@ export async function handler(
   const code = await findAuthorizationCode(ctx.db.kysely, codeHash);
   // A code of another client is treated as unknown (RFC 6749 §4.1.3), without revoking anything.
   if (!code || code.app_id !== client.app.id) throw invalidGrant('the authorization code is unknown, expired or already used');
-  if (code.consumed_at !== null) return refuseReuse(ctx, codeHash);
+  if (code.consumed_at !== null) return refuseReuse(ctx, code.grant_id, codeHash);
   if (code.expires_at <= now) throw invalidGrant('the authorization code has expired');
   // Seed §4.2/§7: a redirect_uri that is not exactly the one of the request is "access denied".
   if (redirectUri !== code.redirect_uri || !client.app.redirectUris.includes(redirectUri)) {
@@ -74,7 +74,7 @@ export async function handler(
   } catch (error) {
     if (!(error instanceof CodeAlreadyConsumed)) throw error;
     const current = await findAuthorizationCode(ctx.db.kysely, codeHash);
-    if (current?.consumed_at != null) return refuseReuse(ctx, codeHash);
+    if (current?.consumed_at != null) return refuseReuse(ctx, current.grant_id, codeHash);
     throw invalidGrant('the authorization code is unknown, expired or already used');
   }
   return minted.response;

@@ -7,7 +7,7 @@
 import type { AppContext } from '../../app.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { formatScopes, parseScopeString } from '../scopes.js';
-import { hashCredential } from '../../security/secrets.js';
+import { tokenKey } from '../../security/secrets.js';
 import { deleteGrant } from '../../store/grants.js';
 import { createRefreshRotation, type RefreshRotation } from '../../store/refresh-rotation.js';
 import type { AuthenticatedClient } from '../client-auth.js';
@@ -41,7 +41,7 @@ export async function handler(
     throw new ApiError('access_denied', 'redirect_uri does not exactly match a registered redirect URI');
   }
   const now = ctx.clock();
-  const tokenHash = hashCredential(rawToken);
+  const tokenHash = tokenKey(rawToken);
   const rotation = createRefreshRotation(ctx.db);
   const token = await rotation.find(tokenHash);
   if (!token || token.app_id !== client.app.id || token.expires_at <= now) {
@@ -81,7 +81,7 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
   if (!token || token.rotated_at === null) throw invalidGrant('the refresh token is unknown, expired or revoked');
   if (now - token.rotated_at <= ctx.config.refreshReplayWindow && token.replay_response !== null) {
     const payload = openReplay(key, token.replay_response);
-    const successor = payload && (await rotation.find(hashCredential(payload.refresh_token)));
+    const successor = payload && (await rotation.find(tokenKey(payload.refresh_token)));
     if (payload && successor) {
       return {
         access_token: payload.access_token,
