@@ -68,14 +68,19 @@ function readCredentials(body: Record<string, string | undefined>, authorization
     : { clientId: body.client_id, clientSecret: body.client_secret, method: 'client_secret_post' };
 }
 
+/**
+ * `findApp` reads the app of a client id; a grant may pass one that reads more in the same
+ * statement (the refresh grant reads the refresh token with it).
+ */
 export async function authenticateClient(
   db: Db,
   body: Record<string, string | undefined>,
   authorization: string | undefined,
+  findApp: (clientId: string) => Promise<App | undefined> = appByClientIdLookup(db),
 ): Promise<AuthenticatedClient> {
   const credentials = readCredentials(body, authorization);
   const basicTried = credentials.method === 'client_secret_basic';
-  const app = await appByClientIdLookup(db)(credentials.clientId);
+  const app = await findApp(credentials.clientId);
   if (!app) {
     if (credentials.clientSecret !== undefined) constantTimeEqual(hashCredential(credentials.clientSecret), UNKNOWN_CLIENT_HASH);
     throw invalidClient('client authentication failed', basicTried);

@@ -4,16 +4,20 @@
  */
 import type { AppContext } from '../app.js';
 import { ApiError, invalidRequest } from '../errors.js';
-import { authenticateClient, type AuthenticatedClient } from './client-auth.js';
+import { authenticateClient } from './client-auth.js';
 import * as authorizationCode from './grants/authorization-code.js';
 import * as refreshToken from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 
-type GrantHandler = (ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>) => Promise<TokenResponse>;
+type Body = Record<string, string | undefined>;
+/** Authenticates the client (client-auth.ts), then carries out the grant. */
+type GrantExchange = (ctx: AppContext, body: Body, authorization: string | undefined) => Promise<TokenResponse>;
 
-const GRANTS: Record<string, GrantHandler> = {
-  [authorizationCode.grantType]: authorizationCode.handler,
-  [refreshToken.grantType]: refreshToken.handler,
+const GRANTS: Record<string, GrantExchange> = {
+  [authorizationCode.grantType]: async (ctx, body, authorization) =>
+    authorizationCode.handler(ctx, await authenticateClient(ctx.db, body, authorization), body),
+  // Reads the client and the refresh token with one statement.
+  [refreshToken.grantType]: refreshToken.exchange,
 };
 
 export const SUPPORTED_GRANT_TYPES = Object.keys(GRANTS);
@@ -41,8 +45,9 @@ export function formParameters(request: { headers: Record<string, unknown>; body
 export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
   const grantType = body.grant_type;
   if (!grantType) throw invalidRequest('grant_type is required');
-  const handler = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
-  const client = await authenticateClient(ctx.db, body, authorization);
-  if (!handler) throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
-  return handler(ctx, client, body);
+  const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
+  if (grant) return grant(ctx, body, authorization);
+  // An unknown client is told so first (invalid_client), as for every grant.
+  await authenticateClient(ctx.db, body, authorization);
+  throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
 }

@@ -63,7 +63,7 @@ export async function findAppByClientId(db: Q, clientId: string): Promise<App | 
   return row && appFromRow(row);
 }
 
-const APP_COLUMNS =
+export const APP_COLUMNS =
   'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at';
 
 const clientLookups = new WeakMap<Db, (clientId: string) => Promise<App | undefined>>();

@@ -20,6 +20,7 @@
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import type { Db } from '../db/database.js';
+import { APP_COLUMNS, appFromRow, findAppByClientId, type App } from './apps.js';
 import { findRefreshToken, insertTokenPair, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
@@ -32,13 +33,53 @@ export interface Rotation {
   refresh: RefreshTokenRow;
 }
 
+/** What one statement reads for a refresh request: the client, and the token if it exists. */
+export interface ClientAndToken {
+  app: App | undefined;
+  /** Whichever app it belongs to; the caller compares app_id with the authenticated client. */
+  token: RefreshTokenRow | undefined;
+}
+
 export interface RefreshRotation {
   find(tokenHash: string): Promise<RefreshTokenRow | undefined>;
+  /**
+   * The app with `clientId` and the refresh token with `tokenKey` in ONE statement (one round trip
+   * on PostgreSQL, one read transaction on SQLite) — the two reads every refresh request starts with.
+   */
+  findWithClient(clientId: string, tokenKey: string): Promise<ClientAndToken>;
   /** True when this call rotated the (live, unexpired) token and stored the new pair. */
   rotate(rotation: Rotation): Promise<boolean>;
 }
 
 const REFRESH_COLUMNS = 'token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, rotated_at, replay_response';
+
+/** Apps' columns, then the token's (NULLs when there is no such token): APP_COLUMNS, REFRESH_COLUMNS. */
+function clientAndTokenSql(placeholders: [clientId: string, tokenKey: string]): string {
+  // The token's placeholder comes first in the text.
+  const app = APP_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ');
+  const token = REFRESH_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ');
+  return `SELECT ${app}, ${token} FROM apps a LEFT JOIN refresh_tokens r ON r.token_key = ${placeholders[1]} WHERE a.client_id = ${placeholders[0]}`;
+}
+
+type ClientAndTokenValues = [
+  id: string, clientId: string, clientSecretHash: string | null, ownerId: string, name: string, description: string,
+  websiteUrl: string, redirectUris: string, scopes: string, isPublic: number, createdAt: number, updatedAt: number,
+  tokenKey: string | null, familyId: string, grantId: string, appId: string, userId: string, scope: string,
+  expiresAt: number, tokenCreatedAt: number, rotatedAt: number | null, replayResponse: string | null,
+];
+
+function clientAndTokenOf(v: ClientAndTokenValues | undefined): ClientAndToken {
+  if (v === undefined) return { app: undefined, token: undefined };
+  const app = appFromRow({
+    id: v[0], client_id: v[1], client_secret_hash: v[2], owner_id: v[3], name: v[4], description: v[5],
+    website_url: v[6], redirect_uris: v[7], scopes: v[8], is_public: Number(v[9]), created_at: Number(v[10]), updated_at: Number(v[11]),
+  });
+  const token: RefreshTokenRow | undefined = v[12] === null ? undefined : {
+    token_key: v[12], family_id: v[13], grant_id: v[14], app_id: v[15], user_id: v[16], scope: v[17],
+    expires_at: Number(v[18]), created_at: Number(v[19]), rotated_at: v[20] === null ? null : Number(v[20]), replay_response: v[21],
+  };
+  return { app, token };
+}
 
 const implementations = new WeakMap<Db, RefreshRotation>();
 
@@ -56,6 +97,10 @@ export function createRefreshRotation(db: Db): RefreshRotation {
 function kyselyRotation(db: Db): RefreshRotation {
   return {
     find: (tokenHash) => findRefreshToken(db.kysely, tokenHash),
+    async findWithClient(clientId, tokenKey) {
+      const app = await findAppByClientId(db.kysely, clientId);
+      return { app, token: app && (await findRefreshToken(db.kysely, tokenKey)) };
+    },
     async rotate({ oldHash, now, replayResponse, access, refresh }) {
       try {
         await db.kysely.transaction().execute(async (trx) => {
@@ -86,6 +131,7 @@ interface Waiting {
 function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
   const viaKysely = kyselyRotation(db);
   const select = handle.prepare<[string], RefreshTokenRow>(`SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = ?`);
+  const selectClientAndToken = handle.prepare<[string, string], ClientAndTokenValues>(clientAndTokenSql(['?', '?'])).raw(true); // binds (tokenKey, clientId): their order in the SQL
   const markRotated = handle.prepare<[number, string, string, number]>(
     'UPDATE refresh_tokens SET rotated_at = ?, replay_response = ? WHERE token_key = ? AND rotated_at IS NULL AND expires_at > ?',
   );
@@ -152,6 +198,10 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
       if (handle.inTransaction) return viaKysely.find(tokenHash);
       return Promise.resolve(select.get(tokenHash));
     },
+    findWithClient(clientId, tokenKey) {
+      if (handle.inTransaction) return viaKysely.findWithClient(clientId, tokenKey);
+      return Promise.resolve(clientAndTokenOf(selectClientAndToken.get(tokenKey, clientId)));
+    },
     rotate(rotation) {
       return new Promise<boolean>((resolve, reject) => {
         waiting.push({ rotation, resolve, reject });
@@ -170,6 +220,11 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
     name: 'stride_refresh_token_find',
     text: `SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = $1`,
   };
+  const findClientAndToken = {
+    name: 'stride_refresh_client_and_token',
+    text: clientAndTokenSql(['$1', '$2']),
+    rowMode: 'array' as const,
+  };
   const rotateText = `
     WITH rotated AS (
       UPDATE refresh_tokens SET rotated_at = $2, replay_response = $3
@@ -187,6 +242,10 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
     async find(tokenHash) {
       const result = await pool.query<RefreshTokenRow, [string]>({ ...find, values: [tokenHash] });
       return result.rows[0];
+    },
+    async findWithClient(clientId, tokenKey) {
+      const result = await pool.query<ClientAndTokenValues>({ ...findClientAndToken, values: [clientId, tokenKey] });
+      return clientAndTokenOf(result.rows[0]);
     },
     async rotate({ oldHash, now, replayResponse, access: a, refresh: r }) {
       if (a.family_id !== r.family_id || a.grant_id !== r.grant_id || a.app_id !== r.app_id || a.user_id !== r.user_id || a.created_at !== now || r.created_at !== now) {

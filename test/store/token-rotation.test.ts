@@ -23,6 +23,7 @@ const WORKER = new URL('./token-rotation-worker.js', import.meta.url);
 interface Subject {
   user: TestUser;
   appId: string;
+  clientId: string;
   grantId: string;
 }
 
@@ -40,7 +41,7 @@ async function subject(t: TestApp, user?: TestUser): Promise<Subject> {
   await db.insertInto('grants')
     .values({ id: grantId, user_id: owner.id, app_id: app.id, scope: 'read_profile', created_at: now, updated_at: now, last_used_at: null })
     .execute();
-  return { user: owner, appId: app.id, grantId };
+  return { user: owner, appId: app.id, clientId: app.clientId, grantId };
 }
 
 function refreshRow(s: Subject, hash: string, now: number, familyId = `family-${hash}`): RefreshTokenRow {
@@ -117,6 +118,29 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     assert.equal((await rotation.find(old.token_key))?.replay_response, 'sealed-by-first', 'the first answer is kept');
     assert.equal(await rotation.find(second.refresh.token_key), undefined);
     assert.equal(await db.kysely.selectFrom('access_tokens').select('token_key').where('token_key', '=', second.access.token_key).executeTakeFirst(), undefined);
+  });
+
+  it('reads the client and a refresh token with one statement, each missing on its own', async () => {
+    const db = t.database.db;
+    const rotation = createRefreshRotation(db);
+    const s = await subject(t);
+    const other = await subject(t, s.user);
+    const now = t.clock();
+    const mine = refreshRow(s, `mine-${randomUUID()}`, now);
+    const theirs = refreshRow(other, `theirs-${randomUUID()}`, now);
+    await db.kysely.insertInto('refresh_tokens').values([mine, theirs]).execute();
+
+    const both = await rotation.findWithClient(s.clientId, mine.token_key);
+    assert.equal(both.app?.id, s.appId);
+    assert.equal(both.app?.clientId, s.clientId);
+    assert.deepEqual(both.app?.redirectUris, ['https://app.example.test/callback']);
+    assert.deepEqual(both.token, mine);
+    assert.deepEqual(await rotation.findWithClient(s.clientId, theirs.token_key), { app: both.app, token: theirs }, "another app's token is returned as it is: the caller compares app_id");
+    assert.deepEqual(await rotation.findWithClient(s.clientId, 'no-such-token'), { app: both.app, token: undefined });
+    assert.deepEqual(await rotation.findWithClient('no-such-client', mine.token_key), { app: undefined, token: undefined });
+    await rotation.rotate(rotationOf(s, mine.token_key, now + 1, 'seen'));
+    const rotated = (await rotation.findWithClient(s.clientId, mine.token_key)).token;
+    assert.deepEqual(rotated, { ...mine, rotated_at: now + 1, replay_response: 'sealed-by-seen' });
   });
 
   it('refuses an expired or unknown token and writes nothing', async () => {
@@ -237,7 +261,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const walker = await createUser(t);
     const grantId = randomUUID();
     await db.insertInto('grants').values({ id: grantId, user_id: walker.id, app_id: developer.appId, scope: 'read_profile', created_at: now, updated_at: now, last_used_at: null }).execute();
-    const walkerGrant: Subject = { user: walker, appId: developer.appId, grantId };
+    const walkerGrant: Subject = { user: walker, appId: developer.appId, clientId: developer.clientId, grantId };
     await tokensOf(walkerGrant);
     await tokensOf(developer);
     await db.deleteFrom('users').where('id', '=', walker.id).execute();

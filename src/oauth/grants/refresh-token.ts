@@ -10,7 +10,8 @@ import { formatScopes, parseScopeString } from '../scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import { deleteGrant } from '../../store/grants.js';
 import { createRefreshRotation, type RefreshRotation } from '../../store/refresh-rotation.js';
-import type { AuthenticatedClient } from '../client-auth.js';
+import { authenticateClient, type AuthenticatedClient } from '../client-auth.js';
+import type { RefreshTokenRow } from '../../store/tokens.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { openReplay, replayKey, sealReplay } from '../replay.js';
 
@@ -29,10 +30,29 @@ function narrowedScope(granted: string, requested: string | undefined): string {
   return formatScopes(asked);
 }
 
+/**
+ * Client authentication, then the grant. The client lookup also reads the refresh token's row, in
+ * the same statement (findWithClient): one database round trip before the rotation instead of two.
+ */
+export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
+  const rawToken = body.refresh_token;
+  if (!rawToken) return handler(ctx, await authenticateClient(ctx.db, body, authorization), body);
+  const rotation = createRefreshRotation(ctx.db);
+  let token: RefreshTokenRow | undefined;
+  const client = await authenticateClient(ctx.db, body, authorization, async (clientId) => {
+    const found = await rotation.findWithClient(clientId, tokenKey(rawToken));
+    token = found.token;
+    return found.app;
+  });
+  return handler(ctx, client, body, { token });
+}
+
+/** `prefetched`: the refresh token's row, read with the client; without it the row is read here. */
 export async function handler(
   ctx: AppContext,
   client: AuthenticatedClient,
   body: Record<string, string | undefined>,
+  prefetched?: { token: RefreshTokenRow | undefined },
 ): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
   if (!rawToken) throw invalidRequest('refresh_token is required');
@@ -43,7 +63,7 @@ export async function handler(
   const now = ctx.clock();
   const tokenHash = tokenKey(rawToken);
   const rotation = createRefreshRotation(ctx.db);
-  const token = await rotation.find(tokenHash);
+  const token = prefetched ? prefetched.token : await rotation.find(tokenHash);
   if (!token || token.app_id !== client.app.id || token.expires_at <= now) {
     throw invalidGrant('the refresh token is unknown, expired or revoked');
   }
