@@ -35,6 +35,8 @@ export interface SeriesQuery {
   values: unknown[];
   /** Whether the rows are sums per local-clock unit (else stored rows). */
   grouped: boolean;
+  /** Set when coarse rows straddling boundaries are read with corrections (rows: width, t, value). */
+  corrections?: Corrections;
 }
 
 class QueryText {
@@ -77,6 +79,98 @@ function perSpan(q: QueryText, plan: BucketPlan, branch: (index: number) => stri
 interface StoredRows {
   text: string;
   rows: number;
+}
+
+/**
+ * Coarse rows read although bucket boundaries cut through them: each coarse row (a UTC day) counts
+ * for the bucket holding most of it, and every other piece of it is read as finer rows, which are
+ * added to their own bucket and subtracted from that one. A 365-day series in Europe/Berlin then
+ * reads 366 day rows and one or two hour rows per local midnight instead of 8,784 hour rows; in
+ * Asia/Kolkata, 366 day rows and seven finer rows per midnight instead of about 9,100.
+ */
+interface Corrections {
+  coarseWidth: number;
+  coarseFrom: number;
+  coarseTo: number;
+  /** Bucket index each coarse row counts for, by its start; -1 when that piece is outside the series. */
+  coarseBucket: Map<number, number>;
+  /** Starts of the finer rows to read, per width. */
+  finer: Map<number, number[]>;
+  rows: number;
+}
+
+/** Rollup widths finer rows may come from (minutes live in step_samples; not used here). */
+const CORRECTION_WIDTHS = STORED_WIDTHS.filter((width) => width >= 900);
+
+function planCorrections(boundaries: readonly number[], fitting: number): Corrections | undefined {
+  const coarseWidth = STORED_WIDTHS[0];
+  if (fitting < 900 || fitting >= coarseWidth) return undefined;
+  const from = boundaries[0]!;
+  const to = boundaries[boundaries.length - 1]!;
+  const bucketOf = (t: number) => (t < from || t >= to ? -1 : lastIndexAtOrBefore(boundaries, t));
+  const coarseFrom = from - mod(from, coarseWidth);
+  const coarseBucket = new Map<number, number>();
+  const finer = new Map<number, number[]>();
+  let rows = 0;
+  let next = lastIndexAtOrBefore(boundaries, coarseFrom) + 1; // first boundary after coarseFrom
+  for (let day = coarseFrom; day < to; day += coarseWidth) {
+    const cuts = [day];
+    while (next < boundaries.length && boundaries[next]! <= day) next++;
+    for (let i = next; i < boundaries.length && boundaries[i]! < day + coarseWidth; i++) cuts.push(boundaries[i]!);
+    cuts.push(day + coarseWidth);
+    let longest = 0;
+    for (let i = 1; i < cuts.length - 1; i++) if (cuts[i + 1]! - cuts[i]! > cuts[longest + 1]! - cuts[longest]!) longest = i;
+    const majority = bucketOf(cuts[longest]!);
+    coarseBucket.set(day, majority);
+    rows++;
+    for (let i = 0; i < cuts.length - 1; i++) {
+      if (i === longest || bucketOf(cuts[i]!) === majority) continue;
+      // The piece [cuts[i], cuts[i + 1]) as aligned finer rows, largest first.
+      for (let t = cuts[i]!; t < cuts[i + 1]!; ) {
+        const width = CORRECTION_WIDTHS.find((w) => w < coarseWidth && t % w === 0 && t + w <= cuts[i + 1]!)!;
+        let starts = finer.get(width);
+        if (starts === undefined) finer.set(width, (starts = []));
+        starts.push(t);
+        rows++;
+        t += width;
+      }
+    }
+  }
+  return { coarseWidth, coarseFrom, coarseTo: to, coarseBucket, finer, rows };
+}
+
+function correctedRowsSql(q: QueryText, userId: string, c: Corrections): string {
+  const parts = [`select ${literal(c.coarseWidth)} as width, bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+      and width = ${q.param(c.coarseWidth)} and bucket_start >= ${q.param(c.coarseFrom)} and bucket_start < ${q.param(c.coarseTo)}`];
+  for (const [width, starts] of c.finer) {
+    parts.push(`select ${literal(width)} as width, bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+      and width = ${q.param(width)} and bucket_start in (${q.list(starts)})`);
+  }
+  return parts.join(' union all ');
+}
+
+/** Step sums per bucket index from the rows of correctedRowsSql. */
+function correctedSums(plan: BucketPlan, c: Corrections, rows: readonly SeriesRow[]): number[] {
+  const { boundaries } = plan;
+  const from = boundaries[0]!;
+  const to = boundaries[boundaries.length - 1]!;
+  const sums: number[] = [];
+  const add = (index: number | undefined, value: number) => {
+    if (index !== undefined && index >= 0) sums[index] = (sums[index] ?? 0) + value;
+  };
+  for (const row of rows) {
+    const width = Number(row[0]);
+    const t = Number(row[1]);
+    const value = Number(row[2]);
+    const ofCoarse = c.coarseBucket.get(t - mod(t, c.coarseWidth));
+    if (width === c.coarseWidth) {
+      add(ofCoarse, value);
+    } else {
+      add(t < from || t >= to ? -1 : lastIndexAtOrBefore(boundaries, t), value);
+      add(ofCoarse, -value);
+    }
+  }
+  return sums;
 }
 
 /**
@@ -145,6 +239,11 @@ export function seriesQuery(userId: string, plan: BucketPlan): SeriesQuery {
   // Parameters are bound in the order of the text: the select list first, then the rows.
   const rowsOnly = new QueryText();
   const stored = seriesRows(rowsOnly, userId, boundaries);
+  const corrections = planCorrections(boundaries, rollupWidthFor(boundaries));
+  if (corrections && corrections.rows < stored.rows / 2) {
+    const corrected = new QueryText();
+    return { text: correctedRowsSql(corrected, userId, corrections), values: corrected.values, grouped: false, corrections };
+  }
   if (stored.rows <= GROUP_WHEN_ROWS_PER_BUCKET_ABOVE * buckets) {
     return { text: stored.text, values: rowsOnly.values, grouped: false };
   }
@@ -187,9 +286,10 @@ function sumsPerBucket(plan: BucketPlan, grouped: boolean, rows: readonly Series
 /** Step sums per bucket index of `plan`, through Kysely (the statement is the same). */
 export async function sumStepsPerBucket(db: Kysely<Database>, userId: string, plan: BucketPlan): Promise<number[]> {
   if (plan.boundaries.length < 2) return [];
-  const { text, values, grouped } = seriesQuery(userId, plan);
+  const { text, values, grouped, corrections } = seriesQuery(userId, plan);
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const { rows } = await db.executeQuery<Record<string, number | string>>(CompiledQuery.raw(postgres ? numberedPlaceholders(text) : text, values));
+  if (corrections) return correctedSums(plan, corrections, rows.map((row) => [row.width!, row.t!, row.value!]));
   return sumsPerBucket(plan, grouped, rows.map((row) => (grouped ? [row.span!, row.unit_start!, row.steps!] : [row.t!, row.value!])));
 }
 
@@ -208,13 +308,14 @@ export function createStepSums(db: Db): StepSums {
     const statements = new Map<string, Statement>();
     return (userId, plan) => {
       if (plan.boundaries.length < 2) return [];
-      const { text, values, grouped } = seriesQuery(userId, plan);
+      const { text, values, grouped, corrections } = seriesQuery(userId, plan);
       let statement = statements.get(text);
       if (statement === undefined) {
         statement = sqlite.prepare(text).raw(true);
         if (statements.size < MAX_PREPARED_SHAPES) statements.set(text, statement);
       }
-      return sumsPerBucket(plan, grouped, statement.all(...values) as SeriesRow[]);
+      const rows = statement.all(...values) as SeriesRow[];
+      return corrections ? correctedSums(plan, corrections, rows) : sumsPerBucket(plan, grouped, rows);
     };
   }
   const pool = db.pool;
@@ -237,6 +338,6 @@ export function createStepSums(db: Db): StepSums {
       values: query.values,
       rowMode: 'array',
     });
-    return sumsPerBucket(plan, query.grouped, result.rows);
+    return query.corrections ? correctedSums(plan, query.corrections, result.rows) : sumsPerBucket(plan, query.grouped, result.rows);
   };
 }
