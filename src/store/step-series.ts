@@ -2,7 +2,8 @@
  * Summing stored steps into local-clock buckets with ONE query per series, whose cost depends on
  * the range and not on the length of the user's history: an index range scan of the primary key
  * (user_id, width, bucket_start) of the coarsest rollup that fits the buckets — or of
- * step_samples (user_id, minute_start) for minute buckets — grouped by the database.
+ * step_samples (user_id, minute_start) for minute buckets — grouped by the database. Daily series
+ * in zones other than UTC read the day rollups with corrections instead (see Corrections below).
  *
  * Rows are grouped by the local-clock unit their start falls in, per UTC offset span: within a
  * span of one offset the unit of an instant t is floor((t + offset) / unit). Each group then lands
