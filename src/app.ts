@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
@@ -41,7 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     genReqId: () => randomUUID(),
     // One access-log line per request (below) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Both `/oauth2/token` and `/oauth2/token/` are served (seed §4).

@@ -28,6 +28,33 @@ forEachDialect('stride serve', (dialect) => {
   });
 });
 
+it('logs one JSON line per request at info, with its request id and without codes or tokens', async () => {
+  const port = await freePort();
+  const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'stride-log-')), 'stride.sqlite')}`;
+  const server = await startServer(port, { DATABASE_URL: url, LOG_LEVEL: 'info' });
+  let stdout = '';
+  server.stdout!.on('data', (chunk) => (stdout += chunk));
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/nothing-here?code=sac_secret&state=s1`, { headers: { authorization: 'Bearer sat_secret' } });
+    assert.equal(response.status, 404);
+    const requestId = response.headers.get('x-request-id')!;
+    const deadline = Date.now() + 5000;
+    const linesOf = () => stdout.split('\n').filter((line) => line.includes(requestId)).map((line) => JSON.parse(line) as Record<string, unknown>);
+    while (linesOf().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const lines = linesOf();
+    assert.equal(lines.length, 1, `one line for the request: ${JSON.stringify(lines)}`);
+    assert.equal(lines[0]!.msg, 'request completed');
+    assert.equal(lines[0]!.reqId, requestId);
+    assert.equal(lines[0]!.status, 404);
+    assert.match(JSON.stringify(lines[0]), /code=\[redacted\]&state=s1/);
+    assert.doesNotMatch(stdout, /sac_secret|sat_secret/);
+  } finally {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  }
+});
+
 it('refuses to start with a bad setting, naming it in one line', async () => {
   const run = await runCli(['serve'], { PORT: 'abc' });
   assert.equal(run.code, 1);
