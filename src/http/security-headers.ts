@@ -1,15 +1,16 @@
 /**
  * Security headers on every response (SPEC §6), fixed at start-up and set by one hook.
  *
- * Pages, the OAuth endpoints and everything else outside the resource API get the headers
+ * Pages, the authorization endpoint and everything else outside the resource API and the
+ * client endpoints (token, revocation, introspection) get the headers
  * @fastify/helmet sends with the options below (test/http/security-headers.test.ts holds the two
  * equal). Pages cannot be framed (CSP frame-ancestors 'none' and X-Frame-Options DENY). There is
  * deliberately no `form-action` directive: Chromium applies it to the redirect that follows the
  * consent form, which goes to the app's own redirect URI on another origin.
  *
- * The resource API answers JSON to programs, never a document a browser renders, so the headers
- * meant for pages (framing, cross-origin isolation, download and DNS-prefetch switches) do not
- * apply there. Its answers get a small fixed set: no MIME sniffing, never cached (they carry a
+ * The resource API and the client endpoints answer JSON to programs, never a document a browser
+ * renders, so the headers meant for pages (framing, cross-origin isolation, download and
+ * DNS-prefetch switches) do not apply there. Their answers get a small fixed set: no MIME sniffing, never cached (they carry a
  * person's data), and a CSP that forbids everything should one be opened as a document anyway.
  */
 import type { FastifyInstance } from 'fastify';

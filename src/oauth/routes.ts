@@ -10,6 +10,7 @@ import { currentSession } from '../web/session.js';
 import { isValidSessionCsrf } from '../web/csrf.js';
 import { renderConsent } from '../web/pages/consent.js';
 import { rateLimitConfig } from '../http/rate-limit.js';
+import { useApiSecurityHeaders } from '../http/security-headers.js';
 import {
   approveAuthorization,
   checkAuthorizationRequest,
@@ -65,6 +66,17 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
     if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
     return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
   });
+
+  // Token, revocation and introspection answer programs, never browsers: the API's header set.
+  await app.register(async (endpoints) => {
+    useApiSecurityHeaders(endpoints);
+    await clientEndpoints(endpoints);
+  });
+}
+
+/** RFC 6749 §3.2, RFC 7009 §2 and RFC 7662 §2: form-encoded requests from clients, JSON answers. */
+async function clientEndpoints(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
 
   app.post('/oauth2/token', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);

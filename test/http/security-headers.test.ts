@@ -42,12 +42,11 @@ describe('security headers', () => {
       });
       after(() => t.close());
 
-      it('keeps the page set on pages, OAuth endpoints, health checks and unknown paths', async () => {
+      it('keeps the page set on pages, the authorization endpoint, metadata, health checks and unknown paths', async () => {
         const responses = [
           await t.app.inject({ method: 'GET', url: '/login' }),
           await t.app.inject({ method: 'GET', url: '/signup' }),
           await t.app.inject({ method: 'GET', url: '/oauth2/authorize?client_id=nope' }),
-          await t.app.inject({ method: 'POST', url: '/oauth2/token', payload: 'grant_type=password', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
           await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' }),
           await t.app.inject({ method: 'GET', url: '/healthz' }),
           await t.app.inject({ method: 'GET', url: '/no/such/page' }),
@@ -75,6 +74,23 @@ describe('security headers', () => {
           for (const name of PAGE_ONLY) assert.equal(response.headers[name], undefined, name);
         }
         assert.equal(responses[0]!.headers['cache-control'], 'no-store');
+      });
+
+      it('gives the token, revocation and introspection endpoints the API set, errors included', async () => {
+        const form = { 'content-type': 'application/x-www-form-urlencoded' };
+        const responses = [
+          await t.app.inject({ method: 'POST', url: '/oauth2/token', payload: 'grant_type=password', headers: form }),
+          await t.app.inject({ method: 'POST', url: '/oauth2/token/', payload: 'grant_type=refresh_token&client_id=nope&client_secret=x&refresh_token=y', headers: form }),
+          await t.app.inject({ method: 'POST', url: '/oauth2/revoke', payload: 'token=x', headers: form }),
+          await t.app.inject({ method: 'POST', url: '/oauth2/introspect', payload: 'token=x', headers: form }),
+          await t.app.inject({ method: 'POST', url: '/oauth2/token', payload: '{}', headers: { 'content-type': 'application/json' } }),
+        ];
+        assert.deepEqual(responses.map((r) => r.statusCode), [401, 401, 401, 401, 415]);
+        for (const response of responses) {
+          const { pragma: _pragma, 'x-ratelimit-limit': _l, 'x-ratelimit-remaining': _r, 'x-ratelimit-reset': _s, ...headers } = securityHeadersOf(response.headers);
+          assert.deepEqual(headers, { ...apiSecurityHeaders(https) }, `${response.statusCode} ${response.body}`);
+          for (const name of PAGE_ONLY) assert.equal(response.headers[name], undefined, name);
+        }
       });
     });
   }
