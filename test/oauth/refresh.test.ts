@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { createFixture, createOAuthTestApp, obtainTokens, refresh, REDIRECT_URI, useToken, type Fixture } from './flow.js';
+import { createFixture, createOAuthTestApp, obtainTokens, refresh, REDIRECT_URI, tokenRequest, useToken, type Fixture } from './flow.js';
 
 forEachDialect('token endpoint: refresh_token grant', (dialect) => {
   let t: TestApp;
@@ -94,6 +94,20 @@ forEachDialect('token endpoint: refresh_token grant', (dialect) => {
     // redirect_uri is optional; sent exactly, it is accepted (seed §4.2).
     const ok = await refresh(t, f, tokens.refresh_token, { redirect_uri: REDIRECT_URI });
     assert.equal(ok.statusCode, 200);
+  });
+
+  it('asks for a missing refresh_token only once the client is authenticated; a wrong secret never reads the token', async () => {
+    const missing = await tokenRequest(t, { grant_type: 'refresh_token', client_id: f.app.clientId, client_secret: f.secret });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().error, 'invalid_request');
+    const unknownClient = await tokenRequest(t, { grant_type: 'refresh_token', client_id: 'nope', client_secret: 'x' });
+    assert.equal(unknownClient.statusCode, 401);
+    assert.equal(unknownClient.json().error, 'invalid_client');
+    const tokens = await obtainTokens(t, f);
+    const wrongSecret = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: f.app.clientId, client_secret: 'scs_wrong' });
+    assert.equal(wrongSecret.statusCode, 401);
+    assert.equal(wrongSecret.json().error, 'invalid_client');
+    assert.equal((await refresh(t, f, tokens.refresh_token)).statusCode, 200, 'the token was not spent by the refused request');
   });
 
   it('may narrow the scope of the new access token, never widen it', async () => {

@@ -36,34 +36,35 @@ function narrowedScope(granted: string, requested: string | undefined): string {
  */
 export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
-  if (!rawToken) return handler(ctx, await authenticateClient(ctx.db, body, authorization), body);
+  if (!rawToken) {
+    await authenticateClient(ctx.db, body, authorization); // an unknown client hears invalid_client first
+    throw invalidRequest('refresh_token is required');
+  }
   const rotation = createRefreshRotation(ctx.db);
+  const tokenHash = tokenKey(rawToken);
   let token: RefreshTokenRow | undefined;
   const client = await authenticateClient(ctx.db, body, authorization, async (clientId) => {
-    const found = await rotation.findWithClient(clientId, tokenKey(rawToken));
+    const found = await rotation.findWithClient(clientId, tokenHash);
     token = found.token;
     return found.app;
   });
-  return handler(ctx, client, body, { token });
+  return rotate(ctx, rotation, client, body, rawToken, tokenHash, token);
 }
 
-/** `prefetched`: the refresh token's row, read with the client; without it the row is read here. */
-export async function handler(
+async function rotate(
   ctx: AppContext,
+  rotation: RefreshRotation,
   client: AuthenticatedClient,
   body: Record<string, string | undefined>,
-  prefetched?: { token: RefreshTokenRow | undefined },
+  rawToken: string,
+  tokenHash: string,
+  token: RefreshTokenRow | undefined,
 ): Promise<TokenResponse> {
-  const rawToken = body.refresh_token;
-  if (!rawToken) throw invalidRequest('refresh_token is required');
   // Seed §4.2: redirect_uri is optional here, but when sent it must match a registered one exactly.
   if (body.redirect_uri !== undefined && !client.app.redirectUris.includes(body.redirect_uri)) {
     throw new ApiError('access_denied', 'redirect_uri does not exactly match a registered redirect URI');
   }
   const now = ctx.clock();
-  const tokenHash = tokenKey(rawToken);
-  const rotation = createRefreshRotation(ctx.db);
-  const token = prefetched ? prefetched.token : await rotation.find(tokenHash);
   if (!token || token.app_id !== client.app.id || token.expires_at <= now) {
     throw invalidGrant('the refresh token is unknown, expired or revoked');
   }
