@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { findAppByClientId, type App } from '../store/apps.js';
 import { insertAuthorizationCode } from '../store/codes.js';
-import { findGrant, upsertGrant, type Grant } from '../store/grants.js';
+import { deleteGrantCredentialsWithScopes, findGrant, upsertGrant, type Grant } from '../store/grants.js';
 import { findUserById } from '../store/users.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { requestedRedirectUri } from './redirect-uri.js';
@@ -145,7 +145,13 @@ export async function approveAuthorization(
   const scope = formatScopes(grantedScopes);
   const code = newCredential('authorizationCode');
   await ctx.db.kysely.transaction().execute(async (trx) => {
+    const previous = await findGrant(trx, userId, request.app.id);
     const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope }, now);
+    // Consent given again with fewer scopes takes effect now, not when old tokens expire.
+    if (previous) {
+      const dropped = parseScopeString(previous.scope).filter((name) => !grantedScopes.includes(name));
+      await deleteGrantCredentialsWithScopes(trx, grantId, dropped);
+    }
     await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));
   });
   return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });

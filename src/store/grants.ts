@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, GrantTable } from '../db/schema.js';
 
 type Q = Kysely<Database>;
@@ -36,6 +36,24 @@ export async function deleteGrantsWithOtherScope(db: Q, appId: string, scope: st
     .where('scope', '!=', scope)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * A user narrowed their consent: the grant's codes not yet exchanged and its access and refresh
+ * tokens that carry any of `dropped` end now (on every process: the rows are deleted). Tokens whose
+ * scopes are all still granted keep working. Scope strings are space-separated scope names; the
+ * names are matched as whole words (`_` escaped, since LIKE reads it as a wildcard).
+ */
+export async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, dropped: readonly string[]): Promise<void> {
+  if (dropped.length === 0) return;
+  const carriesDropped = dropped.map((scope) => {
+    const pattern = `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`;
+    return sql<boolean>`(' ' || scope || ' ') like ${pattern} escape '\\'`;
+  });
+  const anyDropped = sql<boolean>`(${sql.join(carriesDropped, sql` or `)})`;
+  await db.deleteFrom('access_tokens').where('grant_id', '=', grantId).where(anyDropped).execute();
+  await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where(anyDropped).execute();
+  await db.deleteFrom('authorization_codes').where('grant_id', '=', grantId).where('consumed_at', 'is', null).where(anyDropped).execute();
 }
 
 /**

@@ -11,10 +11,13 @@ import {
   createOAuthTestApp,
   exchangeCode,
   formFields,
+  obtainCode,
   OTHER_REDIRECT_URI,
   pkce,
   REDIRECT_URI,
+  refresh,
   signIn,
+  useToken,
   type Fixture,
 } from './flow.js';
 
@@ -187,6 +190,32 @@ forEachDialect('authorization endpoint', (dialect) => {
     assert.equal(more.status, 200, 'a wider scope set asks again');
     const forced = await other.get(authorizeUrl({ ...params, prompt: 'consent' }));
     assert.equal(forced.status, 200, 'prompt=consent always asks');
+  });
+
+  it('consent given again with fewer scopes ends the codes and tokens that carry a dropped scope, at once', async () => {
+    const both = { scope: 'read_profile read_activity', prompt: 'consent' };
+    const first = await obtainCode(t, f, both);
+    const wide = (await exchangeCode(t, f, first.code)).json();
+    assert.equal(wide.scope, 'read_profile read_activity');
+    // A narrowed access token (RFC 6749 §6); its refresh token keeps the full scope.
+    const narrow = (await refresh(t, f, wide.refresh_token, { scope: 'read_profile' })).json();
+    assert.equal(narrow.scope, 'read_profile');
+    const pending = await obtainCode(t, f, both, first.browser);
+
+    const url = authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, state: 'narrow', ...both });
+    const narrowed = await authorizeAndAllow(first.browser, url, { untick: ['read_activity'] });
+    assert.equal(await useToken(t, wide.access_token), 401, 'an access token with a dropped scope ends');
+    assert.equal(await useToken(t, narrow.access_token), 200, 'one whose scopes are all still granted keeps working');
+    assert.equal((await refresh(t, f, narrow.refresh_token)).json().error, 'invalid_grant', 'the refresh token carried the dropped scope');
+    assert.equal((await exchangeCode(t, f, pending.code)).json().error, 'invalid_grant', 'so did the code not yet exchanged');
+    const fresh = (await exchangeCode(t, f, narrowed.searchParams.get('code')!)).json();
+    assert.equal(fresh.scope, 'read_profile');
+
+    // Giving more again ends nothing.
+    const widened = await authorizeAndAllow(first.browser, authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, state: 'wide', ...both }));
+    assert.ok(widened.searchParams.get('code'));
+    assert.equal(await useToken(t, fresh.access_token), 200);
+    assert.equal((await refresh(t, f, fresh.refresh_token)).statusCode, 200);
   });
 
   it('serves the authorize and consent pages with frame-blocking and CSP headers', async () => {
