@@ -10,8 +10,9 @@
  *
  * The resource API and the client endpoints answer JSON to programs, never a document a browser
  * renders, so the headers meant for pages (framing, cross-origin isolation, download and
- * DNS-prefetch switches) do not apply there. Their answers get a small fixed set: no MIME sniffing, never cached (they carry a
- * person's data), and a CSP that forbids everything should one be opened as a document anyway.
+ * DNS-prefetch switches) do not apply there. Their answers get a small fixed set: no MIME
+ * sniffing, never cached (they carry a person's data or credentials), and a CSP that forbids
+ * everything should one be opened as a document anyway.
  */
 import type { FastifyInstance } from 'fastify';
 

@@ -15,7 +15,7 @@ import type { Statement } from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan } from '../domain/step-buckets.js';
+import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../domain/step-buckets.js';
 import { numberedPlaceholders } from './bearer-lookup.js';
 
 /**
@@ -108,8 +108,10 @@ function planCorrections(boundaries: readonly number[], fitting: number): Correc
   if (fitting < 900 || fitting >= coarseWidth) return undefined;
   const from = boundaries[0]!;
   const to = boundaries[boundaries.length - 1]!;
-  const bucketOf = (t: number) => (t < from || t >= to ? -1 : lastIndexAtOrBefore(boundaries, t));
   const coarseFrom = from - mod(from, coarseWidth);
+  // Finer buckets than coarse rows (an hourly series) leave nothing to save: no plan is made.
+  if (boundaries.length - 1 > Math.ceil((to - coarseFrom) / coarseWidth)) return undefined;
+  const bucketOf = (t: number) => (t < from || t >= to ? -1 : lastIndexAtOrBefore(boundaries, t));
   const coarseBucket = new Map<number, number>();
   const finer = new Map<number, number[]>();
   let rows = 0;
@@ -180,10 +182,9 @@ function correctedSums(plan: BucketPlan, c: Corrections, rows: readonly SeriesRo
  * in Asia/Kolkata: 366 of 8760 hours hold a local midnight), it reads the coarser rows that do not
  * and the finer rows inside the few that do, about a quarter of the rows of the finer width alone.
  */
-function seriesRows(q: QueryText, userId: string, boundaries: readonly number[]): StoredRows {
+function seriesRows(q: QueryText, userId: string, boundaries: readonly number[], width: StoredWidth): StoredRows {
   const from = boundaries[0]!;
   const to = boundaries[boundaries.length - 1]!;
-  const width = rollupWidthFor(boundaries);
   const coarser = STORED_WIDTHS[STORED_WIDTHS.indexOf(width) - 1];
   if (coarser !== undefined) {
     const straddling = [...new Set(boundaries.filter((b) => b % coarser !== 0).map((b) => b - mod(b, coarser)))];
@@ -239,8 +240,9 @@ export function seriesQuery(userId: string, plan: BucketPlan): SeriesQuery {
   const buckets = boundaries.length - 1;
   // Parameters are bound in the order of the text: the select list first, then the rows.
   const rowsOnly = new QueryText();
-  const stored = seriesRows(rowsOnly, userId, boundaries);
-  const corrections = planCorrections(boundaries, rollupWidthFor(boundaries));
+  const width = rollupWidthFor(boundaries);
+  const stored = seriesRows(rowsOnly, userId, boundaries, width);
+  const corrections = planCorrections(boundaries, width);
   if (corrections && corrections.rows < stored.rows / 2) {
     const corrected = new QueryText();
     return { text: correctedRowsSql(corrected, userId, corrections), values: corrected.values, grouped: false, corrections };
@@ -284,14 +286,20 @@ function sumsPerBucket(plan: BucketPlan, grouped: boolean, rows: readonly Series
   return sums;
 }
 
+/** Step sums per bucket index of `plan` from the rows of `query`, whichever kind they are. */
+function sumsOf(plan: BucketPlan, query: SeriesQuery, rows: readonly SeriesRow[]): number[] {
+  return query.corrections ? correctedSums(plan, query.corrections, rows) : sumsPerBucket(plan, query.grouped, rows);
+}
+
 /** Step sums per bucket index of `plan`, through Kysely (the statement is the same). */
 export async function sumStepsPerBucket(db: Kysely<Database>, userId: string, plan: BucketPlan): Promise<number[]> {
   if (plan.boundaries.length < 2) return [];
-  const { text, values, grouped, corrections } = seriesQuery(userId, plan);
+  const query = seriesQuery(userId, plan);
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const { text, values, grouped, corrections } = query;
   const { rows } = await db.executeQuery<Record<string, number | string>>(CompiledQuery.raw(postgres ? numberedPlaceholders(text) : text, values));
-  if (corrections) return correctedSums(plan, corrections, rows.map((row) => [row.width!, row.t!, row.value!]));
-  return sumsPerBucket(plan, grouped, rows.map((row) => (grouped ? [row.span!, row.unit_start!, row.steps!] : [row.t!, row.value!])));
+  const columns = corrections ? ['width', 't', 'value'] : grouped ? ['span', 'unit_start', 'steps'] : ['t', 'value'];
+  return sumsOf(plan, query, rows.map((row) => columns.map((column) => row[column]!) as SeriesRow));
 }
 
 export type StepSums = (userId: string, plan: BucketPlan) => number[] | Promise<number[]>;
@@ -309,14 +317,13 @@ export function createStepSums(db: Db): StepSums {
     const statements = new Map<string, Statement>();
     return (userId, plan) => {
       if (plan.boundaries.length < 2) return [];
-      const { text, values, grouped, corrections } = seriesQuery(userId, plan);
-      let statement = statements.get(text);
+      const query = seriesQuery(userId, plan);
+      let statement = statements.get(query.text);
       if (statement === undefined) {
-        statement = sqlite.prepare(text).raw(true);
-        if (statements.size < MAX_PREPARED_SHAPES) statements.set(text, statement);
+        statement = sqlite.prepare(query.text).raw(true);
+        if (statements.size < MAX_PREPARED_SHAPES) statements.set(query.text, statement);
       }
-      const rows = statement.all(...values) as SeriesRow[];
-      return corrections ? correctedSums(plan, corrections, rows) : sumsPerBucket(plan, grouped, rows);
+      return sumsOf(plan, query, statement.all(...query.values) as SeriesRow[]);
     };
   }
   const pool = db.pool;
@@ -339,6 +346,6 @@ export function createStepSums(db: Db): StepSums {
       values: query.values,
       rowMode: 'array',
     });
-    return query.corrections ? correctedSums(plan, query.corrections, result.rows) : sumsPerBucket(plan, query.grouped, result.rows);
+    return sumsOf(plan, query, result.rows);
   };
 }

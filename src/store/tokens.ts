@@ -1,6 +1,7 @@
 /**
- * Access and refresh tokens, kept only as keys made of their issue time and SHA-256 hash. Invalidation is always a DELETE, so the
- * bearer check (one primary-key lookup) sees it on the next request on every process.
+ * Access and refresh tokens, kept only as keys made of their issue time and SHA-256 hash.
+ * Invalidation is always a DELETE, so the bearer check (one primary-key lookup) sees it on the next
+ * request on every process.
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { AccessTokenTable, Database, RefreshTokenTable } from '../db/schema.js';

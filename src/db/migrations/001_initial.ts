@@ -80,9 +80,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // cascade from grants, which itself cascades from apps and users; also how a code's or refresh
   // token's whole family is found, since revoking one is rare) and expires_at (the sweeper). The
   // key starts with the issue time (secrets.ts tokenKey), so new rows land at the end of the primary
-  // key and of expires_at; an index on family_id would take a scattered page write per insert. app_id and user_id are copies of
-  // the grant's, read with the row; they are not foreign keys, since cascading through grant_id
-  // already ends every token of a deleted user or app, and a key there would need an index each.
+  // key and of expires_at; an index on family_id would take a scattered page write per insert.
+  // app_id and user_id are copies of the grant's, read with the row; they are not foreign keys,
+  // since cascading through grant_id already ends every token of a deleted user or app, and a key
+  // there would need an index each.
   for (const table of ['access_tokens', 'refresh_tokens'] as const) {
     let builder = db.schema
       .createTable(table)
