@@ -146,15 +146,29 @@ export async function approveAuthorization(
   const code = newCredential('authorizationCode');
   await ctx.db.kysely.transaction().execute(async (trx) => {
     const previous = await findGrant(trx, userId, request.app.id);
-    const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope }, now);
-    // Consent given again with fewer scopes takes effect now, not when old tokens expire.
-    if (previous) {
-      const dropped = parseScopeString(previous.scope).filter((name) => !grantedScopes.includes(name));
-      await deleteGrantCredentialsWithScopes(trx, grantId, dropped);
-    }
+    const { grantScope, withdrawn } = consentOutcome(previous ? parseScopeString(previous.scope) : [], request.scopes, grantedScopes);
+    const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope: grantScope }, now);
+    // A withdrawn scope takes effect now, not when the tokens carrying it expire.
+    if (previous) await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
     await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));
   });
   return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });
+}
+
+/**
+ * What a consent page changes in the user's grant. The page asks only about the requested scopes:
+ * a requested scope left unticked is withdrawn (if it was granted before), one ticked is added, and
+ * scopes granted earlier but not asked about this time stay granted — an app asking for one more
+ * scope later (incremental authorization) does not lose what the user already gave it.
+ */
+export function consentOutcome(
+  previous: readonly string[],
+  requested: readonly string[],
+  granted: readonly string[],
+): { grantScope: string; withdrawn: string[] } {
+  const withdrawn = previous.filter((name) => requested.includes(name) && !granted.includes(name));
+  const kept = previous.filter((name) => !withdrawn.includes(name));
+  return { grantScope: formatScopes([...kept, ...granted]), withdrawn };
 }
 
 /** For remembered consent: a code for exactly the requested scopes, without touching the grant. */

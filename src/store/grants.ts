@@ -57,8 +57,8 @@ export async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, d
 }
 
 /**
- * Records a user's consent for an app (one row per user and app). The scope set becomes the one
- * just granted; returns the grant's id.
+ * Records a user's consent for an app (one row per user and app). The grant's scope set becomes
+ * `grant.scope` (what `consentOutcome` made of the consent page); returns the grant's id.
  */
 export async function upsertGrant(
   db: Q,

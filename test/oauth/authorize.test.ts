@@ -218,6 +218,24 @@ forEachDialect('authorization endpoint', (dialect) => {
     assert.equal((await refresh(t, f, fresh.refresh_token)).statusCode, 200);
   });
 
+  it('asking later for one more scope adds it to the grant: tokens for the earlier scope keep working', async () => {
+    const profile = new Browser(t.app);
+    await signIn(profile, f.user.email, f.password);
+    const first = authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, scope: 'read_profile read_activity', prompt: 'consent' });
+    const profileCode = (await authorizeAndAllow(profile, first, { untick: ['read_activity'] })).searchParams.get('code')!;
+    const profileTokens = (await exchangeCode(t, f, profileCode)).json();
+    assert.equal(profileTokens.scope, 'read_profile');
+    const activity = await obtainCode(t, f, { scope: 'read_activity', prompt: 'consent' }, profile);
+    const activityTokens = (await exchangeCode(t, f, activity.code)).json();
+    assert.equal(activityTokens.scope, 'read_activity', 'the token carries what this consent granted');
+    assert.equal(await useToken(t, profileTokens.access_token), 200, 'not asked about read_profile, so it was not withdrawn');
+    assert.equal((await refresh(t, f, profileTokens.refresh_token)).statusCode, 200);
+    // The grant now covers both: asking for both is remembered (no consent page).
+    const both = await profile.get(authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, scope: 'read_profile read_activity' }));
+    assert.equal(both.status, 302);
+    assert.ok(both.location().searchParams.get('code'));
+  });
+
   it('serves the authorize and consent pages with frame-blocking and CSP headers', async () => {
     const consent = await browser.get(authorizeUrl({ ...base(), prompt: 'consent' }));
     const signedOut = await new Browser(t.app).get('/login');
