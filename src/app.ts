@@ -14,8 +14,9 @@ import { ApiError } from './errors.js';
 import { healthRoutes } from './http/health.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
+import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { oauthRoutes } from './oauth/routes.js';
+import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
 import { webRoutes } from './web/routes.js';
 
 export interface AppContext {
@@ -40,6 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       serializers: { req: serializeRequest },
     },
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     // One access-log line per request (below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
@@ -50,10 +52,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.decorate('ctx', ctx);
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   if (['info', 'debug', 'trace'].includes(ctx.config.logLevel)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
@@ -62,8 +60,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }
 
   await app.register(formBody, { bodyLimit: BODY_LIMIT_BYTES });
-  await app.register(cookie);
-  await registerSecurityHeaders(app);
+  registerSecurityHeaders(app);
+  // Every answer names its request id and carries the security headers of its route's scope.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id).headers(request.server.securityHeaders);
+    done();
+  });
   await registerRateLimiting(app);
 
   app.setErrorHandler(handleError);
@@ -73,8 +75,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(healthRoutes);
   await app.register(resourceRoutes);
-  await app.register(oauthRoutes);
-  await app.register(webRoutes);
+  await app.register(clientEndpointRoutes);
+  // Only the pages and the authorization endpoint read or set cookies (the session, the
+  // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.
+  await app.register(async (browserFacing) => {
+    await browserFacing.register(cookie);
+    await browserFacing.register(oauthRoutes);
+    await browserFacing.register(webRoutes);
+  });
   return app;
 }
 

@@ -11,7 +11,10 @@ import { Redis } from 'ioredis';
 import type { RateLimit } from '../config.js';
 
 export async function registerRateLimiting(app: FastifyInstance): Promise<void> {
-  const { redisUrl } = app.ctx.config;
+  const { redisUrl, rateLimits } = app.ctx.config;
+  // With every limit off (RATE_LIMIT=off) no route asks for one: the plugin and its per-request
+  // bookkeeping stay out, and no Redis connection is opened.
+  if (Object.values(rateLimits).every((limit) => limit === null)) return;
   // Commands fail at once while Redis is unreachable (no offline queue) instead of holding requests.
   const redis = redisUrl
     ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false })

@@ -74,14 +74,11 @@ const isHttps = (app: FastifyInstance) => app.ctx.config.publicUrl.startsWith('h
 
 /**
  * Every response gets the headers of the scope its route was registered in (the page set unless
- * useApiSecurityHeaders changed it); routes may still override one, like before.
+ * useApiSecurityHeaders changed it); routes may still override one, like before. app.ts sets them
+ * in its one per-request hook (with the request id).
  */
-export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
+export function registerSecurityHeaders(app: FastifyInstance): void {
   app.decorate('securityHeaders', pageSecurityHeaders(isHttps(app)));
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(request.server.securityHeaders);
-    done();
-  });
 }
 
 /** Makes the routes of `scope` (an encapsulated plugin) answer with apiSecurityHeaders(). */

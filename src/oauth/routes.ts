@@ -1,7 +1,8 @@
 /**
- * The routes of the authorization server (SPEC §3): authorize (GET shows login or consent, POST
- * receives the consent decision), token, revoke, introspect and RFC 8414 metadata. Protocol
- * decisions live in the plain modules next to this file; this one only speaks HTTP.
+ * The routes of the authorization server (SPEC §3): RFC 8414 metadata and authorize (GET shows
+ * login or consent, POST receives the consent decision), which read the browser's session; and
+ * the client endpoints — token, revoke, introspect. Protocol decisions live in the plain modules
+ * next to this file; this one only speaks HTTP.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseScopeString } from './scopes.js';
@@ -66,17 +67,15 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
     if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
     return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
   });
-
-  // Token, revocation and introspection answer programs, never browsers: the API's header set.
-  await app.register(async (endpoints) => {
-    useApiSecurityHeaders(endpoints);
-    await clientEndpoints(endpoints);
-  });
 }
 
-/** RFC 6749 §3.2, RFC 7009 §2 and RFC 7662 §2: form-encoded requests from clients, JSON answers. */
-async function clientEndpoints(app: FastifyInstance): Promise<void> {
+/**
+ * RFC 6749 §3.2, RFC 7009 §2 and RFC 7662 §2: form-encoded requests from clients, JSON answers.
+ * They answer programs, never browsers: the API's header set, and no cookies are read or set.
+ */
+export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
+  useApiSecurityHeaders(app);
 
   app.post('/oauth2/token', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);

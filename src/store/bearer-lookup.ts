@@ -34,12 +34,21 @@ export interface BearerLookup {
   touch(grantId: string, now: number): void | Promise<void>;
 }
 
-const FIND_SQL = `select t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at,
-  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at
-from access_tokens t
+const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at,
+  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at`;
+
+const FIND_FROM = `from access_tokens t
   inner join grants g on g.id = t.grant_id
   inner join users u on u.id = t.user_id
 where t.token_key = ? and t.expires_at > ?`;
+
+const FIND_SQL = `select ${FIND_COLUMNS} ${FIND_FROM}`;
+
+/**
+ * On SQLite the row comes back as one JSON array: better-sqlite3 (on Node 20) stores each value
+ * into its JS array through V8's generic property store, which costs more than JSON.parse.
+ */
+const FIND_SQLITE_SQL = `select json_array(${FIND_COLUMNS}) ${FIND_FROM}`;
 
 const TOUCH_SQL = 'update grants set last_used_at = ? where id = ?';
 
@@ -105,9 +114,9 @@ export function createBearerLookup(db: Db): BearerLookup {
     let touch: Statement | undefined;
     return {
       find(tokenHash, now) {
-        find ??= sqlite.prepare(FIND_SQL).raw(true);
-        const row = find.get(tokenHash, now) as FindRow | undefined;
-        return row && grantOf(row);
+        find ??= sqlite.prepare(FIND_SQLITE_SQL).pluck(true);
+        const row = find.get(tokenHash, now) as string | undefined;
+        return row === undefined ? undefined : grantOf(JSON.parse(row) as FindRow);
       },
       touch(grantId, now) {
         touch ??= sqlite.prepare(TOUCH_SQL);
