@@ -96,8 +96,9 @@ forEachDialect('resource API hot paths', (dialect) => {
     const before = (await find(issued.token))!.profile;
     const now = t.clock() + 100;
 
-    const renamed = await update(user.id, { display_name: 'Renamed' }, now);
-    assert.deepEqual(renamed, { ...before, display_name: 'Renamed' });
+    // Quotes, commas, backslashes and characters outside the BMP come back as they were stored.
+    const renamed = await update(user.id, { display_name: 'Zoë "Z" O\'Neil, \\ 🏃 \u2028' }, now);
+    assert.deepEqual(renamed, { ...before, display_name: 'Zoë "Z" O\'Neil, \\ 🏃 \u2028' });
     assert.deepEqual((await find(issued.token))?.profile, renamed, 'the next lookup sees it');
 
     const changed = await update(user.id, { timezone: 'Asia/Kolkata', daily_step_goal: 0, stride_length_cm: 72 }, now);
