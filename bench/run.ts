@@ -9,6 +9,11 @@
  *   4. complete authorization-code flows  vs the machine's Argon2id rate (ARGON2_OPTIONS)
  *   5. with DATABASE_URL=postgres://…, loads 1–3 again on PostgreSQL
  *
+ * Every server of a load is measured in interleaved slices with its references (lib/loads.ts), so
+ * that a ratio is not moved by what the machine was doing during one server's turn. Stride on
+ * PostgreSQL (load 5) runs in the same rotations as Stride on SQLite, against the same slices of
+ * the references.
+ *
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_LOADS (e.g.
  * "1,3"), BENCH_CPU_PROF=DIR (run Stride under --cpu-prof, profiles written to DIR).
  */
@@ -21,14 +26,15 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ARGON2_OPTIONS } from '../src/security/passwords.js';
 import {
-  authorizationFlowLoad,
-  fixedRequestLoad,
-  hashingBound,
-  refreshChainLoad,
+  authorizationFlowWorkload,
+  fixedRequestWorkload,
+  hashingWorkload,
+  interleave,
+  refreshChainWorkload,
   type LoadSettings,
   type Measurement,
 } from './lib/loads.js';
-import { installCleanup, stopAll, stopServer, type ServerProcess } from './lib/processes.js';
+import { installCleanup, stopAll, type ServerProcess } from './lib/processes.js';
 import {
   formatChecks,
   formatTable,
@@ -96,89 +102,53 @@ function row(load: string, server: string, unit: string, measurement: Measuremen
   return entry;
 }
 
+/** `rate` over the reference's, with the check that it is at least `minimum`. */
+function against(m: Measurement, reference: Measurement, name: string, target: string, minimum: number) {
+  const ratio = m.rate / reference.rate;
+  return { name, ratio, check: ratioCheck(target, ratio, minimum) };
+}
+
+function withRatios(m: Measurement, comparisons: Array<ReturnType<typeof against>>): { ratios: Record<string, number>; checks: Check[] } {
+  return {
+    ratios: Object.fromEntries(comparisons.map((c) => [c.name, c.ratio])),
+    checks: [noErrorsCheck(m), ...comparisons.map((c) => c.check)],
+  };
+}
+
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** One Stride under test (SQLite, or PostgreSQL for load 5), with what its loads need. */
 interface StrideRun {
   label: string;
+  /** '' on SQLite, '5/' on PostgreSQL: the prefix of its rows' load names. */
+  prefix: string;
+  /** Which of loads 1–3 it takes part in. */
+  loads: Set<string>;
   server: ServerProcess;
   setup: StrideSetup;
+  profileToken: string;
+  stepsToken: string;
   /** Counts rotated refresh tokens in the database, from another connection than the server's. */
   countRotations: () => Promise<number>;
 }
 
-interface References {
-  bare?: Measurement;
-  peerUserinfo?: Measurement;
-  peerRefresh?: Measurement;
-}
-
-/** Loads 1–3 against one Stride (SQLite or PostgreSQL). */
-async function strideLoads(run: StrideRun, refs: References, prefix: string, loads: Set<string>): Promise<void> {
-  const { server, setup } = run;
+async function startStrideRun(label: string, prefix: string, loads: Set<string>, databaseUrl: string, workDir: string, countRotations: () => Promise<number>): Promise<StrideRun> {
+  log(`preparing ${label} (accounts, app, 30 days of minute steps)…`);
+  const setup = await prepareStride(databaseUrl, workDir);
+  const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags });
+  // Tokens as an app would hold them: one for the profile, one for the steps (the grant keeps both).
   const agent = keepAliveAgent(1);
   const endpoints = STRIDE_ENDPOINTS(server.origin);
-  const [profileToken] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, agent);
-  const [stepsToken] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, agent);
+  const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, agent);
+  const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, agent);
   agent.destroy();
-
-  if (loads.has('1')) {
-    const m = await fixedRequestLoad(`${server.origin}/v1/users/me`, bearer(profileToken!.access_token), settings, server.pid);
-    const ratios: Record<string, number> = {};
-    const checks: Check[] = [noErrorsCheck(m)];
-    if (refs.bare) {
-      ratios.bare = m.rate / refs.bare.rate;
-      checks.push(ratioCheck('vs bare node:http', ratios.bare, 0.5));
-    }
-    if (refs.peerUserinfo) {
-      ratios['oidc-provider'] = m.rate / refs.peerUserinfo.rate;
-      checks.push(ratioCheck('vs oidc-provider userinfo', ratios['oidc-provider'], 4));
-    }
-    row(`${prefix}1 profile GET`, run.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
-  }
-
-  if (loads.has('2')) {
-    const { start, end } = setup.steps;
-    const url = `${server.origin}/v1/users/me/activities/steps?start_time=${start}&end_time=${end}&granularity=day`;
-    const m = await fixedRequestLoad(url, bearer(stepsToken!.access_token), settings, server.pid);
-    const ratios: Record<string, number> = {};
-    const checks: Check[] = [noErrorsCheck(m)];
-    if (refs.bare) {
-      ratios.bare = m.rate / refs.bare.rate;
-      checks.push(ratioCheck('vs bare node:http', ratios.bare, 0.3));
-    }
-    row(`${prefix}2 steps 30 days`, run.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
-  }
-
-  if (loads.has('3')) {
-    const before = await run.countRotations();
-    const m = await refreshChainLoad(
-      { tokenUrl: endpoints.token, client: setup.client },
-      async (count) => (await strideTokens(server, setup, count)).map((t) => t.refresh_token!),
-      settings,
-      server.pid,
-    );
-    const rotated = (await run.countRotations()) - before;
-    const rotations = m.ok + (m.warmupOk ?? 0);
-    const ratios: Record<string, number> = {};
-    const checks: Check[] = [
-      noErrorsCheck(m),
-      { target: 'every rotation committed to the database', pass: rotated === rotations && rotations > 0, actual: `${rotated} rotated rows for ${rotations} answered rotations` },
-    ];
-    if (refs.peerRefresh) {
-      ratios['oidc-provider'] = m.rate / refs.peerRefresh.rate;
-      checks.push(ratioCheck('vs oidc-provider refresh', ratios['oidc-provider'], 2));
-    }
-    row(`${prefix}3 refresh chains`, run.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
-  }
+  return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
 }
 
-async function sqliteRun(references: References): Promise<void> {
+async function sqliteStride(loads: Set<string>): Promise<StrideRun> {
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
   const file = join(workDir, 'stride.sqlite');
-  log('preparing Stride on SQLite (accounts, app, 30 days of minute steps)…');
-  const setup = await prepareStride(`sqlite:${file}`, workDir);
-  const server = await startStride(setup.databaseUrl, 'Stride SQLite', { nodeFlags: strideFlags });
   const countRotations = async () => {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
@@ -187,65 +157,136 @@ async function sqliteRun(references: References): Promise<void> {
       db.close();
     }
   };
-  await strideLoads({ label: 'Stride SQLite', server, setup, countRotations }, references, '', selected);
-
-  if (selected.has('4')) {
-    log('measuring the Argon2id bound…');
-    const bound = await hashingBound({ ...ARGON2_OPTIONS }, CONNECTIONS, Math.min(5, Math.max(1, settings.durationSeconds / 2)));
-    row('4 hashing bound', 'Argon2id verify (this machine)', 'hash/s', bound);
-    const m = await authorizationFlowLoad(
-      {
-        origin: server.origin,
-        endpoints: STRIDE_ENDPOINTS(server.origin),
-        client: setup.client,
-        credentials: setup.flowUser,
-        scope: ALL_SCOPES,
-      },
-      settings,
-      server.pid,
-    );
-    const ratio = m.rate / bound.rate;
-    row('4 authorization-code flows', 'Stride SQLite', 'flow/s', m, { 'hashing bound': ratio }, [
-      noErrorsCheck(m),
-      ratioCheck('vs the hashing bound', ratio, 0.7),
-      rssCheck(m),
-    ]);
-  }
-  await stopServer(server);
+  return startStrideRun('Stride SQLite', '', loads, `sqlite:${file}`, workDir, countRotations);
 }
 
-async function postgresRun(references: References): Promise<void> {
+/** Stride on a temporary database of the PostgreSQL server at DATABASE_URL, dropped afterwards. */
+async function postgresStride(loads: Set<string>): Promise<StrideRun> {
   const admin = new pg.Client({ connectionString: postgresUrl });
   // DROP … WITH (FORCE) ends the other sessions on an interrupted run; that is expected.
   admin.on('error', () => undefined);
   await admin.connect();
   const database = `stride_bench_${process.pid}_${Date.now()}`;
   await admin.query(`CREATE DATABASE ${database}`);
-  const dropDatabase = async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await admin.end().catch(() => undefined);
-  };
-  cleanups.push(dropDatabase);
   const url = new URL(postgresUrl!);
   url.pathname = `/${database}`;
-  const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-pg-'));
-  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  log(`preparing Stride on PostgreSQL (database ${database})…`);
-  const setup = await prepareStride(url.toString(), workDir);
-  const server = await startStride(setup.databaseUrl, 'Stride PostgreSQL', { nodeFlags: strideFlags });
   const reader = new pg.Client({ connectionString: url.toString() });
   reader.on('error', () => undefined);
+  cleanups.push(async () => {
+    await reader.end().catch(() => undefined);
+    await stopAll();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await admin.end().catch(() => undefined);
+  });
   await reader.connect();
-  try {
-    const countRotations = async () =>
-      Number((await reader.query('SELECT count(*) AS n FROM refresh_tokens WHERE rotated_at IS NOT NULL')).rows[0].n);
-    // Load 5 is loads 1–3 again: those of them selected, or all three when none is.
-    const again = new Set(['1', '2', '3'].filter((load) => selected.has(load)));
-    await strideLoads({ label: 'Stride PostgreSQL', server, setup, countRotations }, references, '5/', again.size > 0 ? again : new Set(['1', '2', '3']));
-  } finally {
-    await reader.end();
-    await stopServer(server);
+  const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-pg-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  const countRotations = async () => Number((await reader.query('SELECT count(*) AS n FROM refresh_tokens WHERE rotated_at IS NOT NULL')).rows[0].n);
+  return startStrideRun('Stride PostgreSQL', '5/', loads, url.toString(), workDir, countRotations);
+}
+
+/** Load 1: the profile GET of every Stride, with the bare server's and the peer's userinfo slices. */
+async function profileLoad(strides: StrideRun[], bare: ServerProcess, peer: PeerSetup): Promise<void> {
+  const [peerToken] = await peerTokens(peer, 'openid profile', 1);
+  const [bareM, peerM, ...strideMs] = await interleave(
+    [
+      fixedRequestWorkload(`${bare.origin}/`, {}, CONNECTIONS, bare.pid),
+      fixedRequestWorkload(peer.endpoints.userinfo, bearer(peerToken!.access_token), CONNECTIONS, peer.server.pid),
+      ...strides.map((s) => fixedRequestWorkload(`${s.server.origin}/v1/users/me`, bearer(s.profileToken), CONNECTIONS, s.server.pid)),
+    ],
+    settings,
+  );
+  row('1 profile GET', 'bare node:http', 'req/s', bareM!);
+  row('1 profile GET', 'oidc-provider userinfo', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
+  strides.forEach((s, i) => {
+    const m = strideMs[i]!;
+    const { ratios, checks } = withRatios(m, [
+      against(m, bareM!, 'bare', 'vs bare node:http', 0.5),
+      against(m, peerM!, 'oidc-provider', 'vs oidc-provider userinfo', 4),
+    ]);
+    row(`${s.prefix}1 profile GET`, s.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
+  });
+}
+
+/** Load 2: a 30-day daily series of every Stride, with the bare server's slices. */
+async function stepsLoad(strides: StrideRun[], bare: ServerProcess): Promise<void> {
+  const [bareM, ...strideMs] = await interleave(
+    [
+      fixedRequestWorkload(`${bare.origin}/`, {}, CONNECTIONS, bare.pid),
+      ...strides.map((s) => {
+        const { start, end } = s.setup.steps;
+        const url = `${s.server.origin}/v1/users/me/activities/steps?start_time=${start}&end_time=${end}&granularity=day`;
+        return fixedRequestWorkload(url, bearer(s.stepsToken), CONNECTIONS, s.server.pid);
+      }),
+    ],
+    settings,
+  );
+  row('2 steps 30 days', 'bare node:http', 'req/s', bareM!);
+  strides.forEach((s, i) => {
+    const m = strideMs[i]!;
+    const { ratios, checks } = withRatios(m, [against(m, bareM!, 'bare', 'vs bare node:http', 0.3)]);
+    row(`${s.prefix}2 steps 30 days`, s.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
+  });
+}
+
+/** Load 3: refresh chains on every Stride and on the peer; every rotation must be in the database. */
+async function refreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void> {
+  const before = await Promise.all(strides.map((s) => s.countRotations()));
+  const [peerM, ...strideMs] = await interleave(
+    [
+      refreshChainWorkload(
+        { tokenUrl: peer.endpoints.token, client: peer.client },
+        async (count) => (await peerTokens(peer, 'read_profile', count)).map((t) => t.refresh_token!),
+        CONNECTIONS,
+        peer.server.pid,
+      ),
+      ...strides.map((s) =>
+        refreshChainWorkload(
+          { tokenUrl: STRIDE_ENDPOINTS(s.server.origin).token, client: s.setup.client },
+          async (count) => (await strideTokens(s.server, s.setup, count)).map((t) => t.refresh_token!),
+          CONNECTIONS,
+          s.server.pid,
+        ),
+      ),
+    ],
+    settings,
+  );
+  row('3 refresh chains', 'oidc-provider', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
+  for (const [i, s] of strides.entries()) {
+    const m = strideMs[i]!;
+    const rotated = (await s.countRotations()) - before[i]!;
+    const rotations = m.ok + (m.warmupOk ?? 0);
+    const committed: Check = {
+      target: 'every rotation committed to the database',
+      pass: rotated === rotations && rotations > 0,
+      actual: `${rotated} rotated rows for ${rotations} answered rotations`,
+    };
+    const { ratios, checks } = withRatios(m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider refresh', 2)]);
+    row(`${s.prefix}3 refresh chains`, s.label, 'req/s', m, ratios, [...checks, committed, p99Check(m), rssCheck(m)]);
   }
+}
+
+/** A flow takes about 0.4 s under load: two slices of 5 s each leave little idle tail. */
+const FLOW_SLICE_SECONDS = 5;
+
+/** Load 4: complete authorization-code flows on Stride SQLite, with the Argon2id bound's slices. */
+async function flowLoad(stride: StrideRun): Promise<void> {
+  const { server, setup } = stride;
+  const [bound, m] = await interleave(
+    [
+      hashingWorkload({ ...ARGON2_OPTIONS }, CONNECTIONS),
+      authorizationFlowWorkload(
+        { origin: server.origin, endpoints: STRIDE_ENDPOINTS(server.origin), client: setup.client, credentials: setup.flowUser, scope: ALL_SCOPES },
+        CONNECTIONS,
+        server.pid,
+      ),
+    ],
+    settings,
+    FLOW_SLICE_SECONDS,
+  );
+  row('4 hashing bound', 'Argon2id verify (this machine)', 'hash/s', bound!);
+  const { ratios, checks } = withRatios(m!, [against(m!, bound!, 'hashing bound', 'vs the hashing bound', 0.7)]);
+  row('4 authorization-code flows', stride.label, 'flow/s', m!, ratios, [...checks, rssCheck(m!)]);
 }
 
 /** The resource API's micro-benchmark of the steps series (bench/steps-series.ts), when it is there. */
@@ -266,44 +307,35 @@ async function main(): Promise<number> {
   const started = Date.now();
   installCleanup(runCleanups);
   const loadAtStart = loadavg()[0]!;
-  log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
+  log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load in interleaved slices, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
 
-  const references: References = {};
-  if (selected.has('1') || selected.has('2') || selected.has('3')) {
-    const bare = await startBare();
-    let peer: PeerSetup | undefined;
-    try {
-      if (selected.has('1') || selected.has('2')) {
-        references.bare = row('1 profile GET', 'bare node:http', 'req/s', await fixedRequestLoad(`${bare.origin}/`, {}, settings, bare.pid)).measurement;
-      }
-      await stopServer(bare);
-      peer = await startPeer();
-      if (selected.has('1')) {
-        const [token] = await peerTokens(peer, 'openid profile', 1);
-        const m = await fixedRequestLoad(peer.endpoints.userinfo, bearer(token!.access_token), settings, peer.server.pid);
-        references.peerUserinfo = row('1 profile GET', 'oidc-provider userinfo', 'req/s', m, {}, [noErrorsCheck(m)]).measurement;
-      }
-      if (selected.has('3')) {
-        const m = await refreshChainLoad(
-          { tokenUrl: peer.endpoints.token, client: peer.client },
-          async (count) => (await peerTokens(peer!, 'read_profile', count)).map((t) => t.refresh_token!),
-          settings,
-          peer.server.pid,
-        );
-        references.peerRefresh = row('3 refresh chains', 'oidc-provider', 'req/s', m, {}, [noErrorsCheck(m)]).measurement;
-      }
-    } finally {
-      await stopServer(bare);
-      if (peer) await stopServer(peer.server);
+  const sqliteLoads = new Set(['1', '2', '3', '4'].filter((load) => selected.has(load)));
+  // Load 5 is loads 1–3 again on PostgreSQL: those of them selected, or all three when none is.
+  let postgresLoads = new Set<string>();
+  if (selected.has('5')) {
+    if (postgresUrl) {
+      postgresLoads = new Set(['1', '2', '3'].filter((load) => selected.has(load)));
+      if (postgresLoads.size === 0) postgresLoads = new Set(['1', '2', '3']);
+    } else {
+      log('load 5 skipped: set DATABASE_URL=postgres://… to run loads 1–3 on PostgreSQL');
     }
   }
+  const strides: StrideRun[] = [];
+  if (sqliteLoads.size > 0) strides.push(await sqliteStride(sqliteLoads));
+  if (postgresLoads.size > 0) strides.push(await postgresStride(postgresLoads));
+  const taking = (load: string) => strides.filter((s) => s.loads.has(load));
 
-  if (['1', '2', '3', '4'].some((load) => selected.has(load))) await sqliteRun(references);
+  const needsBare = taking('1').length + taking('2').length > 0;
+  const needsPeer = taking('1').length + taking('3').length > 0;
+  const bare = needsBare ? await startBare() : undefined;
+  const peer = needsPeer ? await startPeer() : undefined;
+
+  if (taking('1').length > 0) await profileLoad(taking('1'), bare!, peer!);
+  if (taking('2').length > 0) await stepsLoad(taking('2'), bare!);
+  if (taking('3').length > 0) await refreshLoad(taking('3'), peer!);
+  if (sqliteLoads.has('4')) await flowLoad(strides[0]!);
+  await stopAll();
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
-  if (selected.has('5')) {
-    if (postgresUrl) await postgresRun(references);
-    else log('load 5 skipped: set DATABASE_URL=postgres://… to run loads 1–3 on PostgreSQL');
-  }
 
   rows.sort((a, b) => a.load.localeCompare(b.load, 'en', { numeric: true }));
   const table = formatTable(rows);
@@ -312,7 +344,6 @@ async function main(): Promise<number> {
   const elapsed = (Date.now() - started) / 1000;
   const loadAtEnd = loadavg()[0]!;
   process.stdout.write(`\n${table}\n\n${checks}\n\n`);
-  // Other processes on the machine take CPU from whichever server is being measured at the time.
   process.stdout.write(`machine: ${machine().cpus} CPUs, load average ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end${loadAtStart > 0.5 ? ' (the machine was not idle: ratios are noisier)' : ''}\n`);
   if (seriesLines.length > 0) {
     process.stdout.write(`steps series micro-benchmark (the route's series reader on SQLite, bench/steps-series.ts):\n${seriesLines.map((line) => `  ${line}`).join('\n')}\n\n`);
@@ -323,7 +354,7 @@ async function main(): Promise<number> {
     started_at: new Date(started).toISOString(),
     elapsed_seconds: elapsed,
     machine: { ...machine(), load_average_start: loadAtStart, load_average_end: loadAtEnd },
-    settings: { ...settings, pipelining: 1, keep_alive: true, argon2: ARGON2_OPTIONS, postgres: postgresUrl !== undefined },
+    settings: { ...settings, pipelining: 1, keep_alive: true, interleaved_slices: true, argon2: ARGON2_OPTIONS, postgres: postgresUrl !== undefined },
     rows,
     ...extras,
     targets_missed: failed,

@@ -34,12 +34,18 @@ declare module 'autocannon' {
     body?: string;
     timeout?: number;
     excludeErrorStats?: boolean;
+    /** Hand back the run's raw result, to merge several runs with aggregateResult. */
+    skipAggregateResult?: boolean;
   }
   export interface Instance {
     stop(): void;
     on(event: string, listener: (...args: unknown[]) => void): void;
   }
   function autocannon(options: Options, callback: (error: Error | null, result: Result) => void): Instance;
+  namespace autocannon {
+    /** Merges raw results (skipAggregateResult) into one, latency percentiles included. */
+    function aggregateResult(results: Result[], options: { url: string; connections?: number }): Result;
+  }
   export default autocannon;
 }
 

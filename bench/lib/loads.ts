@@ -1,8 +1,15 @@
 /**
- * The load drivers. Fixed requests go through autocannon (keep-alive, no pipelining); loads where
- * each request depends on the previous answer (refresh chains, authorization-code flows) use a
- * driver of their own over node:http keep-alive agents, one connection per chain or flow worker.
- * Every loop stops at its deadline.
+ * The load drivers, and how a load is measured against its references: side by side, in
+ * interleaved slices. Every workload of a comparison (Stride and its references) gets a warm-up,
+ * then the measured time is cut into slices of about two seconds taken in turn — Stride, the bare
+ * server, the peer, Stride, … — so that whatever else the machine is doing at the moment (on a
+ * shared virtual machine, other tenants take CPU for seconds at a time) weighs on each of them
+ * alike, and a ratio compares like with like. Each workload still gets its full measured time.
+ *
+ * Fixed requests go through autocannon (keep-alive, no pipelining; each slice's latency histogram
+ * is merged with autocannon's own aggregation). Loads where each request depends on the previous
+ * answer (refresh chains, authorization-code flows) use a driver of their own over node:http
+ * keep-alive agents, one connection per chain or flow worker, which pause between slices.
  */
 import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { verify, hash } from '@node-rs/argon2';
@@ -24,11 +31,51 @@ export interface Measurement {
   ok: number;
   failed: number;
   seconds: number;
-  /** Peak resident memory of the server during the measured part, MB (null: not a server). */
+  /** Peak resident memory of the server during its measured slices, MB (null: not a server). */
   rssMb: number | null;
   /** Successes during the warm-up (refresh chains: rotations that must be in the database too). */
   warmupOk?: number;
   note?: string;
+}
+
+/** One side of a comparison: something that can run for a while and say what it measured. */
+export interface Workload {
+  /** The server process whose memory is sampled while the workload runs (null: none). */
+  readonly pid: number | null;
+  warmUp(seconds: number): Promise<void>;
+  /** Runs for `seconds` more; what it measures adds up over the slices. */
+  runSlice(seconds: number): Promise<void>;
+  /** Everything the slices measured (the RSS is the interleaver's). */
+  result(): Omit<Measurement, 'rssMb'>;
+  /** Lets go of connections kept between slices. */
+  close?(): void;
+}
+
+/** About this long per slice: long enough for 32 connections to settle, short against noise. */
+export const SLICE_SECONDS = 2;
+
+/**
+ * Warms every workload up, then measures them in turn, slice by slice, `durationSeconds` each.
+ * Workloads whose operations take a large part of a second (a whole authorization flow, an
+ * Argon2id verification) take longer slices: a slice ends when its last operation does, and the
+ * workers that finish first wait idle meanwhile.
+ */
+export async function interleave(workloads: readonly Workload[], settings: LoadSettings, sliceSeconds = SLICE_SECONDS): Promise<Measurement[]> {
+  if (settings.warmupSeconds > 0) {
+    for (const workload of workloads) await workload.warmUp(settings.warmupSeconds);
+  }
+  const slices = Math.max(1, Math.round(settings.durationSeconds / sliceSeconds));
+  const peaks: Array<number | null> = workloads.map(() => null);
+  for (let slice = 0; slice < slices; slice++) {
+    for (const [i, workload] of workloads.entries()) {
+      const rss = workload.pid === null ? null : sampleRss(workload.pid);
+      await workload.runSlice(settings.durationSeconds / slices);
+      if (rss) peaks[i] = Math.max(peaks[i] ?? 0, rss.stop().peakMb);
+    }
+  }
+  const measurements = workloads.map((workload, i) => ({ ...workload.result(), rssMb: peaks[i]! }));
+  for (const workload of workloads) workload.close?.();
+  return measurements;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -37,38 +84,84 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[index]!;
 }
 
-function autocannonOnce(url: string, headers: Record<string, string>, settings: LoadSettings, seconds: number): Promise<AutocannonResult> {
+function autocannonRun(url: string, headers: Record<string, string>, connections: number, seconds: number): Promise<AutocannonResult> {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url, headers, connections: settings.connections, pipelining: 1, duration: seconds, timeout: 10 },
+      // skipAggregateResult: the slices' histograms are merged at the end (autocannon.aggregateResult).
+      { url, headers, connections, pipelining: 1, duration: seconds, timeout: 10, skipAggregateResult: true },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
   });
 }
 
-/** A fixed GET with keep-alive: warm-up, then the measured run with the server's RSS sampled. */
-export async function fixedRequestLoad(
-  url: string,
-  headers: Record<string, string>,
-  settings: LoadSettings,
-  serverPid: number,
-): Promise<Measurement> {
-  if (settings.warmupSeconds > 0) await autocannonOnce(url, headers, settings, settings.warmupSeconds);
-  const rss = sampleRss(serverPid);
-  const result = await autocannonOnce(url, headers, settings, settings.durationSeconds);
-  const { peakMb } = rss.stop();
-  const ok = result.statusCodeStats['200']?.count ?? 0;
-  const failed = result.non2xx + result.errors;
+/** The same GET over and over on `connections` keep-alive connections (autocannon). */
+export function fixedRequestWorkload(url: string, headers: Record<string, string>, connections: number, pid: number): Workload {
+  const slices: AutocannonResult[] = [];
+  let seconds = 0;
   return {
-    rate: ok / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ok: Number(ok),
-    failed,
-    seconds: result.duration,
-    rssMb: peakMb,
-    ...(failed > 0 && { note: `${failed} failed (status ${Object.keys(result.statusCodeStats).join(',')})` }),
+    pid,
+    async warmUp(duration) {
+      await autocannonRun(url, headers, connections, duration);
+    },
+    async runSlice(duration) {
+      const started = performance.now();
+      slices.push(await autocannonRun(url, headers, connections, duration));
+      seconds += (performance.now() - started) / 1000;
+    },
+    result() {
+      let ok = 0;
+      let failed = 0;
+      const statuses = new Set<string>();
+      for (const slice of slices) {
+        ok += slice.statusCodeStats['200']?.count ?? 0;
+        failed += slice.non2xx + slice.errors;
+        for (const status of Object.keys(slice.statusCodeStats)) statuses.add(status);
+      }
+      const { latency } = autocannon.aggregateResult(slices, { url, connections });
+      return {
+        rate: ok / seconds,
+        p50: latency.p50,
+        p99: latency.p99,
+        ok,
+        failed,
+        seconds,
+        ...(failed > 0 && { note: `${failed} failed (status ${[...statuses].join(',')})` }),
+      };
+    },
   };
+}
+
+/** What a driver of our own measured: one latency per success. */
+class DriverTally {
+  readonly latencies: number[] = [];
+  readonly errors: string[] = [];
+  failed = 0;
+  seconds = 0;
+
+  fail(message: string): void {
+    this.failed++;
+    if (this.errors.length < 3) this.errors.push(message.slice(0, 200));
+  }
+
+  summary(): Omit<Measurement, 'rssMb'> {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return {
+      rate: sorted.length / this.seconds,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      ok: sorted.length,
+      failed: this.failed,
+      seconds: this.seconds,
+    };
+  }
+}
+
+/** Runs `loop` on each of `workers` until `seconds` have passed (every loop checks the deadline). */
+async function forSeconds<W>(tally: DriverTally, workers: readonly W[], seconds: number, loop: (worker: W, deadline: number) => Promise<void>): Promise<void> {
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(workers.map((worker) => loop(worker, deadline)));
+  tally.seconds += (performance.now() - started) / 1000;
 }
 
 export interface RefreshTarget {
@@ -76,92 +169,80 @@ export interface RefreshTarget {
   client: ClientCredentials;
 }
 
+interface Chain {
+  agent: ReturnType<typeof keepAliveAgent>;
+  token: string;
+  broken: boolean;
+}
+
+/** Sends the chain's refresh token until the deadline, keeping the one each answer returns. */
+async function refreshUntil(target: RefreshTarget, chain: Chain, deadline: number, tally: DriverTally): Promise<void> {
+  while (!chain.broken && performance.now() < deadline) {
+    const sent = performance.now();
+    try {
+      const response = await send(chain.agent, target.tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: refreshBody(target.client, chain.token),
+        timeoutMs: 10_000,
+      });
+      const next = response.status === 200 ? (JSON.parse(response.body) as { refresh_token?: string }).refresh_token : undefined;
+      if (!next || next === chain.token) {
+        chain.broken = true;
+        tally.fail(`${response.status} ${response.body.slice(0, 160)}`);
+        return;
+      }
+      tally.latencies.push(performance.now() - sent);
+      chain.token = next;
+    } catch (error) {
+      chain.broken = true;
+      tally.fail((error as Error).message);
+    }
+  }
+}
+
 /**
  * Refresh-token chains: each connection owns one chain and sends, in a loop, the refresh token
- * the previous answer returned. A chain that gets an error stops (its token is dead).
- */
-interface DriverRun {
-  latencies: number[];
-  failed: number;
-  errors: string[];
-  elapsed: number;
-}
-
-/** Rate and latency percentiles of one measured run of a driver of our own. */
-function summarize(run: DriverRun, rssMb: number): Measurement {
-  const sorted = run.latencies.sort((a, b) => a - b);
-  return {
-    rate: sorted.length / run.elapsed,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    ok: sorted.length,
-    failed: run.failed,
-    seconds: run.elapsed,
-    rssMb,
-  };
-}
-
-async function runChains(target: RefreshTarget, refreshTokens: string[], seconds: number): Promise<DriverRun> {
-  const latencies: number[] = [];
-  const errors: string[] = [];
-  let failed = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    refreshTokens.map(async (initial) => {
-      const agent = keepAliveAgent(1);
-      let token = initial;
-      try {
-        while (performance.now() < deadline) {
-          const sent = performance.now();
-          const response = await send(agent, target.tokenUrl, {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-            body: refreshBody(target.client, token),
-            timeoutMs: 10_000,
-          });
-          const next = response.status === 200 ? (JSON.parse(response.body) as { refresh_token?: string }).refresh_token : undefined;
-          if (!next || next === token) {
-            failed++;
-            if (errors.length < 3) errors.push(`${response.status} ${response.body.slice(0, 160)}`);
-            return;
-          }
-          latencies.push(performance.now() - sent);
-          token = next;
-        }
-      } catch (error) {
-        failed++;
-        if (errors.length < 3) errors.push((error as Error).message);
-      } finally {
-        agent.destroy();
-      }
-    }),
-  );
-  return { latencies, failed, errors, elapsed: (performance.now() - started) / 1000 };
-}
-
-/**
- * Warm-up chains and measured chains are distinct, so no rotated token is ever sent again; each
- * set is obtained just before its phase (oidc-provider's default in-memory adapter is an LRU of
+ * the previous answer returned; a chain that gets an error stops (its token is dead). Warm-up
+ * chains and measured chains are distinct, so no rotated token is ever sent again; each set is
+ * obtained just before it is first used (oidc-provider's default in-memory adapter is an LRU of
  * 1000 entries: tokens obtained long before would be evicted by the warm-up's rotations).
  */
-export async function refreshChainLoad(
+export function refreshChainWorkload(
   target: RefreshTarget,
   obtainRefreshTokens: (count: number) => Promise<string[]>,
-  settings: LoadSettings,
-  serverPid: number,
-): Promise<Measurement> {
-  const warmup = settings.warmupSeconds > 0
-    ? await runChains(target, await obtainRefreshTokens(settings.connections), settings.warmupSeconds)
-    : null;
-  const measuredTokens = await obtainRefreshTokens(settings.connections);
-  const rss = sampleRss(serverPid);
-  const run = await runChains(target, measuredTokens, settings.durationSeconds);
-  const { peakMb } = rss.stop();
+  connections: number,
+  pid: number,
+): Workload {
+  const warmup = new DriverTally();
+  const measured = new DriverTally();
+  let chains: Chain[] | undefined;
+  const newChains = async () =>
+    (await obtainRefreshTokens(connections)).map((token) => ({ agent: keepAliveAgent(1), token, broken: false }));
+  const close = (list: Chain[]) => list.forEach((chain) => chain.agent.destroy());
   return {
-    ...summarize(run, peakMb),
-    warmupOk: warmup?.latencies.length ?? 0,
-    ...(run.failed + (warmup?.failed ?? 0) > 0 && { note: `${run.failed} chain(s) broke (${warmup?.failed ?? 0} in the warm-up): ${run.errors.join(' | ')}` }),
+    pid,
+    async warmUp(seconds) {
+      const warmupChains = await newChains();
+      await forSeconds(warmup, warmupChains, seconds, (chain, deadline) => refreshUntil(target, chain, deadline, warmup));
+      close(warmupChains);
+    },
+    async runSlice(seconds) {
+      chains ??= await newChains();
+      const live = chains;
+      await forSeconds(measured, live, seconds, (chain, deadline) => refreshUntil(target, chain, deadline, measured));
+    },
+    result() {
+      const failed = measured.failed + warmup.failed;
+      return {
+        ...measured.summary(),
+        warmupOk: warmup.latencies.length,
+        ...(failed > 0 && { note: `${measured.failed} chain(s) broke (${warmup.failed} in the warm-up): ${[...measured.errors, ...warmup.errors].join(' | ')}` }),
+      };
+    },
+    close() {
+      if (chains) close(chains);
+    },
   };
 }
 
@@ -177,82 +258,72 @@ export interface FlowTarget {
  * Complete authorization-code flows: a fresh browser (no session) each time — authorization
  * request, login page and POST, consent page and POST (prompt=consent), code exchange.
  */
-async function runFlows(target: FlowTarget, concurrency: number, seconds: number): Promise<DriverRun> {
-  const latencies: number[] = [];
-  const errors: string[] = [];
-  let failed = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      const agent = keepAliveAgent(1);
+export function authorizationFlowWorkload(target: FlowTarget, concurrency: number, pid: number): Workload {
+  const agents = Array.from({ length: concurrency }, () => keepAliveAgent(1));
+  const measured = new DriverTally();
+  const flowsUntil = (tally: DriverTally) => async (agent: ReturnType<typeof keepAliveAgent>, deadline: number) => {
+    while (performance.now() < deadline && tally.failed <= 100) {
+      const began = performance.now();
       try {
-        while (performance.now() < deadline) {
-          const began = performance.now();
-          try {
-            const browser = new Browser(target.origin, agent);
-            const { code, verifier } = await authorizeInBrowser(browser, target.endpoints, target.client, target.credentials, {
-              scope: target.scope,
-              extra: { prompt: 'consent' },
-            });
-            await exchangeCode(agent, target.endpoints, target.client, code, verifier);
-            latencies.push(performance.now() - began);
-          } catch (error) {
-            failed++;
-            if (errors.length < 3) errors.push((error as Error).message.slice(0, 200));
-            if (failed > 100) return;
-          }
-        }
-      } finally {
-        agent.destroy();
+        const browser = new Browser(target.origin, agent);
+        const { code, verifier } = await authorizeInBrowser(browser, target.endpoints, target.client, target.credentials, {
+          scope: target.scope,
+          extra: { prompt: 'consent' },
+        });
+        await exchangeCode(agent, target.endpoints, target.client, code, verifier);
+        tally.latencies.push(performance.now() - began);
+      } catch (error) {
+        tally.fail((error as Error).message);
       }
-    }),
-  );
-  return { latencies, failed, errors, elapsed: (performance.now() - started) / 1000 };
-}
-
-export async function authorizationFlowLoad(target: FlowTarget, settings: LoadSettings, serverPid: number): Promise<Measurement> {
-  if (settings.warmupSeconds > 0) await runFlows(target, settings.connections, settings.warmupSeconds);
-  const rss = sampleRss(serverPid);
-  const run = await runFlows(target, settings.connections, settings.durationSeconds);
-  const { peakMb } = rss.stop();
+    }
+  };
   return {
-    ...summarize(run, peakMb),
-    ...(run.failed > 0 && { note: `${run.failed} flow(s) failed: ${run.errors.join(' | ')}` }),
+    pid,
+    async warmUp(seconds) {
+      const warmup = new DriverTally();
+      await forSeconds(warmup, agents, seconds, flowsUntil(warmup));
+    },
+    async runSlice(seconds) {
+      await forSeconds(measured, agents, seconds, flowsUntil(measured));
+    },
+    result: () => ({
+      ...measured.summary(),
+      ...(measured.failed > 0 && { note: `${measured.failed} flow(s) failed: ${measured.errors.join(' | ')}` }),
+    }),
+    close() {
+      agents.forEach((agent) => agent.destroy());
+    },
   };
 }
 
 /**
  * The hashing bound: Argon2id verifications per second on this machine with the configured
- * parameters and the same library, as many in flight as the flow load has browsers.
+ * parameters and the same library (in this process), as many in flight as the flow load has
+ * browsers.
  */
-export async function hashingBound(options: Parameters<typeof hash>[1], concurrency: number, seconds: number): Promise<Measurement> {
+export function hashingWorkload(options: Parameters<typeof hash>[1], concurrency: number): Workload {
   const password = 'correct horse battery staple';
-  const stored = await hash(password, options);
-  const latencies: number[] = [];
-  let failed = 0;
-  // A short warm-up so the thread pool is up.
-  await Promise.all(Array.from({ length: 4 }, () => verify(stored, password)));
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const began = performance.now();
-        if (await verify(stored, password)) latencies.push(performance.now() - began);
-        else failed++;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  const sorted = latencies.sort((a, b) => a - b);
+  let stored: string | undefined;
+  const measured = new DriverTally();
+  const workers = Array.from({ length: concurrency }, (_, i) => i);
+  const verifyUntil = (tally: DriverTally) => async (_worker: number, deadline: number) => {
+    while (performance.now() < deadline) {
+      const began = performance.now();
+      if (await verify(stored!, password)) tally.latencies.push(performance.now() - began);
+      else tally.fail('a verification failed');
+    }
+  };
   return {
-    rate: sorted.length / elapsed,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    ok: sorted.length,
-    failed,
-    seconds: elapsed,
-    rssMb: null,
+    pid: null,
+    async warmUp(seconds) {
+      stored ??= await hash(password, options);
+      const warmup = new DriverTally();
+      await forSeconds(warmup, workers, seconds, verifyUntil(warmup));
+    },
+    async runSlice(seconds) {
+      stored ??= await hash(password, options);
+      await forSeconds(measured, workers, seconds, verifyUntil(measured));
+    },
+    result: () => measured.summary(),
   };
 }
