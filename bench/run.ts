@@ -337,6 +337,10 @@ async function main(): Promise<number> {
   await stopAll();
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
 
+  if (rows.length === 0) {
+    process.stdout.write(`nothing was measured: BENCH_LOADS=${[...selected].join(',')} selects no load that can run here\n`);
+    return 1;
+  }
   rows.sort((a, b) => a.load.localeCompare(b.load, 'en', { numeric: true }));
   const table = formatTable(rows);
   const checks = formatChecks(rows);
