@@ -229,8 +229,7 @@ export function refreshChainWorkload(
     },
     async runSlice(seconds) {
       chains ??= await newChains();
-      const live = chains;
-      await forSeconds(measured, live, seconds, (chain, deadline) => refreshUntil(target, chain, deadline, measured));
+      await forSeconds(measured, chains, seconds, (chain, deadline) => refreshUntil(target, chain, deadline, measured));
     },
     result() {
       const failed = measured.failed + warmup.failed;

@@ -7,8 +7,12 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions as ChildOptions } from 'pino';
-type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-type Lines = Record<LevelName, (...args: unknown[]) => void>;
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type Lines = Record<(typeof LEVELS)[number], (...args: unknown[]) => void>;
+
+// The level methods are added to the prototype below, one loop for all seven.
+interface LazyChildLogger extends Lines {}
 
 class LazyChildLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;
@@ -20,12 +24,8 @@ class LazyChildLogger implements FastifyBaseLogger {
   ) {}
 
   /** The real pino child, built on first use. */
-  private get logger(): FastifyBaseLogger {
+  get logger(): FastifyBaseLogger {
     return (this.#child ??= this.parent.child(this.bindings, this.options));
-  }
-
-  private get lines(): Lines {
-    return this.logger as unknown as Lines;
   }
 
   get level(): string {
@@ -36,37 +36,15 @@ class LazyChildLogger implements FastifyBaseLogger {
     this.logger.level = level;
   }
 
-  fatal(...args: unknown[]): void {
-    this.lines.fatal(...args);
-  }
-
-  error(...args: unknown[]): void {
-    this.lines.error(...args);
-  }
-
-  warn(...args: unknown[]): void {
-    this.lines.warn(...args);
-  }
-
-  info(...args: unknown[]): void {
-    this.lines.info(...args);
-  }
-
-  debug(...args: unknown[]): void {
-    this.lines.debug(...args);
-  }
-
-  trace(...args: unknown[]): void {
-    this.lines.trace(...args);
-  }
-
-  silent(...args: unknown[]): void {
-    this.lines.silent(...args);
-  }
-
   child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
     return this.logger.child(bindings, options);
   }
+}
+
+for (const level of LEVELS) {
+  LazyChildLogger.prototype[level] = function (this: LazyChildLogger, ...args: unknown[]) {
+    (this.logger as unknown as Lines)[level](...args);
+  };
 }
 
 /** Fastify's `childLoggerFactory`: the child logger of one request, built when first used. */

@@ -149,7 +149,7 @@ export async function approveAuthorization(
     const { grantScope, withdrawn } = consentOutcome(previous ? parseScopeString(previous.scope) : [], request.scopes, grantedScopes);
     const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope: grantScope }, now);
     // A withdrawn scope takes effect now, not when the tokens carrying it expire.
-    if (previous) await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
+    await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
     await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));
   });
   return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });

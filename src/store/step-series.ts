@@ -315,9 +315,8 @@ const MAX_PREPARED_SHAPES = 200;
 
 /**
  * On SQLite the rows come back as ONE text of comma-separated integers, row after row: better-sqlite3
- * (on Node 20) stores each value of each row into its JS array through V8's generic property store,
- * and JSON.parse of the same rows builds arrays in C++ too; both cost several times more than SQLite
- * joining the integers and integersOf reading them back (see bench/steps-series.ts).
+ * (on Node 20) stores each value of each row into its JS array through V8's generic property store.
+ * For 30 rows: 16 µs as rows, 11 µs as one JSON array, 9 µs as this text (docs/api.md).
  */
 function asOneText(query: SeriesQuery): string {
   return `select group_concat(${query.columns.join(` || ',' || `)}, ',') from (${query.text})`;
