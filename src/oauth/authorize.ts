@@ -17,8 +17,6 @@ import { firstUnknownScope, formatScopes, parseScopeString } from './scopes.js';
 
 export interface AuthorizationRequest {
   app: App;
-  /** The display name of the app's owner, shown on the consent page. */
-  developer: string;
   redirectUri: string;
   state: string | undefined;
   /** The scopes asked for, canonical order. */
@@ -101,12 +99,10 @@ export async function checkAuthorizationRequest(
     return fail('invalid_request', 'PKCE (code_challenge with code_challenge_method=S256) is required for public clients');
   }
 
-  const owner = await findUserById(ctx.db.kysely, app.ownerId);
   return {
     ok: true,
     request: {
       app,
-      developer: owner?.display_name ?? 'unknown developer',
       redirectUri: redirect.uri,
       state,
       scopes: formatScopes(scopes).split(' '),
@@ -115,6 +111,15 @@ export async function checkAuthorizationRequest(
       prompt: params.prompt,
     },
   };
+}
+
+/**
+ * The display name of the app's owner, shown on the consent page. Read only when that page is
+ * shown: a request that ends at the login page or a redirect never needs it.
+ */
+export async function developerName(ctx: AppContext, app: App): Promise<string> {
+  const owner = await findUserById(ctx.db.kysely, app.ownerId);
+  return owner?.display_name ?? 'unknown developer';
 }
 
 /**

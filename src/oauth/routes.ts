@@ -17,6 +17,7 @@ import {
   checkAuthorizationRequest,
   consentIsRemembered,
   deniedRedirect,
+  developerName,
   findUserGrant,
   reissueAuthorization,
   singleValues,
@@ -44,7 +45,7 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
     if (grant && consentIsRemembered(grant, check.request)) {
       return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
     }
-    return renderConsent(reply, session, check.request);
+    return renderConsent(reply, session, check.request, await developerName(ctx, check.request.app));
   });
 
   // The consent decision. Every parameter is validated again: the form is user-controlled input.

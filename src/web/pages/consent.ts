@@ -7,7 +7,8 @@ import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
 
-export function renderConsent(reply: FastifyReply, session: Session, request: AuthorizationRequest): FastifyReply {
+/** `developer`: the display name of the app's owner (developerName). */
+export function renderConsent(reply: FastifyReply, session: Session, request: AuthorizationRequest, developer: string): FastifyReply {
   const csrfToken = sessionCsrfToken(session);
   // The request travels in hidden fields and is validated again when the form comes back.
   const hidden: Array<[string, string]> = [
@@ -25,7 +26,7 @@ export function renderConsent(reply: FastifyReply, session: Session, request: Au
     userName: session.user.display_name,
     csrfToken,
     appName: request.app.name,
-    developer: request.developer,
+    developer,
     description: request.app.description,
     // Shown as text only: a link would let the app lead the user away from the decision.
     website: request.app.websiteUrl,
