@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
-import { findUserById, type User } from '../store/users.js';
+import type { User } from '../store/users.js';
 
 export const SESSION_COOKIE = 'stride_session';
 
@@ -43,9 +43,8 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
   let session: Session | null = null;
   if (raw) {
     const idHash = hashCredential(raw);
-    const row = await findLiveSession(ctx.db.kysely, idHash, ctx.clock());
-    const user = row && (await findUserById(ctx.db.kysely, row.user_id));
-    if (row && user) session = { idHash, user, csrfSecret: row.csrf_secret, expiresAt: row.expires_at };
+    const live = await findLiveSession(ctx.db.kysely, idHash, ctx.clock());
+    if (live) session = { idHash, ...live };
   }
   cache.set(request, session);
   return session;
