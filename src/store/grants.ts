@@ -65,7 +65,7 @@ export async function upsertGrant(
   grant: { id: string; userId: string; appId: string; scope: string },
   now: number,
 ): Promise<string> {
-  await db
+  const row = await db
     .insertInto('grants')
     .values({
       id: grant.id,
@@ -77,9 +77,10 @@ export async function upsertGrant(
       last_used_at: null,
     })
     .onConflict((oc) => oc.columns(['user_id', 'app_id']).doUpdateSet({ scope: grant.scope, updated_at: now }))
-    .execute();
-  const row = await findGrant(db, grant.userId, grant.appId);
-  return row!.id;
+    // The row inserted or updated: an existing grant keeps its id.
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
 }
 
 /** Ends a user's grant for an app; its codes and tokens go with it (foreign-key cascade). */
