@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app.js';
 import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
-import { findAppByClientId, type App } from '../store/apps.js';
+import { appByClientIdLookup, type App } from '../store/apps.js';
 import { insertAuthorizationCode } from '../store/codes.js';
 import { deleteGrantCredentialsWithScopes, findGrant, upsertGrant, type Grant } from '../store/grants.js';
 import { findUserById } from '../store/users.js';
@@ -65,7 +65,7 @@ export async function checkAuthorizationRequest(
   }
   const clientId = params.client_id;
   if (!clientId) return { ok: false, page: 'The request has no client_id.' };
-  const app = await findAppByClientId(ctx.db.kysely, clientId);
+  const app = await appByClientIdLookup(ctx.db)(clientId);
   if (!app) return { ok: false, page: 'No app is registered with this client_id.' };
   const redirect = requestedRedirectUri(app, params);
   if ('problem' in redirect) return { ok: false, page: redirect.problem };

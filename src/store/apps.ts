@@ -69,7 +69,8 @@ export const APP_COLUMNS =
 const clientLookups = new WeakMap<Db, (clientId: string) => Promise<App | undefined>>();
 
 /**
- * findAppByClientId for the client authentication of every token request: one statement prepared
+ * findAppByClientId for the client authentication of every token request and for every
+ * authorization request (each page of a sign-in reads the app again): one statement prepared
  * once (SQLite: on the better-sqlite3 handle; PostgreSQL: by name). On SQLite, while a Kysely
  * transaction is open on the handle (it spans awaits), the lookup goes through Kysely, so it never
  * reads inside another request's transaction.
