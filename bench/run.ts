@@ -37,6 +37,7 @@ import {
 import { installCleanup, stopAll, type ServerProcess } from './lib/processes.js';
 import {
   formatChecks,
+  formatCpuTable,
   formatTable,
   machine,
   noErrorsCheck,
@@ -343,11 +344,12 @@ async function main(): Promise<number> {
   }
   rows.sort((a, b) => a.load.localeCompare(b.load, 'en', { numeric: true }));
   const table = formatTable(rows);
+  const cpuTable = formatCpuTable(rows);
   const checks = formatChecks(rows);
   const failed = rows.flatMap((r) => r.checks).filter((check) => !check.pass).length;
   const elapsed = (Date.now() - started) / 1000;
   const loadAtEnd = loadavg()[0]!;
-  process.stdout.write(`\n${table}\n\n${checks}\n\n`);
+  process.stdout.write(`\n${table}\n\nCPU time per operation (measured slices; the server's threads, and this process):\n${cpuTable}\n\n${checks}\n\n`);
   process.stdout.write(`machine: ${machine().cpus} CPUs, load average ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end${loadAtStart > 0.5 ? ' (the machine was not idle: ratios are noisier)' : ''}\n`);
   if (seriesLines.length > 0) {
     process.stdout.write(`steps series micro-benchmark (the route's series reader on SQLite, bench/steps-series.ts):\n${seriesLines.map((line) => `  ${line}`).join('\n')}\n\n`);

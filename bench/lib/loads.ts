@@ -15,7 +15,7 @@ import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { verify, hash } from '@node-rs/argon2';
 import { Browser, keepAliveAgent, send } from './http.js';
 import { authorizeInBrowser, exchangeCode, refreshBody, type ClientCredentials, type Credentials, type ServerEndpoints } from './oauth-client.js';
-import { sampleRss } from './processes.js';
+import { processCpu, sampleRss } from './processes.js';
 
 export interface LoadSettings {
   connections: number;
@@ -33,9 +33,22 @@ export interface Measurement {
   seconds: number;
   /** Peak resident memory of the server during its measured slices, MB (null: not a server). */
   rssMb: number | null;
+  /** CPU time per success during the measured slices, µs (see CpuPerOperation). */
+  cpu: CpuPerOperation;
   /** Successes during the warm-up (refresh chains: rotations that must be in the database too). */
   warmupOk?: number;
   note?: string;
+}
+
+/**
+ * Where the CPU of one operation went: the server's event loop and its other threads (null: no
+ * server process), and this process — the load driver, or the hashing itself for the hashing
+ * bound. All of them share the machine's cores, so together they bound the rate.
+ */
+export interface CpuPerOperation {
+  serverLoopUs: number | null;
+  serverThreadsUs: number | null;
+  driverUs: number;
 }
 
 /** One side of a comparison: something that can run for a while and say what it measured. */
@@ -46,7 +59,7 @@ export interface Workload {
   /** Runs for `seconds` more; what it measures adds up over the slices. */
   runSlice(seconds: number): Promise<void>;
   /** Everything the slices measured (the RSS is the interleaver's). */
-  result(): Omit<Measurement, 'rssMb'>;
+  result(): Omit<Measurement, 'rssMb' | 'cpu'>;
   /** Lets go of connections kept between slices. */
   close?(): void;
 }
@@ -66,14 +79,37 @@ export async function interleave(workloads: readonly Workload[], settings: LoadS
   }
   const slices = Math.max(1, Math.round(settings.durationSeconds / sliceSeconds));
   const peaks: Array<number | null> = workloads.map(() => null);
+  const cpu = workloads.map(() => ({ loopMs: 0, threadsMs: 0, driverMs: 0 }));
   for (let slice = 0; slice < slices; slice++) {
     for (const [i, workload] of workloads.entries()) {
       const rss = workload.pid === null ? null : sampleRss(workload.pid);
+      const serverBefore = workload.pid === null ? null : processCpu(workload.pid);
+      const driverBefore = process.cpuUsage();
       await workload.runSlice(settings.durationSeconds / slices);
+      const driver = process.cpuUsage(driverBefore);
+      const serverAfter = workload.pid === null ? null : processCpu(workload.pid);
       if (rss) peaks[i] = Math.max(peaks[i] ?? 0, rss.stop().peakMb);
+      cpu[i]!.driverMs += (driver.user + driver.system) / 1000;
+      if (serverBefore && serverAfter) {
+        cpu[i]!.loopMs += serverAfter.mainMs - serverBefore.mainMs;
+        cpu[i]!.threadsMs += serverAfter.otherMs - serverBefore.otherMs;
+      }
     }
   }
-  const measurements = workloads.map((workload, i) => ({ ...workload.result(), rssMb: peaks[i]! }));
+  const measurements = workloads.map((workload, i) => {
+    const result = workload.result();
+    const perOperation = (ms: number) => (result.ok > 0 ? (ms * 1000) / result.ok : NaN);
+    const server = workload.pid !== null;
+    return {
+      ...result,
+      rssMb: peaks[i]!,
+      cpu: {
+        serverLoopUs: server ? perOperation(cpu[i]!.loopMs) : null,
+        serverThreadsUs: server ? perOperation(cpu[i]!.threadsMs) : null,
+        driverUs: perOperation(cpu[i]!.driverMs),
+      },
+    };
+  });
   for (const workload of workloads) workload.close?.();
   return measurements;
 }
@@ -143,7 +179,7 @@ class DriverTally {
     if (this.errors.length < 3) this.errors.push(message.slice(0, 200));
   }
 
-  summary(): Omit<Measurement, 'rssMb'> {
+  summary(): Omit<Measurement, 'rssMb' | 'cpu'> {
     const sorted = [...this.latencies].sort((a, b) => a - b);
     return {
       rate: sorted.length / this.seconds,

@@ -135,3 +135,33 @@ export function sampleRss(pid: number): { stop(): { peakMb: number; hwmMb: numbe
     },
   };
 }
+
+/** Linux reports CPU times in /proc in clock ticks of USER_HZ, 100 per second on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+function cpuTicks(statPath: string): number | null {
+  try {
+    const stat = readFileSync(statPath, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+export interface CpuTime {
+  /** The process's first thread: Node's event loop. */
+  mainMs: number;
+  /** Every other thread, ended ones included: libuv's pool (Argon2id), V8's helpers (GC, compiler). */
+  otherMs: number;
+}
+
+/** CPU time a process has used so far (user + system), its event loop apart; null if it is gone. */
+export function processCpu(pid: number): CpuTime | null {
+  const total = cpuTicks(`/proc/${pid}/stat`);
+  const main = cpuTicks(`/proc/${pid}/task/${pid}/stat`);
+  if (total === null || main === null) return null;
+  const ms = 1000 / TICKS_PER_SECOND;
+  return { mainMs: main * ms, otherMs: (total - main) * ms };
+}

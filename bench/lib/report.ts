@@ -26,6 +26,13 @@ function pad(cells: string[], widths: number[], right: boolean[]): string {
   return cells.map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ');
 }
 
+/** Aligned columns under a header and a rule. */
+function formatColumns(header: string[], right: boolean[], body: string[][]): string {
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...body.map((cells) => cells[i]!.length)));
+  const lines = [pad(header, widths, right), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map((cells) => pad(cells, widths, right))];
+  return lines.join('\n');
+}
+
 export function formatTable(rows: Row[]): string {
   const header = ['load', 'server', 'rate', 'p50 ms', 'p99 ms', 'ratio to reference', 'RSS MB', 'result'];
   const right = [false, false, true, true, true, false, true, false];
@@ -35,9 +42,29 @@ export function formatTable(rows: Row[]): string {
     const result = row.checks.length === 0 ? '' : row.checks.every((check) => check.pass) ? 'PASS' : 'FAIL';
     return [row.load, row.server, `${fixed(m.rate, m.rate < 100 ? 1 : 0)} ${row.unit}`, fixed(m.p50, 2), fixed(m.p99, 2), ratios, m.rssMb === null ? '—' : fixed(m.rssMb, 0), result];
   });
-  const widths = header.map((_, i) => Math.max(header[i]!.length, ...body.map((cells) => cells[i]!.length)));
-  const lines = [pad(header, widths, right), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map((cells) => pad(cells, widths, right))];
-  return lines.join('\n');
+  return formatColumns(header, right, body);
+}
+
+/** A CPU time in µs, or in ms from 1 ms up. */
+function cpuTime(us: number | null): string {
+  if (us === null) return '—';
+  return us >= 1000 ? `${fixed(us / 1000, 2)} ms` : `${fixed(us, 0)} µs`;
+}
+
+/**
+ * CPU time per request, flow or hash during the measured slices: the server's event loop, its
+ * other threads (libuv's pool — Argon2id —, V8's garbage collector and compiler), and this process
+ * (the load driver; for the hashing bound, the hashing). Every one of them runs on the same cores,
+ * so this is where a rate's limit comes from.
+ */
+export function formatCpuTable(rows: Row[]): string {
+  const header = ['load', 'server', 'event loop', 'other threads', 'load driver'];
+  const right = [false, false, true, true, true];
+  const body = rows.map((row) => {
+    const { cpu } = row.measurement;
+    return [row.load, row.server, cpuTime(cpu.serverLoopUs), cpuTime(cpu.serverThreadsUs), cpuTime(cpu.driverUs)];
+  });
+  return formatColumns(header, right, body);
 }
 
 export function formatChecks(rows: Row[]): string {

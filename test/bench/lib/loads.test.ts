@@ -2,12 +2,23 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { interleave, type Workload } from '../../../bench/lib/loads.js';
 
-/** A workload that records when it ran and "measures" one success per millisecond asked for. */
-function recording(name: string, order: string[]): Workload & { slices: number[]; closed: boolean } {
+/** Keeps this thread busy until it has used `ms` milliseconds of CPU (not of wall clock). */
+function spin(ms: number): void {
+  const start = process.cpuUsage();
+  for (let used = process.cpuUsage(start); used.user + used.system < ms * 1000; used = process.cpuUsage(start)) {
+    // busy
+  }
+}
+
+/**
+ * A workload that records when it ran and "measures" one success per millisecond asked for; with
+ * `busyMs`, each slice also keeps this process busy that long, and this process is its "server".
+ */
+function recording(name: string, order: string[], busyMs = 0): Workload & { slices: number[]; closed: boolean } {
   let ok = 0;
   let seconds = 0;
   const workload = {
-    pid: null,
+    pid: busyMs > 0 ? process.pid : null,
     slices: [] as number[],
     closed: false,
     async warmUp(duration: number) {
@@ -15,6 +26,7 @@ function recording(name: string, order: string[]): Workload & { slices: number[]
     },
     async runSlice(duration: number) {
       order.push(`${name} slice`);
+      spin(busyMs);
       workload.slices.push(duration);
       ok += duration * 1000;
       seconds += duration;
@@ -42,6 +54,8 @@ describe('interleaved measurement', () => {
     assert.equal(strideM!.seconds, 10);
     assert.equal(strideM!.ok, 10_000);
     assert.equal(bareM!.rssMb, null, 'no server process, no memory figure');
+    assert.equal(bareM!.cpu.serverLoopUs, null, 'no server process, no server CPU');
+    assert.equal(bareM!.cpu.serverThreadsUs, null);
     assert.ok(bare.closed && stride.closed);
   });
 
@@ -51,5 +65,16 @@ describe('interleaved measurement', () => {
     await interleave([flows], { connections: 32, warmupSeconds: 0, durationSeconds: 10 }, 5);
     assert.deepEqual(order, ['flows slice', 'flows slice']);
     assert.deepEqual(flows.slices, [5, 5]);
+  });
+
+  it('charges each workload the CPU time of its own slices, per success', async () => {
+    const order: string[] = [];
+    const idle = recording('idle', order);
+    // 200 ms of this thread in each of two slices of 1 s (1,000 successes each): 200 µs per success.
+    const busy = recording('busy', order, 200);
+    const [idleM, busyM] = await interleave([idle, busy], { connections: 1, warmupSeconds: 0, durationSeconds: 2 }, 1);
+    assert.ok(busyM!.cpu.serverLoopUs! >= 150 && busyM!.cpu.serverLoopUs! <= 400, `event loop ${busyM!.cpu.serverLoopUs} µs`);
+    assert.ok(busyM!.cpu.driverUs >= 150, `this process ${busyM!.cpu.driverUs} µs`);
+    assert.ok(idleM!.cpu.driverUs < 50, `the idle workload's slices cost little: ${idleM!.cpu.driverUs} µs`);
   });
 });
