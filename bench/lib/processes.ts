@@ -136,7 +136,7 @@ export function sampleRss(pid: number): { stop(): { peakMb: number; hwmMb: numbe
   };
 }
 
-/** Linux reports CPU times in /proc in clock ticks of USER_HZ, 100 per second on every architecture Node runs on. */
+/** Linux reports CPU times in /proc in clock ticks of USER_HZ: 100 per second on x86 and Arm. */
 const TICKS_PER_SECOND = 100;
 
 function cpuTicks(statPath: string): number | null {
