@@ -9,7 +9,7 @@ import { sweepExpired } from './store/sweep.js';
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export async function serve(config: Config): Promise<void> {
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   await migrateToLatest(db);
   const app = await buildApp({ config, db, clock: systemClock });
 

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
+import { startBackgroundCheckpoints } from './background-checkpoints.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -31,16 +32,21 @@ export interface OpenOptions {
   schema?: string;
   /** PostgreSQL only: pool size. */
   poolSize?: number;
+  /**
+   * SQLite file only: WAL checkpoints in a worker thread instead of on the committing connection
+   * (background-checkpoints.ts). For the long-running server; a CLI command has no use for it.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
-    return openSqlite(databaseUrl.slice('sqlite:'.length));
+    return openSqlite(databaseUrl.slice('sqlite:'.length), options);
   }
   return openPostgres(databaseUrl, options);
 }
 
-function openSqlite(path: string): Db {
+function openSqlite(path: string, options: OpenOptions): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const handle = new SQLite(path);
   handle.pragma('journal_mode = WAL');
@@ -50,13 +56,17 @@ function openSqlite(path: string): Db {
   handle.pragma('foreign_keys = ON');
   // Several server processes may share one file: wait for the write lock instead of failing.
   handle.pragma('busy_timeout = 5000');
+  const checkpoints = options.backgroundCheckpoints && path !== ':memory:' ? startBackgroundCheckpoints(handle, path) : null;
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
   return {
     kysely,
     dialect: 'sqlite',
     sqlite: handle,
     pool: null,
-    close: () => kysely.destroy(),
+    async close() {
+      await checkpoints?.stop();
+      await kysely.destroy();
+    },
   };
 }
 
