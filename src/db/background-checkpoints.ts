@@ -33,7 +33,11 @@ export function startBackgroundCheckpoints(
   path: string,
   { intervalMs = 100, backstopPages = 10_000 }: BackgroundCheckpointOptions = {},
 ): BackgroundCheckpoints {
-  const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path, intervalMs } });
+  const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
+    workerData: { path, intervalMs },
+    // It runs one pragma every interval: a small heap is plenty.
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+  });
   // The checkpoints never keep the process alive.
   worker.unref();
   handle.pragma(`wal_autocheckpoint = ${backstopPages}`);
