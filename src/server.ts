@@ -9,9 +9,11 @@ import { sweepExpired } from './store/sweep.js';
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export async function serve(config: Config): Promise<void> {
-  const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
+  let checkpointsFailed: (error: Error) => void = () => undefined;
+  const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
   await migrateToLatest(db);
   const app = await buildApp({ config, db, clock: systemClock });
+  checkpointsFailed = (error) => app.log.warn({ err: error }, 'background WAL checkpoints stopped; the server connection checkpoints again');
 
   const sweep = async () => {
     try {

@@ -21,6 +21,8 @@ export interface BackgroundCheckpointOptions {
   intervalMs?: number;
   /** The server connection's own automatic checkpoint, in pages of log (4 KiB each). */
   backstopPages?: number;
+  /** Told when the worker fails (after the server connection took checkpoints back). */
+  onError?: (error: Error) => void;
 }
 
 export interface BackgroundCheckpoints {
@@ -31,7 +33,7 @@ export interface BackgroundCheckpoints {
 export function startBackgroundCheckpoints(
   handle: SQLite.Database,
   path: string,
-  { intervalMs = 100, backstopPages = 10_000 }: BackgroundCheckpointOptions = {},
+  { intervalMs = 100, backstopPages = 10_000, onError }: BackgroundCheckpointOptions = {},
 ): BackgroundCheckpoints {
   const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
     workerData: { path, intervalMs },
@@ -43,8 +45,10 @@ export function startBackgroundCheckpoints(
   handle.pragma(`wal_autocheckpoint = ${backstopPages}`);
   let stopped = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.once('error', () => {
-    if (!stopped && handle.open) handle.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+  worker.once('error', (error) => {
+    if (stopped || !handle.open) return;
+    handle.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    onError?.(error);
   });
   return {
     async stop() {

@@ -8,8 +8,20 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 
 const { path, intervalMs } = workerData as { path: string; intervalMs: number };
-const db = new SQLite(path, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
+
+function openDatabase(): SQLite.Database {
+  try {
+    const db = new SQLite(path, { fileMustExist: true });
+    db.pragma('busy_timeout = 0');
+    return db;
+  } catch (error) {
+    // better-sqlite3's own error class would reach the parent thread without its message.
+    const { message, code } = error as { message?: string; code?: string };
+    throw new Error(`cannot open ${path} for checkpoints: ${message ?? String(error)}${code ? ` (${code})` : ''}`);
+  }
+}
+
+const db = openDatabase();
 
 const timer = setInterval(() => {
   try {

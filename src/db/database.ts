@@ -34,9 +34,10 @@ export interface OpenOptions {
   poolSize?: number;
   /**
    * SQLite file only: WAL checkpoints in a worker thread instead of on the committing connection
-   * (background-checkpoints.ts). For the long-running server; a CLI command has no use for it.
+   * (background-checkpoints.ts), with what to do if that worker fails. For the long-running
+   * server; a CLI command has no use for it.
    */
-  backgroundCheckpoints?: boolean;
+  backgroundCheckpoints?: { onError(error: Error): void };
 }
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
@@ -56,7 +57,8 @@ function openSqlite(path: string, options: OpenOptions): Db {
   handle.pragma('foreign_keys = ON');
   // Several server processes may share one file: wait for the write lock instead of failing.
   handle.pragma('busy_timeout = 5000');
-  const checkpoints = options.backgroundCheckpoints && path !== ':memory:' ? startBackgroundCheckpoints(handle, path) : null;
+  const background = options.backgroundCheckpoints;
+  const checkpoints = background && path !== ':memory:' ? startBackgroundCheckpoints(handle, path, { onError: background.onError }) : null;
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
   return {
     kysely,

@@ -27,7 +27,7 @@ function withTable(handle: SQLite.Database): SQLite.Statement<[string]> {
 describe('background WAL checkpoints', () => {
   it('copy committed pages into the database file while the server connection does not', { timeout: 20_000 }, async () => {
     const file = join(dir, 'copied.sqlite');
-    const db = openDatabase(`sqlite:${file}`, { backgroundCheckpoints: true });
+    const db = openDatabase(`sqlite:${file}`, { backgroundCheckpoints: { onError: (error) => assert.fail(error) } });
     try {
       const insert = withTable(db.sqlite!);
       const before = size(file);
@@ -78,10 +78,13 @@ describe('background WAL checkpoints', () => {
     const handle = new SQLite(join(dir, 'fallback.sqlite'));
     handle.pragma('journal_mode = WAL');
     // The worker cannot open a file that does not exist, and stops with an error.
-    const checkpoints = startBackgroundCheckpoints(handle, join(dir, 'missing.sqlite'));
+    const errors: Error[] = [];
+    const checkpoints = startBackgroundCheckpoints(handle, join(dir, 'missing.sqlite'), { onError: (error) => errors.push(error) });
     try {
       const deadline = Date.now() + 5000;
-      while (handle.pragma('wal_autocheckpoint', { simple: true }) !== 1000 && Date.now() < deadline) await sleep(20);
+      while (errors.length === 0 && Date.now() < deadline) await sleep(20);
+      assert.equal(errors.length, 1);
+      assert.match(errors[0]!.message, /cannot open .*missing\.sqlite for checkpoints: .*does not exist/);
       assert.equal(handle.pragma('wal_autocheckpoint', { simple: true }), 1000);
     } finally {
       await checkpoints.stop();
