@@ -82,12 +82,13 @@ export async function interleave(workloads: readonly Workload[], settings: LoadS
   const cpu = workloads.map(() => ({ loopMs: 0, threadsMs: 0, driverMs: 0 }));
   for (let slice = 0; slice < slices; slice++) {
     for (const [i, workload] of workloads.entries()) {
-      const rss = workload.pid === null ? null : sampleRss(workload.pid);
-      const serverBefore = workload.pid === null ? null : processCpu(workload.pid);
+      const { pid } = workload;
+      const rss = pid === null ? null : sampleRss(pid);
+      const serverBefore = pid === null ? null : processCpu(pid);
       const driverBefore = process.cpuUsage();
       await workload.runSlice(settings.durationSeconds / slices);
       const driver = process.cpuUsage(driverBefore);
-      const serverAfter = workload.pid === null ? null : processCpu(workload.pid);
+      const serverAfter = pid === null ? null : processCpu(pid);
       if (rss) peaks[i] = Math.max(peaks[i] ?? 0, rss.stop().peakMb);
       cpu[i]!.driverMs += (driver.user + driver.system) / 1000;
       if (serverBefore && serverAfter) {
