@@ -61,7 +61,7 @@ import {
   type StrideSetup,
 } from './lib/servers.js';
 import { obtainTokens } from './lib/oauth-client.js';
-import { keepAliveAgent } from './lib/http.js';
+import { Connections } from './lib/http.js';
 
 const CONNECTIONS = 32;
 
@@ -138,11 +138,11 @@ async function startStrideRun(label: string, prefix: string, loads: Set<string>,
   const setup = await prepareStride(databaseUrl, workDir);
   const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags });
   // Tokens as an app would hold them: one for the profile, one for the steps (the grant keeps both).
-  const agent = keepAliveAgent(1);
+  const connections = new Connections();
   const endpoints = STRIDE_ENDPOINTS(server.origin);
-  const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, agent);
-  const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, agent);
-  agent.destroy();
+  const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, connections);
+  const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, connections);
+  connections.close();
   return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
 }
 

@@ -8,12 +8,12 @@
  *
  * Fixed requests go through autocannon (keep-alive, no pipelining; each slice's latency histogram
  * is merged with autocannon's own aggregation). Loads where each request depends on the previous
- * answer (refresh chains, authorization-code flows) use a driver of their own over node:http
- * keep-alive agents, one connection per chain or flow worker, which pause between slices.
+ * answer (refresh chains, authorization-code flows) use a driver of their own (lib/http.ts): one
+ * keep-alive HTTP/1.1 connection per chain or flow worker, which pause between slices.
  */
 import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { verify, hash } from '@node-rs/argon2';
-import { Browser, keepAliveAgent, send } from './http.js';
+import { Browser, Connections, send } from './http.js';
 import { authorizeInBrowser, exchangeCode, refreshBody, type ClientCredentials, type Credentials, type ServerEndpoints } from './oauth-client.js';
 import { processCpu, sampleRss } from './processes.js';
 
@@ -207,7 +207,7 @@ export interface RefreshTarget {
 }
 
 interface Chain {
-  agent: ReturnType<typeof keepAliveAgent>;
+  connections: Connections;
   token: string;
   broken: boolean;
 }
@@ -217,7 +217,7 @@ async function refreshUntil(target: RefreshTarget, chain: Chain, deadline: numbe
   while (!chain.broken && performance.now() < deadline) {
     const sent = performance.now();
     try {
-      const response = await send(chain.agent, target.tokenUrl, {
+      const response = await send(chain.connections, target.tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: refreshBody(target.client, chain.token),
@@ -255,8 +255,8 @@ export function refreshChainWorkload(
   const measured = new DriverTally();
   let chains: Chain[] | undefined;
   const newChains = async () =>
-    (await obtainRefreshTokens(connections)).map((token) => ({ agent: keepAliveAgent(1), token, broken: false }));
-  const close = (list: Chain[]) => list.forEach((chain) => chain.agent.destroy());
+    (await obtainRefreshTokens(connections)).map((token) => ({ connections: new Connections(), token, broken: false }));
+  const close = (list: Chain[]) => list.forEach((chain) => chain.connections.close());
   return {
     pid,
     async warmUp(seconds) {
@@ -295,18 +295,18 @@ export interface FlowTarget {
  * request, login page and POST, consent page and POST (prompt=consent), code exchange.
  */
 export function authorizationFlowWorkload(target: FlowTarget, concurrency: number, pid: number): Workload {
-  const agents = Array.from({ length: concurrency }, () => keepAliveAgent(1));
+  const clients = Array.from({ length: concurrency }, () => new Connections());
   const measured = new DriverTally();
-  const flowsUntil = (tally: DriverTally) => async (agent: ReturnType<typeof keepAliveAgent>, deadline: number) => {
+  const flowsUntil = (tally: DriverTally) => async (connections: Connections, deadline: number) => {
     while (performance.now() < deadline && tally.failed <= 100) {
       const began = performance.now();
       try {
-        const browser = new Browser(target.origin, agent);
+        const browser = new Browser(target.origin, connections);
         const { code, verifier } = await authorizeInBrowser(browser, target.endpoints, target.client, target.credentials, {
           scope: target.scope,
           extra: { prompt: 'consent' },
         });
-        await exchangeCode(agent, target.endpoints, target.client, code, verifier);
+        await exchangeCode(connections, target.endpoints, target.client, code, verifier);
         tally.latencies.push(performance.now() - began);
       } catch (error) {
         tally.fail((error as Error).message);
@@ -317,17 +317,17 @@ export function authorizationFlowWorkload(target: FlowTarget, concurrency: numbe
     pid,
     async warmUp(seconds) {
       const warmup = new DriverTally();
-      await forSeconds(warmup, agents, seconds, flowsUntil(warmup));
+      await forSeconds(warmup, clients, seconds, flowsUntil(warmup));
     },
     async runSlice(seconds) {
-      await forSeconds(measured, agents, seconds, flowsUntil(measured));
+      await forSeconds(measured, clients, seconds, flowsUntil(measured));
     },
     result: () => ({
       ...measured.summary(),
       ...(measured.failed > 0 && { note: `${measured.failed} flow(s) failed: ${measured.errors.join(' | ')}` }),
     }),
     close() {
-      agents.forEach((agent) => agent.destroy());
+      clients.forEach((connections) => connections.close());
     },
   };
 }

@@ -3,8 +3,7 @@
  * consent pages (whatever forms the server shows), and the code exchange with PKCE S256.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Browser, formBody, parseForms, send, type HttpResponse } from './http.js';
-import type { Agent } from 'node:http';
+import { Browser, formBody, parseForms, send, type Connections, type HttpResponse } from './http.js';
 
 export interface ServerEndpoints {
   authorize: string;
@@ -102,13 +101,13 @@ export async function authorizeInBrowser(
 
 /** RFC 6749 §4.1.3 with client_secret_post. */
 export async function exchangeCode(
-  agent: Agent,
+  connections: Connections,
   endpoints: ServerEndpoints,
   client: ClientCredentials,
   code: string,
   verifier: string,
 ): Promise<TokenSet> {
-  const response = await send(agent, endpoints.token, {
+  const response = await send(connections, endpoints.token, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: formBody({
@@ -142,13 +141,13 @@ export async function obtainTokens(
   credentials: Credentials,
   options: AuthorizeOptions,
   count: number,
-  agent: Agent,
+  connections: Connections,
 ): Promise<TokenSet[]> {
-  const browser = new Browser(origin, agent);
+  const browser = new Browser(origin, connections);
   const tokens: TokenSet[] = [];
   for (let i = 0; i < count; i++) {
     const { code, verifier } = await authorizeInBrowser(browser, endpoints, client, credentials, options);
-    tokens.push(await exchangeCode(agent, endpoints, client, code, verifier));
+    tokens.push(await exchangeCode(connections, endpoints, client, code, verifier));
   }
   return tokens;
 }

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { keepAliveAgent, send } from './http.js';
+import { Connections, sendOnce } from './http.js';
 import { obtainTokens, type ClientCredentials, type Credentials, type ServerEndpoints, type TokenSet } from './oauth-client.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
 
@@ -53,7 +53,7 @@ async function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
   }
 }
 
-const ok200 = (path: string) => async (origin: string) => (await send(keepAliveAgent(1), `${origin}${path}`, { timeoutMs: 1000 })).status === 200;
+const ok200 = (path: string) => async (origin: string) => (await sendOnce(`${origin}${path}`, { timeoutMs: 1000 })).status === 200;
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 export const ALL_SCOPES = 'read_profile write_profile read_activity write_activity';
@@ -123,11 +123,11 @@ export const STRIDE_ENDPOINTS = (origin: string): ServerEndpoints => ({
 });
 
 export async function strideTokens(server: ServerProcess, setup: StrideSetup, count: number): Promise<TokenSet[]> {
-  const agent = keepAliveAgent(1);
+  const connections = new Connections();
   try {
-    return await obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), setup.client, setup.user, { scope: ALL_SCOPES }, count, agent);
+    return await obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), setup.client, setup.user, { scope: ALL_SCOPES }, count, connections);
   } finally {
-    agent.destroy();
+    connections.close();
   }
 }
 
@@ -154,7 +154,7 @@ export async function startPeer(options: ServerOptions = {}): Promise<PeerSetup>
     port,
     ready: ok200('/.well-known/openid-configuration'),
   });
-  const discovery = JSON.parse((await send(keepAliveAgent(1), `${server.origin}/.well-known/openid-configuration`)).body) as {
+  const discovery = JSON.parse((await sendOnce(`${server.origin}/.well-known/openid-configuration`)).body) as {
     authorization_endpoint: string;
     token_endpoint: string;
     userinfo_endpoint: string;
@@ -168,10 +168,10 @@ export async function startPeer(options: ServerOptions = {}): Promise<PeerSetup>
 
 /** Tokens from the peer through its login and consent pages; any login name is accepted. */
 export async function peerTokens(peer: PeerSetup, scope: string, count: number): Promise<TokenSet[]> {
-  const agent = keepAliveAgent(1);
+  const connections = new Connections();
   try {
-    return await obtainTokens(peer.server.origin, peer.endpoints, peer.client, { username: 'bench-user', password: 'any' }, { scope }, count, agent);
+    return await obtainTokens(peer.server.origin, peer.endpoints, peer.client, { username: 'bench-user', password: 'any' }, { scope }, count, connections);
   } finally {
-    agent.destroy();
+    connections.close();
   }
 }
