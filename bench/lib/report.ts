@@ -22,6 +22,12 @@ export interface Row {
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 
+/**
+ * A ratio to two decimals, cut rather than rounded, so that one just below a target never reads
+ * as the target (0.698 → "0.69", not "0.70" next to FAIL).
+ */
+export const ratioText = (ratio: number) => (Number.isFinite(ratio) ? (Math.floor(ratio * 100 + 1e-9) / 100).toFixed(2) : '—');
+
 function pad(cells: string[], widths: number[], right: boolean[]): string {
   return cells.map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ');
 }
@@ -38,7 +44,7 @@ export function formatTable(rows: Row[]): string {
   const right = [false, false, true, true, true, false, true, false];
   const body = rows.map((row) => {
     const m = row.measurement;
-    const ratios = Object.entries(row.ratios).map(([name, ratio]) => `${fixed(ratio, 2)}× ${name}`).join(', ');
+    const ratios = Object.entries(row.ratios).map(([name, ratio]) => `${ratioText(ratio)}× ${name}`).join(', ');
     const result = row.checks.length === 0 ? '' : row.checks.every((check) => check.pass) ? 'PASS' : 'FAIL';
     return [row.load, row.server, `${fixed(m.rate, m.rate < 100 ? 1 : 0)} ${row.unit}`, fixed(m.p50, 2), fixed(m.p99, 2), ratios, m.rssMb === null ? '—' : fixed(m.rssMb, 0), result];
   });
@@ -101,7 +107,7 @@ export function machine() {
 }
 
 export function ratioCheck(target: string, ratio: number, minimum: number): Check {
-  return { target: `${target} ≥ ${minimum}×`, pass: ratio >= minimum, actual: `${fixed(ratio, 2)}×` };
+  return { target: `${target} ≥ ${minimum}×`, pass: ratio >= minimum, actual: `${ratioText(ratio)}×` };
 }
 
 export function p99Check(m: Measurement, maxMs = 20): Check {

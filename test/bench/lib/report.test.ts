@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Measurement } from '../../../bench/lib/loads.js';
-import { formatCpuTable, type Row } from '../../../bench/lib/report.js';
+import { formatCpuTable, ratioCheck, type Row } from '../../../bench/lib/report.js';
 
 function row(server: string, cpu: Measurement['cpu']): Row {
   const measurement: Measurement = { rate: 1, p50: 1, p99: 1, ok: 1, failed: 0, seconds: 1, rssMb: null, cpu };
@@ -17,5 +17,14 @@ describe('CPU table', () => {
     assert.deepEqual(lines[0]!.split(/\s{2,}/), ['load', 'server', 'event loop', 'other threads', 'load driver']);
     assert.deepEqual(lines[2]!.trim().split(/\s{2,}/), ['4 flows', 'Stride', '2.99 ms', '9.41 ms', '12 µs']);
     assert.deepEqual(lines[3]!.trim().split(/\s{2,}/), ['4 flows', 'hashing', '—', '—', '9.60 ms']);
+  });
+});
+
+describe('ratio checks', () => {
+  it('never shows a ratio just below its target as the target', () => {
+    assert.deepEqual(ratioCheck('vs bound', 0.6997, 0.7), { target: 'vs bound ≥ 0.7×', pass: false, actual: '0.69×' });
+    assert.deepEqual(ratioCheck('vs bound', 0.7, 0.7), { target: 'vs bound ≥ 0.7×', pass: true, actual: '0.70×' });
+    assert.equal(ratioCheck('vs bare', 0.29, 0.3).actual, '0.29×', 'no float artefact cuts 0.29 to 0.28');
+    assert.equal(ratioCheck('vs peer', 2.256, 2).actual, '2.25×');
   });
 });
