@@ -14,6 +14,9 @@
  * PostgreSQL (load 5) runs in the same rotations as Stride on SQLite, against the same slices of
  * the references.
  *
+ * Run it through `npm run bench`, which sizes libuv's thread pool as `stride` does (one thread per
+ * core, src/thread-pool.cts) for the hashing bound of load 4.
+ *
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_LOADS (e.g.
  * "1,3"), BENCH_CPU_PROF=DIR (run Stride under --cpu-prof, profiles written to DIR).
  */
@@ -308,6 +311,9 @@ async function main(): Promise<number> {
   const started = Date.now();
   installCleanup(runCleanups);
   const loadAtStart = loadavg()[0]!;
+  if (process.env.UV_THREADPOOL_SIZE === undefined) {
+    log('warning: libuv thread pool at its default size: the hashing bound (load 4) is not measured as stride hashes; run `npm run bench`');
+  }
   log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load in interleaved slices, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
 
   const sqliteLoads = new Set(['1', '2', '3', '4'].filter((load) => selected.has(load)));
@@ -360,7 +366,7 @@ async function main(): Promise<number> {
     started_at: new Date(started).toISOString(),
     elapsed_seconds: elapsed,
     machine: { ...machine(), load_average_start: loadAtStart, load_average_end: loadAtEnd },
-    settings: { ...settings, pipelining: 1, keep_alive: true, interleaved_slices: true, argon2: ARGON2_OPTIONS, postgres: postgresUrl !== undefined },
+    settings: { ...settings, pipelining: 1, keep_alive: true, interleaved_slices: true, argon2: ARGON2_OPTIONS, uv_threadpool_size: process.env.UV_THREADPOOL_SIZE ?? null, postgres: postgresUrl !== undefined },
     rows,
     ...extras,
     targets_missed: failed,

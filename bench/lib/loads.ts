@@ -335,7 +335,9 @@ export function authorizationFlowWorkload(target: FlowTarget, concurrency: numbe
 /**
  * The hashing bound: Argon2id verifications per second on this machine with the configured
  * parameters and the same library (in this process), as many in flight as the flow load has
- * browsers.
+ * browsers. `npm run bench` sizes this process's libuv pool as `stride` sizes its own, one thread
+ * per core (src/thread-pool.cts): the fastest this machine hashes (libuv's default four threads on
+ * two cores verify about 5 % fewer per second).
  */
 export function hashingWorkload(options: Parameters<typeof hash>[1], concurrency: number): Workload {
   const password = 'correct horse battery staple';

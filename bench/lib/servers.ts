@@ -15,7 +15,8 @@ import { freePort, startServer, type ServerProcess } from './processes.js';
 const run = promisify(execFile);
 
 /** The compiled Stride CLI and the peer scripts, relative to this file (dist/ or .build-bench/). */
-export const STRIDE_CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+/** The `stride` command as installed (it sizes the thread pool before running the CLI). */
+export const STRIDE_CLI = fileURLToPath(new URL('../../src/stride.cjs', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('../bare-server.js', import.meta.url));
 const PEER = fileURLToPath(new URL('../oidc-provider-peer.js', import.meta.url));
 

@@ -2,10 +2,13 @@
  * Password hashing with Argon2id at the OWASP Password Storage Cheat Sheet parameters
  * (m = 19 MiB, t = 2, p = 1). @node-rs/argon2 runs on the libuv thread pool, off the event loop.
  *
- * At most one hash or verification per core runs at a time: each holds its 19 MiB while it runs,
- * and more of them at once than there are cores only share the same CPUs, finishing no sooner while
- * the process's memory grows with the queue (a burst of sign-ins would otherwise hold one buffer per
- * waiting request). The others wait their turn, in order.
+ * One hash or verification per core runs at a time: each holds its 19 MiB while it runs, and more
+ * of them at once than there are cores only share the same CPUs, finishing no sooner while the
+ * process's memory grows with the queue (a burst of sign-ins would otherwise hold one buffer per
+ * waiting request). One more than that is admitted: `stride` sizes libuv's pool to the cores
+ * (thread-pool.cts), so the extra one waits in libuv's queue, holding no memory yet, and the thread
+ * that finishes a hash starts it at once. The others wait their turn here, in order. (Where the
+ * pool is larger — an operator's UV_THREADPOOL_SIZE — all admitted ones run: one per core plus one.)
  */
 import { availableParallelism } from 'node:os';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
@@ -54,8 +57,8 @@ export class Semaphore {
   }
 }
 
-/** Argon2id work in flight: one per core. */
-export const argon2Slots = new Semaphore(Math.max(1, availableParallelism()));
+/** Argon2id work admitted at once: one per core running, one queued on libuv's pool behind them. */
+export const argon2Slots = new Semaphore(availableParallelism() + 1);
 
 export function hashPassword(password: string): Promise<string> {
   return argon2Slots.run(() => hash(password, ARGON2_OPTIONS));

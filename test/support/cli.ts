@@ -2,8 +2,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** dist/test/support/cli.js → dist/src/cli.js (works from any build folder of the same shape). */
-export const CLI_PATH = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+/**
+ * dist/test/support/cli.js → dist/src/stride.cjs, the `stride` command as installed (works from any
+ * build folder of the same shape).
+ */
+export const CLI_PATH = fileURLToPath(new URL('../../src/stride.cjs', import.meta.url));
 
 export interface CliResult {
   code: number;
