@@ -143,10 +143,13 @@ async function startStrideRun(label: string, prefix: string, loads: Set<string>,
   // Tokens as an app would hold them: one for the profile, one for the steps (the grant keeps both).
   const connections = new Connections();
   const endpoints = STRIDE_ENDPOINTS(server.origin);
-  const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, connections);
-  const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, connections);
-  connections.close();
-  return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
+  try {
+    const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, connections);
+    const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, connections);
+    return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
+  } finally {
+    connections.close();
+  }
 }
 
 async function sqliteStride(loads: Set<string>): Promise<StrideRun> {

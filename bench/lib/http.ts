@@ -225,7 +225,9 @@ export class Connection {
     this.buffered = this.buffered.subarray(used);
     this.head = null;
     this.pending = null;
-    const keepAlive = head.keepAlive && head.framing !== 'close';
+    // A body-less answer ends with its head, whatever its framing headers; bytes beyond the answer
+    // to the one request sent mean the connection is out of step: it is not used again.
+    const keepAlive = head.keepAlive && (bodyless || head.framing !== 'close') && this.buffered.length === 0;
     if (!keepAlive) {
       const socket = this.socket;
       this.socket = null;

@@ -14,8 +14,10 @@ import { freePort, startServer, type ServerProcess } from './processes.js';
 
 const run = promisify(execFile);
 
-/** The compiled Stride CLI and the peer scripts, relative to this file (dist/ or .build-bench/). */
-/** The `stride` command as installed (it sizes the thread pool before running the CLI). */
+/**
+ * The `stride` command as installed (it sizes the thread pool, then runs the CLI) and the reference
+ * servers' scripts, relative to this file (dist/ or .build-bench/).
+ */
 export const STRIDE_CLI = fileURLToPath(new URL('../../src/stride.cjs', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('../bare-server.js', import.meta.url));
 const PEER = fileURLToPath(new URL('../oidc-provider-peer.js', import.meta.url));
@@ -24,8 +26,18 @@ const PEER = fileURLToPath(new URL('../oidc-provider-peer.js', import.meta.url))
 const STRIDE_VARIABLES = [
   'PORT', 'HOST', 'PUBLIC_URL', 'AUTH_URL', 'DATABASE_URL', 'REDIS_URL', 'ACCESS_TOKEN_TTL', 'REFRESH_TOKEN_TTL',
   'AUTH_CODE_TTL', 'REFRESH_REPLAY_WINDOW', 'SESSION_TTL', 'LOG_LEVEL', 'RATE_LIMIT', 'RATE_LIMIT_LOGIN',
-  'RATE_LIMIT_TOKEN', 'RATE_LIMIT_API', 'NODE_OPTIONS',
+  'RATE_LIMIT_TOKEN', 'RATE_LIMIT_API', 'NODE_OPTIONS', 'UV_THREADPOOL_SIZE',
 ];
+
+/**
+ * The environment of a reference server: this process's, without the thread-pool size
+ * `npm run bench` gives itself for the hashing bound — the references run with libuv's default.
+ */
+function referenceEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.UV_THREADPOOL_SIZE;
+  return env;
+}
 
 export function strideEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -134,7 +146,7 @@ export async function strideTokens(server: ServerProcess, setup: StrideSetup, co
 
 export async function startBare(): Promise<ServerProcess> {
   const port = await freePort();
-  return startServer({ name: 'bare node:http', args: [BARE_SERVER, String(port)], env: { ...process.env }, port, ready: ok200('/') });
+  return startServer({ name: 'bare node:http', args: [BARE_SERVER, String(port)], env: referenceEnv(), port, ready: ok200('/') });
 }
 
 export interface PeerSetup {
@@ -146,7 +158,7 @@ export interface PeerSetup {
 export async function startPeer(options: ServerOptions = {}): Promise<PeerSetup> {
   const port = await freePort();
   const client = { clientId: 'bench-client', clientSecret: randomBytes(24).toString('base64url'), redirectUri: REDIRECT_URI };
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  const env = referenceEnv({ NODE_ENV: 'production' });
   delete env.DEBUG;
   const server = await startServer({
     name: 'oidc-provider',

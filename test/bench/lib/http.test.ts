@@ -21,9 +21,14 @@ async function httpServer(handler: Handler): Promise<{ server: Server; origin: s
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets };
 }
 
-/** A TCP server that answers every request with `raw` bytes, written in the given pieces. */
-async function rawServer(pieces: string[], endAfter = false): Promise<{ origin: string; close(): void }> {
+/**
+ * A TCP server that answers the first request of each connection with the given pieces of bytes,
+ * written one after another; `connections()` counts the connections it accepted.
+ */
+async function rawServer(pieces: string[], endAfter = false): Promise<{ origin: string; connections(): number; close(): void }> {
+  let accepted = 0;
   const server = createTcpServer((socket) => {
+    accepted++;
     socket.once('data', async () => {
       for (const piece of pieces) {
         socket.write(piece);
@@ -34,7 +39,7 @@ async function rawServer(pieces: string[], endAfter = false): Promise<{ origin: 
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => accepted, close: () => server.close() };
 }
 
 describe('bench HTTP connection', () => {
@@ -124,16 +129,18 @@ describe('bench HTTP connection', () => {
     }
   });
 
-  it('has no body for HEAD, 204 and 304 answers', async () => {
+  it('has no body for HEAD, 204 and 304 answers, and keeps the connection after them', async () => {
     const empty = await httpServer((request, response) => {
       response.statusCode = request.url === '/204' ? 204 : request.url === '/304' ? 304 : 200;
-      response.setHeader('content-length', '5');
+      // node:http sends 204 and 304 without Content-Length; HEAD and 200 with it.
+      if (response.statusCode === 200) response.setHeader('content-length', '5');
       response.end(request.method === 'HEAD' || response.statusCode !== 200 ? undefined : 'hello');
     });
     const connections = new Connections();
     try {
       assert.equal((await send(connections, `${empty.origin}/`, { method: 'HEAD' })).body, '');
-      assert.equal((await send(connections, `${empty.origin}/204`)).status, 204);
+      const noContent = await send(connections, `${empty.origin}/204`);
+      assert.deepEqual([noContent.status, noContent.headers['content-length'], noContent.body], [204, undefined, '']);
       assert.equal((await send(connections, `${empty.origin}/304`)).status, 304);
       const last = await send(connections, `${empty.origin}/`);
       assert.deepEqual([last.status, last.body], [200, 'hello'], 'the connection is still in step');
@@ -157,6 +164,20 @@ describe('bench HTTP connection', () => {
     } finally {
       connections.close();
       silent.server.close();
+    }
+  });
+
+  it('does not reuse a connection that sent more than the answer asked for', async () => {
+    const extra = await rawServer(['HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale']);
+    const connections = new Connections();
+    try {
+      assert.equal((await send(connections, `${extra.origin}/`, { timeoutMs: 2000 })).body, 'ok');
+      const second = await send(connections, `${extra.origin}/`, { timeoutMs: 2000 });
+      assert.equal(second.body, 'ok', 'not the stray bytes of the first connection');
+      assert.equal(extra.connections(), 2);
+    } finally {
+      connections.close();
+      extra.close();
     }
   });
 
