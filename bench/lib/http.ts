@@ -228,12 +228,8 @@ export class Connection {
     // A body-less answer ends with its head, whatever its framing headers; bytes beyond the answer
     // to the one request sent mean the connection is out of step: it is not used again.
     const keepAlive = head.keepAlive && (bodyless || head.framing !== 'close') && this.buffered.length === 0;
-    if (!keepAlive) {
-      const socket = this.socket;
-      this.socket = null;
-      this.buffered = Buffer.alloc(0);
-      socket?.destroy();
-    }
+    // Nothing is in flight any more: closing rejects nobody.
+    if (!keepAlive) this.close();
     pending.resolve({ status: head.status, headers: head.headers, setCookie: head.setCookie, body: body.toString('utf8') });
   }
 }
