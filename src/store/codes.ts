@@ -1,29 +1,44 @@
 /** Authorization codes, kept only as the SHA-256 of the code (SPEC §6). */
 import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
 
 type Q = Kysely<Database>;
 export type AuthorizationCode = Selectable<AuthorizationCodeTable>;
 
-export async function insertAuthorizationCode(db: Q, code: AuthorizationCode): Promise<void> {
-  await db.insertInto('authorization_codes').values(code).execute();
+const insertCodeRow = preparedQuery(
+  (db: Q, codeHash: string, appId: string, userId: string, grantId: string, redirectUri: string, scope: string,
+    codeChallenge: string | null, codeChallengeMethod: string | null, expiresAt: number, consumedAt: number | null, createdAt: number) =>
+    db.insertInto('authorization_codes').values({
+      code_hash: codeHash, app_id: appId, user_id: userId, grant_id: grantId, redirect_uri: redirectUri, scope,
+      code_challenge: codeChallenge, code_challenge_method: codeChallengeMethod, expires_at: expiresAt, consumed_at: consumedAt, created_at: createdAt,
+    }),
+);
+
+export async function insertAuthorizationCode(db: Q, c: AuthorizationCode): Promise<void> {
+  await insertCodeRow(db, c.code_hash, c.app_id, c.user_id, c.grant_id, c.redirect_uri, c.scope, c.code_challenge, c.code_challenge_method, c.expires_at, c.consumed_at, c.created_at);
 }
 
-export function findAuthorizationCode(db: Q, codeHash: string): Promise<AuthorizationCode | undefined> {
-  return db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+const selectCode = preparedQuery((db: Q, codeHash: string) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
+
+export async function findAuthorizationCode(db: Q, codeHash: string): Promise<AuthorizationCode | undefined> {
+  return (await selectCode(db, codeHash)).rows[0];
 }
 
 /**
  * Marks a live, unused code as used. The condition is the whole guard: of any number of
  * concurrent exchanges on any number of processes, exactly one sees `true` (RFC 6749 §4.1.2).
  */
-export async function consumeAuthorizationCode(db: Q, codeHash: string, now: number): Promise<boolean> {
-  const result = await db
+const markCodeConsumed = preparedQuery((db: Q, consumedAt: number, codeHash: string, now: number) =>
+  db
     .updateTable('authorization_codes')
-    .set({ consumed_at: now })
+    .set({ consumed_at: consumedAt })
     .where('code_hash', '=', codeHash)
     .where('consumed_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .where('expires_at', '>', now),
+);
+
+export async function consumeAuthorizationCode(db: Q, codeHash: string, now: number): Promise<boolean> {
+  const result = await markCodeConsumed(db, now, codeHash, now);
+  return Number(result.numAffectedRows) === 1;
 }

@@ -1,16 +1,16 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, GrantTable } from '../db/schema.js';
 
 type Q = Kysely<Database>;
 export type Grant = Selectable<GrantTable>;
 
-export function findGrant(db: Q, userId: string, appId: string): Promise<Grant | undefined> {
-  return db
-    .selectFrom('grants')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('app_id', '=', appId)
-    .executeTakeFirst();
+const selectGrant = preparedQuery((db: Q, userId: string, appId: string) =>
+  db.selectFrom('grants').selectAll().where('user_id', '=', userId).where('app_id', '=', appId),
+);
+
+export async function findGrant(db: Q, userId: string, appId: string): Promise<Grant | undefined> {
+  return (await selectGrant(db, userId, appId)).rows[0];
 }
 
 /** Deleting a grant cascades to every code and token issued under it. */
@@ -65,23 +65,19 @@ export async function upsertGrant(
   grant: { id: string; userId: string; appId: string; scope: string },
   now: number,
 ): Promise<string> {
-  const row = await db
-    .insertInto('grants')
-    .values({
-      id: grant.id,
-      user_id: grant.userId,
-      app_id: grant.appId,
-      scope: grant.scope,
-      created_at: now,
-      updated_at: now,
-      last_used_at: null,
-    })
-    .onConflict((oc) => oc.columns(['user_id', 'app_id']).doUpdateSet({ scope: grant.scope, updated_at: now }))
-    // The row inserted or updated: an existing grant keeps its id.
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const { rows } = await upsertGrantRow(db, grant.id, grant.userId, grant.appId, grant.scope, now, now, grant.scope, now);
+  return rows[0]!.id;
 }
+
+const upsertGrantRow = preparedQuery(
+  (db: Q, id: string, userId: string, appId: string, scope: string, createdAt: number, updatedAt: number, newScope: string, newUpdatedAt: number) =>
+    db
+      .insertInto('grants')
+      .values({ id, user_id: userId, app_id: appId, scope, created_at: createdAt, updated_at: updatedAt, last_used_at: null })
+      .onConflict((oc) => oc.columns(['user_id', 'app_id']).doUpdateSet({ scope: newScope, updated_at: newUpdatedAt }))
+      // The row inserted or updated: an existing grant keeps its id.
+      .returning('id'),
+);
 
 /** Ends a user's grant for an app; its codes and tokens go with it (foreign-key cascade). */
 export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {

@@ -1,13 +1,18 @@
 /** Browser sessions, kept only as the SHA-256 of the cookie value (SPEC §6). */
 import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, SessionTable } from '../db/schema.js';
 import type { User } from './users.js';
 
 type Q = Kysely<Database>;
 export type SessionRow = Selectable<SessionTable>;
 
+const insertSessionRow = preparedQuery((db: Q, idHash: string, userId: string, csrfSecret: string, createdAt: number, expiresAt: number) =>
+  db.insertInto('sessions').values({ id_hash: idHash, user_id: userId, csrf_secret: csrfSecret, created_at: createdAt, expires_at: expiresAt }),
+);
+
 export async function insertSession(db: Q, session: SessionRow): Promise<void> {
-  await db.insertInto('sessions').values(session).execute();
+  await insertSessionRow(db, session.id_hash, session.user_id, session.csrf_secret, session.created_at, session.expires_at);
 }
 
 export interface LiveSession {
@@ -16,16 +21,19 @@ export interface LiveSession {
   user: User;
 }
 
-/** A live session and its user, in one statement: every signed-in page request reads both. */
-export async function findLiveSession(db: Q, idHash: string, now: number): Promise<LiveSession | undefined> {
-  const row = await db
+const selectLiveSession = preparedQuery((db: Q, idHash: string, now: number) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .selectAll('users')
     .select(['sessions.csrf_secret as session_csrf_secret', 'sessions.expires_at as session_expires_at'])
     .where('sessions.id_hash', '=', idHash)
-    .where('sessions.expires_at', '>', now)
-    .executeTakeFirst();
+    .where('sessions.expires_at', '>', now),
+);
+
+/** A live session and its user, in one statement: every signed-in page request reads both. */
+export async function findLiveSession(db: Q, idHash: string, now: number): Promise<LiveSession | undefined> {
+  const [row] = (await selectLiveSession(db, idHash, now)).rows;
   if (!row) return undefined;
   const { session_csrf_secret: csrfSecret, session_expires_at: expiresAt, ...user } = row;
   return { csrfSecret, expiresAt, user };

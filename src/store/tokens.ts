@@ -4,15 +4,28 @@
  * request on every process.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { AccessTokenTable, Database, RefreshTokenTable } from '../db/schema.js';
 
 type Q = Kysely<Database>;
 export type AccessTokenRow = Selectable<AccessTokenTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 
+type TokenColumns = [tokenKey: string, familyId: string, grantId: string, appId: string, userId: string, scope: string, expiresAt: number, createdAt: number];
+
+const tokenColumns = (t: AccessTokenRow | RefreshTokenRow): TokenColumns =>
+  [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at];
+
+const tokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at]: TokenColumns) =>
+  ({ token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at });
+
+const insertAccessToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('access_tokens').values(tokenValues(...columns)));
+// A new refresh token's rotated_at and replay_response are NULL by default.
+const insertRefreshToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('refresh_tokens').values(tokenValues(...columns)));
+
 export async function insertTokenPair(db: Q, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<void> {
-  await db.insertInto('access_tokens').values(access).execute();
-  await db.insertInto('refresh_tokens').values(refresh).execute();
+  await insertAccessToken(db, ...tokenColumns(access));
+  await insertRefreshToken(db, ...tokenColumns(refresh));
 }
 
 export function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | undefined> {

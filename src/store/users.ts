@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, UserTable } from '../db/schema.js';
 
 export type User = Selectable<UserTable>;
@@ -11,12 +12,15 @@ export async function insertUser(db: Q, user: NewUser): Promise<void> {
   await db.insertInto('users').values(user).execute();
 }
 
-export function findUserById(db: Q, id: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+const selectUserById = preparedQuery((db: Q, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+const selectUserByEmail = preparedQuery((db: Q, email: string) => db.selectFrom('users').selectAll().where('email', '=', email));
+
+export async function findUserById(db: Q, id: string): Promise<User | undefined> {
+  return (await selectUserById(db, id)).rows[0];
 }
 
-export function findUserByEmail(db: Q, email: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+export async function findUserByEmail(db: Q, email: string): Promise<User | undefined> {
+  return (await selectUserByEmail(db, email.toLowerCase())).rows[0];
 }
 
 export async function updateUser(db: Q, id: string, changes: UserUpdate): Promise<void> {
