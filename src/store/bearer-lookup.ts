@@ -9,9 +9,11 @@
  * about a token's validity is kept in the process.
  *
  * SQLite: better-sqlite3 statements, synchronous. PostgreSQL: statements prepared by name on each
- * pooled connection.
+ * pooled connection; the checks of one turn of the event loop go as one statement.
  */
 import type { Statement } from 'better-sqlite3';
+import type pg from 'pg';
+import { batchedCalls } from '../db/batched-calls.js';
 import type { Db } from '../db/database.js';
 import type { Profile } from '../domain/profile.js';
 
@@ -37,22 +39,22 @@ export interface BearerLookup {
 const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at,
   u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at`;
 
-const FIND_FROM = `from access_tokens t
+const FIND_JOINS = `from access_tokens t
   inner join grants g on g.id = t.grant_id
-  inner join users u on u.id = t.user_id
-where t.token_key = ? and t.expires_at > ?`;
+  inner join users u on u.id = t.user_id`;
 
-const FIND_SQL = `select ${FIND_COLUMNS} ${FIND_FROM}`;
+/** Most bearer checks one PostgreSQL statement answers; more start the next. */
+const MAX_BATCH = 256;
 
 /**
  * On SQLite the row comes back as one JSON array: better-sqlite3 (on Node 20) stores each value
  * into its JS array through V8's generic property store, which costs more than JSON.parse.
  */
-const FIND_SQLITE_SQL = `select json_array(${FIND_COLUMNS}) ${FIND_FROM}`;
+const FIND_SQLITE_SQL = `select json_array(${FIND_COLUMNS}) ${FIND_JOINS} where t.token_key = ? and t.expires_at > ?`;
 
 const TOUCH_SQL = 'update grants set last_used_at = ? where id = ?';
 
-/** Columns of FIND_SQL, in order. */
+/** Columns of FIND_COLUMNS, in order. */
 type FindRow = [
   userId: string,
   appId: string,
@@ -126,16 +128,38 @@ export function createBearerLookup(db: Db): BearerLookup {
   }
   const pool = db.pool;
   if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
-  const findText = numberedPlaceholders(FIND_SQL);
+  const findMany = postgresFindMany(pool);
   const touchText = numberedPlaceholders(TOUCH_SQL);
   return {
-    async find(tokenHash, now) {
-      const result = await pool.query<FindRow>({ name: 'stride_bearer_find', text: findText, values: [tokenHash, now], rowMode: 'array' });
-      const row = result.rows[0];
-      return row && grantOf(row);
-    },
+    find: (tokenHash, now) => findMany({ tokenHash, now }),
     async touch(grantId, now) {
       await pool.query({ name: 'stride_bearer_touch', text: touchText, values: [now, grantId] });
     },
   };
+}
+
+/**
+ * PostgreSQL: the bearer checks of one turn of the event loop are ONE statement (batched-calls.ts),
+ * the keys as an array; each caller then checks the expiry against its own clock reading.
+ */
+function postgresFindMany(pool: pg.Pool) {
+  // One primary-key probe per key whatever the planner knows of the tables: the statement's plan is
+  // made once (prepared by name) while the tables may still be nearly empty, and without the LIMIT
+  // the lateral subquery would be flattened into a join the planner may answer with a scan.
+  const text = `select k.key, ${FIND_COLUMNS}
+    from unnest($1::text[]) as k(key)
+    cross join lateral (select * from access_tokens x where x.token_key = k.key and x.expires_at > $2 limit 1) t
+    inner join grants g on g.id = t.grant_id
+    inner join users u on u.id = t.user_id`;
+  return batchedCalls<{ tokenHash: string; now: number }, BearerGrant | undefined>(async (calls) => {
+    const keys = [...new Set(calls.map((call) => call.input.tokenHash))];
+    const earliest = Math.min(...calls.map((call) => call.input.now));
+    const result = await pool.query<[string, ...FindRow]>({ name: 'stride_bearer_find_many', text, values: [keys, earliest], rowMode: 'array' });
+    const rows = new Map(result.rows.map(([key, ...row]) => [key, row as FindRow]));
+    for (const { input, resolve } of calls) {
+      const row = rows.get(input.tokenHash);
+      const grant = row && grantOf(row);
+      resolve(grant && grant.expiresAt > input.now ? grant : undefined);
+    }
+  }, MAX_BATCH);
 }

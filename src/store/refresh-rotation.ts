@@ -12,13 +12,16 @@
  *   condition the single-use guard across processes sharing the file (busy_timeout waits for
  *   another process's commit). While a Kysely transaction is open on the handle (it spans awaits),
  *   statements here would run inside it, so they go through Kysely instead and wait for it.
- * - PostgreSQL: named prepared statements; the rotation is ONE statement (data-modifying CTEs), so
- *   one round trip and its own transaction. Under READ COMMITTED a concurrent UPDATE of the same row
- *   waits for the winner's commit, re-checks `rotated_at IS NULL` on the new row version, matches no
- *   row, and its INSERTs (which select from the UPDATE's result) insert nothing.
+ * - PostgreSQL: named prepared statements. The rotations asked for during one turn of the event
+ *   loop are ONE statement (data-modifying CTEs over arrays of them), so one round trip and one
+ *   transaction for all of them, and so are the client-and-token reads. Under READ COMMITTED a
+ *   concurrent UPDATE of the same row waits for the winner's commit, re-checks `rotated_at IS NULL`
+ *   on the new row version, matches no row, and its INSERTs (which join the UPDATE's result) insert
+ *   nothing.
  */
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
+import { batchedCalls, type BatchedCall } from '../db/batched-calls.js';
 import type { Db } from '../db/database.js';
 import { APP_COLUMNS, appFromRow, findAppByClientId, type App } from './apps.js';
 import { findRefreshToken, insertTokenPair, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
@@ -54,11 +57,11 @@ export interface RefreshRotation {
 const REFRESH_COLUMNS = 'token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, rotated_at, replay_response';
 
 /** Apps' columns, then the token's (NULLs when there is no such token): APP_COLUMNS, REFRESH_COLUMNS. */
+const CLIENT_AND_TOKEN_COLUMNS = [...APP_COLUMNS.split(', ').map((c) => `a.${c}`), ...REFRESH_COLUMNS.split(', ').map((c) => `r.${c}`)].join(', ');
+
 function clientAndTokenSql(placeholders: [clientId: string, tokenKey: string]): string {
   // The token's placeholder comes first in the text.
-  const app = APP_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ');
-  const token = REFRESH_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ');
-  return `SELECT ${app}, ${token} FROM apps a LEFT JOIN refresh_tokens r ON r.token_key = ${placeholders[1]} WHERE a.client_id = ${placeholders[0]}`;
+  return `SELECT ${CLIENT_AND_TOKEN_COLUMNS} FROM apps a LEFT JOIN refresh_tokens r ON r.token_key = ${placeholders[1]} WHERE a.client_id = ${placeholders[0]}`;
 }
 
 type ClientAndTokenValues = [
@@ -119,14 +122,8 @@ function kyselyRotation(db: Db): RefreshRotation {
 /** Thrown inside the Kysely transaction to roll it back when the token was rotated already. */
 class LostRace extends Error {}
 
-/** Most rotations one SQLite transaction commits (group commit); more start the next one. */
+/** Most rotations one SQLite transaction or one PostgreSQL statement commits; more start the next. */
 const MAX_GROUP = 128;
-
-interface Waiting {
-  rotation: Rotation;
-  resolve(rotated: boolean): void;
-  reject(error: unknown): void;
-}
 
 function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
   const viaKysely = kyselyRotation(db);
@@ -149,48 +146,39 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
     return true;
   };
   const rotateAlone = handle.transaction(rotateOne);
-  const rotateGroup = handle.transaction((group: Waiting[]) => group.map((waiting) => rotateOne(waiting.rotation)));
+  const rotateGroup = handle.transaction((group: Rotation[]) => group.map(rotateOne));
 
   /**
-   * Group commit: the rotations asked for during one turn of the event loop (every request whose
-   * bytes arrived together) commit in one transaction, at the end of the turn. The commit (writing
-   * the changed pages to the WAL) is most of a rotation's cost, and rotations of one grant share
-   * index pages. Each caller is answered only after the commit that holds its rotation. Within the
-   * group each rotation is still its own conditional UPDATE, so two rotations of one token in one
-   * group have one winner, as in two transactions.
+   * Group commit: the rotations asked for during one turn of the event loop commit in one
+   * transaction (batched-calls.ts). The commit (writing the changed pages to the WAL) is most of a
+   * rotation's cost, and rotations of one grant share index pages. Each caller is answered only
+   * after the commit that holds its rotation. Within the group each rotation is still its own
+   * conditional UPDATE, so two rotations of one token in one group have one winner, as in two
+   * transactions.
    */
-  let waiting: Waiting[] = [];
-  let scheduled = false;
-  const commitWaiting = (): void => {
-    scheduled = false;
-    const group = waiting;
-    waiting = [];
-    if (group.length === 0) return;
+  const commitGroup = (group: readonly BatchedCall<Rotation, boolean>[]): void => {
     if (handle.inTransaction) {
-      for (const w of group) viaKysely.rotate(w.rotation).then(w.resolve, w.reject);
+      for (const call of group) viaKysely.rotate(call.input).then(call.resolve, call.reject);
       return;
     }
     let results: boolean[];
     try {
-      results = rotateGroup.immediate(group);
+      results = rotateGroup.immediate(group.map((call) => call.input));
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (group.length === 1 || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))) {
-        for (const w of group) w.reject(error);
-        return;
-      }
+      if (group.length === 1 || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))) throw error;
       // One rotation's failed statement rolled the whole group back; each gets its own transaction,
       // so only the failing one fails.
-      for (const w of group) {
+      for (const call of group) {
         try {
-          w.resolve(rotateAlone.immediate(w.rotation));
+          call.resolve(rotateAlone.immediate(call.input));
         } catch (own) {
-          w.reject(own);
+          call.reject(own);
         }
       }
       return;
     }
-    for (let i = 0; i < group.length; i++) group[i]!.resolve(results[i]!);
+    group.forEach((call, i) => call.resolve(results[i]!));
   };
 
   return {
@@ -202,61 +190,121 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
       if (handle.inTransaction) return viaKysely.findWithClient(clientId, tokenKey);
       return Promise.resolve(clientAndTokenOf(selectClientAndToken.get(tokenKey, clientId)));
     },
-    rotate(rotation) {
-      return new Promise<boolean>((resolve, reject) => {
-        waiting.push({ rotation, resolve, reject });
-        if (waiting.length >= MAX_GROUP) commitWaiting();
-        else if (!scheduled) {
-          scheduled = true;
-          setImmediate(commitWaiting);
-        }
-      });
-    },
+    rotate: batchedCalls(commitGroup, MAX_GROUP),
   };
 }
 
+/**
+ * PostgreSQL: the reads and the rotations of one turn each go as ONE statement (batched-calls.ts),
+ * whatever their number — one round trip, and for rotations one transaction and one commit.
+ */
 function postgresRotation(pool: pg.Pool): RefreshRotation {
   const find: pg.QueryConfig<[string]> = {
     name: 'stride_refresh_token_find',
     text: `SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = $1`,
   };
-  const findClientAndToken = {
-    name: 'stride_refresh_client_and_token',
-    text: clientAndTokenSql(['$1', '$2']),
+  // Row n (1-based) answers the n-th (client id, token key) pair; a pair whose client does not
+  // exist has no row.
+  const findClientsAndTokens = {
+    name: 'stride_refresh_clients_and_tokens',
+    // One unique-index probe per pair, whatever the planner knows of the tables when it makes this
+    // statement's plan once: LIMIT keeps the lateral subqueries from being flattened into joins.
+    text: `SELECT q.n, ${CLIENT_AND_TOKEN_COLUMNS}
+      FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(client_id, token_key, n)
+      CROSS JOIN LATERAL (SELECT * FROM apps x WHERE x.client_id = q.client_id LIMIT 1) a
+      LEFT JOIN LATERAL (SELECT * FROM refresh_tokens x WHERE x.token_key = q.token_key LIMIT 1) r ON true`,
     rowMode: 'array' as const,
   };
+  const findWithClient = batchedCalls<[clientId: string, tokenKey: string], ClientAndToken>(async (calls) => {
+    const result = await pool.query<[n: number, ...ClientAndTokenValues]>({
+      ...findClientsAndTokens,
+      values: [calls.map((call) => call.input[0]), calls.map((call) => call.input[1])],
+    });
+    const found = new Array<ClientAndTokenValues | undefined>(calls.length);
+    for (const [n, ...values] of result.rows) found[Number(n) - 1] = values as ClientAndTokenValues;
+    calls.forEach((call, i) => call.resolve(clientAndTokenOf(found[i])));
+  }, MAX_GROUP);
+
+  /**
+   * The rotations of a batch, each still its own conditional UPDATE of its own row: under READ
+   * COMMITTED a concurrent UPDATE of the same row (another process's batch) waits for the winner's
+   * commit, re-checks `rotated_at IS NULL` on the new row version, matches nothing, and the INSERTs
+   * (which join the UPDATE's result) insert nothing for it. A token twice in one batch would be
+   * one row updated once: the second asks again after the first is committed, and loses.
+   */
   const rotateText = `
-    WITH rotated AS (
-      UPDATE refresh_tokens SET rotated_at = $2, replay_response = $3
-      WHERE token_key = $1 AND rotated_at IS NULL AND expires_at > $2
-      RETURNING 1
+    WITH input AS (
+      SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                           $9::text[], $10::bigint[], $11::text[], $12::text[], $13::bigint[])
+        AS i(old_key, now, replay, access_key, family_id, grant_id, app_id, user_id, access_scope, access_expires, refresh_key, refresh_scope, refresh_expires)
+    ), rotated AS (
+      UPDATE refresh_tokens t SET rotated_at = i.now, replay_response = i.replay
+      FROM input i
+      WHERE t.token_key = i.old_key AND t.rotated_at IS NULL AND t.expires_at > i.now
+      RETURNING t.token_key
     ), new_access AS (
       INSERT INTO access_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
-      SELECT $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::bigint, $2::bigint FROM rotated
+      SELECT i.access_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.access_scope, i.access_expires, i.now
+      FROM input i JOIN rotated r ON r.token_key = i.old_key
     ), new_refresh AS (
       INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
-      SELECT $11::text, $5::text, $6::text, $7::text, $8::text, $12::text, $13::bigint, $2::bigint FROM rotated
+      SELECT i.refresh_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.refresh_scope, i.refresh_expires, i.now
+      FROM input i JOIN rotated r ON r.token_key = i.old_key
     )
-    SELECT count(*)::int AS n FROM rotated`;
+    SELECT token_key FROM rotated`;
+
+  /** The keys of those of `rotations` (distinct old keys) that this statement rotated. */
+  const rotateAll = async (rotations: readonly Rotation[]): Promise<Set<string>> => {
+    const columns: unknown[][] = Array.from({ length: 13 }, () => []);
+    for (const { oldHash, now, replayResponse, access: a, refresh: r } of rotations) {
+      if (a.family_id !== r.family_id || a.grant_id !== r.grant_id || a.app_id !== r.app_id || a.user_id !== r.user_id || a.created_at !== now || r.created_at !== now) {
+        throw new Error('a rotated pair shares its family, grant, app, user and creation time');
+      }
+      const row = [oldHash, now, replayResponse, a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, r.token_key, r.scope, r.expires_at];
+      row.forEach((value, i) => columns[i]!.push(value));
+    }
+    // Unnamed, so planned at each execution with the batch's keys and the table's current size: a
+    // plan made once while refresh_tokens was nearly empty would scan it for the UPDATE's join.
+    const result = await pool.query<[string]>({ text: rotateText, values: columns, rowMode: 'array' });
+    return new Set(result.rows.map(([key]) => key));
+  };
+
+  const rotateAlone = async (call: BatchedCall<Rotation, boolean>): Promise<void> => {
+    try {
+      call.resolve((await rotateAll([call.input])).size === 1);
+    } catch (error) {
+      call.reject(error);
+    }
+  };
+
+  const rotateBatch = async (calls: readonly BatchedCall<Rotation, boolean>[]): Promise<void> => {
+    const first = new Map<string, BatchedCall<Rotation, boolean>>();
+    const again: BatchedCall<Rotation, boolean>[] = [];
+    for (const call of calls) {
+      if (first.has(call.input.oldHash)) again.push(call);
+      else first.set(call.input.oldHash, call);
+    }
+    // In one order on every process, so that two processes' batches lock their rows in the same
+    // order and do not deadlock.
+    const batch = [...first.values()].sort((x, y) => (x.input.oldHash < y.input.oldHash ? -1 : 1));
+    try {
+      const rotated = await rotateAll(batch.map((call) => call.input));
+      for (const call of batch) call.resolve(rotated.has(call.input.oldHash));
+    } catch (error) {
+      if (batch.length === 1) throw error;
+      // One rotation's failure (its grant deleted meanwhile, say) or a deadlock with another
+      // process's batch rolled the statement back: each runs alone, so only the failing one fails.
+      await Promise.all(batch.map(rotateAlone));
+    }
+    for (const call of again) await rotateAlone(call);
+  };
+
   return {
     async find(tokenHash) {
       const result = await pool.query<RefreshTokenRow, [string]>({ ...find, values: [tokenHash] });
       return result.rows[0];
     },
-    async findWithClient(clientId, tokenKey) {
-      const result = await pool.query<ClientAndTokenValues>({ ...findClientAndToken, values: [clientId, tokenKey] });
-      return clientAndTokenOf(result.rows[0]);
-    },
-    async rotate({ oldHash, now, replayResponse, access: a, refresh: r }) {
-      if (a.family_id !== r.family_id || a.grant_id !== r.grant_id || a.app_id !== r.app_id || a.user_id !== r.user_id || a.created_at !== now || r.created_at !== now) {
-        throw new Error('a rotated pair shares its family, grant, app, user and creation time');
-      }
-      const result = await pool.query<{ n: number }>({
-        name: 'stride_refresh_token_rotate',
-        text: rotateText,
-        values: [oldHash, now, replayResponse, a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, r.token_key, r.scope, r.expires_at],
-      });
-      return result.rows[0]!.n === 1;
-    },
+    findWithClient: (clientId, tokenKey) => findWithClient([clientId, tokenKey]),
+    rotate: batchedCalls(rotateBatch, MAX_GROUP),
   };
 }

@@ -76,6 +76,27 @@ forEachDialect('resource API hot paths', (dialect) => {
     assert.equal(await find(appDeleted.token), undefined, 'app deleted');
   });
 
+  it('answers checks asked together each with its own token and clock (one statement on PostgreSQL)', async () => {
+    const other = await createUser(t, { displayName: 'Other' });
+    const mine = await issueAccessToken(t, user, ['read_profile']);
+    const theirs = await issueAccessToken(t, other, ['read_activity']);
+    const expiring = await issueAccessToken(t, user, ['read_profile'], 60);
+    const now = t.clock();
+    const asked: Array<[token: string, now: number]> = [
+      [mine.token, now],
+      [theirs.token, now],
+      [`${mine.token}x`, now],
+      [expiring.token, now + 59],
+      [expiring.token, now + 60], // the same token, read by a later clock: expired for this caller only
+      [mine.token, now],
+      ...Array.from({ length: 300 }, (_, i): [string, number] => [i % 2 ? mine.token : theirs.token, now]), // more than one statement holds
+    ];
+    const answers = await Promise.all(asked.map(([token, at]) => lookup.find(tokenKey(token), at)));
+    assert.deepEqual(answers.slice(0, 6).map((grant) => grant?.profile.display_name), ['Hot Path', 'Other', undefined, 'Hot Path', undefined, 'Hot Path']);
+    assert.deepEqual(answers.slice(0, 2).map((grant) => grant?.grantId), [mine.grantId, theirs.grantId]);
+    assert.ok(answers.slice(6).every((grant, i) => grant?.userId === (i % 2 ? user.id : other.id)));
+  });
+
   it('sees the token of a deleted user as invalid', async () => {
     const doomed = await createUser(t);
     const issued = await issueAccessToken(t, doomed, ['read_profile']);

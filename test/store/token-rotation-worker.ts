@@ -1,7 +1,8 @@
 /**
  * A second process for the rotation tests: opens the database named on the command line, prints
- * `ready`, reads one line of JSON rotations from stdin, runs them one after another and prints
- * which ones it won.
+ * `ready`, reads one line of JSON `{ jobs, together }` from stdin, runs the rotations one after
+ * another (or all at once, so that they are grouped as a busy server groups them) and prints which
+ * ones it won.
  */
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../../src/db/database.js';
@@ -12,9 +13,10 @@ const rotation = createRefreshRotation(db);
 const lines = createInterface({ input: process.stdin });
 process.stdout.write('ready\n');
 for await (const line of lines) {
-  const jobs = JSON.parse(line) as Rotation[];
+  const { jobs, together } = JSON.parse(line) as { jobs: Rotation[]; together: boolean };
   const won: boolean[] = [];
-  for (const job of jobs) won.push(await rotation.rotate(job));
+  if (together) won.push(...(await Promise.all(jobs.map((job) => rotation.rotate(job)))));
+  else for (const job of jobs) won.push(await rotation.rotate(job));
   process.stdout.write(`${JSON.stringify(won)}\n`);
   break;
 }

@@ -70,7 +70,7 @@ function rotationOf(s: Subject, oldHash: string, now: number, tag: string): Rota
 }
 
 /** Runs `jobs` in another process against the same database; resolves to which ones it won. */
-function startWorker(url: string): { ready: Promise<void>; run(jobs: Rotation[]): Promise<boolean[]> } {
+function startWorker(url: string): { ready: Promise<void>; run(jobs: Rotation[], together: boolean): Promise<boolean[]> } {
   const child = spawn(process.execPath, [WORKER.pathname, url], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const next = (): Promise<string> => new Promise((resolve, reject) => {
@@ -80,9 +80,9 @@ function startWorker(url: string): { ready: Promise<void>; run(jobs: Rotation[])
   const ready = next().then((line) => assert.equal(line, 'ready'));
   return {
     ready,
-    async run(jobs) {
+    async run(jobs, together) {
       const answer = next();
-      child.stdin.write(`${JSON.stringify(jobs)}\n`);
+      child.stdin.write(`${JSON.stringify({ jobs, together })}\n`);
       return JSON.parse(await answer) as boolean[];
     },
   };
@@ -204,36 +204,40 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     assert.equal(await db.kysely.selectFrom('access_tokens').select('token_key').where('token_key', '=', clash.access.token_key).executeTakeFirst(), undefined);
   });
 
-  it('two processes rotating the same tokens: each token rotates exactly once, one pair per token', async () => {
-    const db = t.database.db;
-    const s = await subject(t);
-    const now = t.clock();
-    const olds = Array.from({ length: 150 }, () => refreshRow(s, `old-${randomUUID()}`, now));
-    await db.kysely.insertInto('refresh_tokens').values(olds).execute();
-    const a = startWorker(t.database.url);
-    const b = startWorker(t.database.url);
-    await Promise.all([a.ready, b.ready]);
-    const jobsA = olds.map((old) => rotationOf(s, old.token_key, now + 1, 'a'));
-    const jobsB = olds.map((old) => rotationOf(s, old.token_key, now + 1, 'b'));
-    const [wonA, wonB] = await Promise.all([a.run(jobsA), b.run(jobsB)]);
-    assert.equal(wonA.length, olds.length);
-    for (let i = 0; i < olds.length; i++) assert.notEqual(wonA[i], wonB[i], `token ${i}: exactly one winner`);
+  for (const together of [false, true]) {
+    const how = together ? 'all at once (grouped), in opposite orders' : 'one after another';
+    it(`two processes rotating the same tokens ${how}: each token rotates exactly once, one pair per token`, async () => {
+      const db = t.database.db;
+      const s = await subject(t);
+      const now = t.clock();
+      const olds = Array.from({ length: 150 }, () => refreshRow(s, `old-${randomUUID()}`, now));
+      await db.kysely.insertInto('refresh_tokens').values(olds).execute();
+      const a = startWorker(t.database.url);
+      const b = startWorker(t.database.url);
+      await Promise.all([a.ready, b.ready]);
+      const jobsA = olds.map((old) => rotationOf(s, old.token_key, now + 1, 'a'));
+      const jobsB = olds.map((old) => rotationOf(s, old.token_key, now + 1, 'b'));
+      const [wonA, reversedB] = await Promise.all([a.run(jobsA, together), b.run(together ? [...jobsB].reverse() : jobsB, together)]);
+      const wonB = together ? [...reversedB].reverse() : reversedB;
+      assert.equal(wonA.length, olds.length);
+      for (let i = 0; i < olds.length; i++) assert.notEqual(wonA[i], wonB[i], `token ${i}: exactly one winner`);
 
-    const rows = await db.kysely.selectFrom('refresh_tokens').selectAll().where('grant_id', '=', s.grantId).execute();
-    const byHash = new Map(rows.map((row) => [row.token_key, row]));
-    for (let i = 0; i < olds.length; i++) {
-      const winner = wonA[i] ? 'a' : 'b';
-      const loser = wonA[i] ? 'b' : 'a';
-      const old = byHash.get(olds[i]!.token_key)!;
-      assert.equal(old.rotated_at, now + 1);
-      assert.equal(old.replay_response, `sealed-by-${winner}`);
-      assert.ok(byHash.has(`refresh-${winner}-${old.token_key}`));
-      assert.ok(!byHash.has(`refresh-${loser}-${old.token_key}`));
-    }
-    assert.equal(rows.length, 2 * olds.length, 'the old tokens and one successor each');
-    const accessCount = await db.kysely.selectFrom('access_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', s.grantId).executeTakeFirstOrThrow();
-    assert.equal(Number(accessCount.n), olds.length);
-  });
+      const rows = await db.kysely.selectFrom('refresh_tokens').selectAll().where('grant_id', '=', s.grantId).execute();
+      const byHash = new Map(rows.map((row) => [row.token_key, row]));
+      for (let i = 0; i < olds.length; i++) {
+        const winner = wonA[i] ? 'a' : 'b';
+        const loser = wonA[i] ? 'b' : 'a';
+        const old = byHash.get(olds[i]!.token_key)!;
+        assert.equal(old.rotated_at, now + 1);
+        assert.equal(old.replay_response, `sealed-by-${winner}`);
+        assert.ok(byHash.has(`refresh-${winner}-${old.token_key}`));
+        assert.ok(!byHash.has(`refresh-${loser}-${old.token_key}`));
+      }
+      assert.equal(rows.length, 2 * olds.length, 'the old tokens and one successor each');
+      const accessCount = await db.kysely.selectFrom('access_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', s.grantId).executeTakeFirstOrThrow();
+      assert.equal(Number(accessCount.n), olds.length);
+    });
+  }
 
   it('deleting the app, the granting user or the app owner, or revoking the app, still ends every token', async () => {
     const db = t.database.db.kysely;
