@@ -13,6 +13,8 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
+import type pg from 'pg';
+import { batchedCalls } from '../db/batched-calls.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../domain/step-buckets.js';
@@ -350,7 +352,8 @@ export function integersOf(text: string | null, columns: number): SeriesRow[] {
 
 /**
  * Step sums per bucket index of `plan`, with each statement text prepared once: better-sqlite3
- * statements on SQLite, statements prepared by name on PostgreSQL.
+ * statements on SQLite, statements prepared by name on PostgreSQL (series of one shape asked for
+ * together read by one statement).
  */
 export function createStepSums(db: Db): StepSums {
   const { sqlite } = db;
@@ -369,24 +372,48 @@ export function createStepSums(db: Db): StepSums {
   }
   const pool = db.pool;
   if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
-  const named = new Map<string, { name: string; text: string }>();
+  const byShape = new Map<string, (values: unknown[]) => Promise<SeriesRow[]>>();
   return async (userId, plan) => {
     if (plan.boundaries.length < 2) return [];
     const query = seriesQuery(userId, plan);
-    let statement = named.get(query.text);
-    if (statement === undefined) {
-      const text = numberedPlaceholders(query.text);
-      const name = `stride_steps_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-      statement = { name, text };
-      if (named.size < MAX_PREPARED_SHAPES) named.set(query.text, statement);
-      else statement = { name: '', text };
+    let rowsOf = byShape.get(query.text);
+    if (rowsOf === undefined) {
+      // Beyond MAX_PREPARED_SHAPES a shape is not kept, nor prepared on the server's connections.
+      const kept = byShape.size < MAX_PREPARED_SHAPES;
+      rowsOf = postgresSeriesRows(pool, query, kept);
+      if (kept) byShape.set(query.text, rowsOf);
     }
-    const result = await pool.query<SeriesRow>({
-      ...(statement.name && { name: statement.name }),
-      text: statement.text,
-      values: query.values,
+    return sumsOf(plan, query, await rowsOf(query.values));
+  };
+}
+
+/** Most series one PostgreSQL statement reads; more start the next. */
+const MAX_BATCH = 64;
+
+/**
+ * PostgreSQL: the series of one shape asked for during one turn of the event loop are read by ONE
+ * statement (batched-calls.ts) — the shape's statement as a lateral subquery over arrays of each
+ * series' values, its rows tagged with the series they answer — prepared by name once per shape.
+ * OFFSET 0 keeps the subquery from being flattened into a join, so it stays one index range scan
+ * per series whatever the planner knew of the tables when it made the plan.
+ */
+function postgresSeriesRows(pool: pg.Pool, shape: SeriesQuery, named: boolean): (values: unknown[]) => Promise<SeriesRow[]> {
+  const arrays = shape.values.map((value, i) => `$${i + 1}::${typeof value === 'string' ? 'text' : 'bigint'}[]`);
+  const columns = shape.values.map((_, i) => `v${i + 1}`);
+  let n = 0;
+  const inner = shape.text.replace(/\?/g, () => `k.${columns[n++]}`);
+  const text = `select k.n, s.* from unnest(${arrays.join(', ')}) with ordinality as k(${columns.join(', ')}, n)
+    cross join lateral (select * from (${inner}) as q offset 0) as s`;
+  const name = `stride_steps_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+  return batchedCalls<unknown[], SeriesRow[]>(async (calls) => {
+    const result = await pool.query<[number, ...SeriesRow]>({
+      ...(named && { name }),
+      text,
+      values: shape.values.map((_, i) => calls.map((call) => call.input[i])),
       rowMode: 'array',
     });
-    return sumsOf(plan, query, result.rows);
-  };
+    const rows = calls.map((): SeriesRow[] => []);
+    for (const [k, ...row] of result.rows) rows[Number(k) - 1]!.push(row as SeriesRow);
+    calls.forEach((call, i) => call.resolve(rows[i]!));
+  }, MAX_BATCH);
 }

@@ -173,6 +173,17 @@ forEachDialect('resource API hot paths', (dialect) => {
       assert.deepEqual(dense(await sums(stepper.id, plan), plan), expected, `${zone} ${granularity}`);
       assert.deepEqual(dense(await sums(stepper.id, plan), plan), expected, `${zone} ${granularity}, prepared statement reused`);
     }
+    // Asked for together (on PostgreSQL, series of one shape share a statement): each gets its own
+    // rows — the same series again, and another user's (none) of the same shape.
+    const idle = await createUser(t);
+    const plans = cases.map(([zone, granularity, from, to]) => planBuckets(zone, granularity, from, to));
+    const alone = await Promise.all(plans.map(async (plan) => dense(await sums(stepper.id, plan), plan)));
+    const together = await Promise.all(
+      plans.flatMap((plan) => [stepper.id, idle.id, stepper.id].map(async (userId) => dense(await sums(userId, plan), plan))),
+    );
+    plans.forEach((plan, i) => {
+      assert.deepEqual(together.slice(3 * i, 3 * i + 3), [alone[i], dense([], plan), alone[i]], `${cases[i]!.join(' ')} asked for together`);
+    });
     const total = (await sums(stepper.id, planBuckets('UTC', 'day', start, start + 20 * DAY))).reduce((a, b) => a + (b ?? 0), 0);
     assert.equal(total, samples.reduce((a, s) => a + s.value, 0));
   });
