@@ -33,6 +33,8 @@ export function redirectUriProblem(value: string): string | null {
     return `redirect URI "${value}" is not an absolute URL`;
   }
   if (value.length > 2000) return 'redirect URI is longer than 2000 characters';
+  // Compared by exact string equality, so only the characters a URL can hold unescaped.
+  if (/[\x00-\x20\x7f]/.test(value)) return 'a redirect URI must not contain spaces or control characters';
   if (value.includes('#')) return `redirect URI "${value}" must not contain a fragment`;
   if (url.username || url.password) return `redirect URI "${value}" must not contain credentials`;
   const scheme = url.protocol.slice(0, -1);
@@ -70,14 +72,23 @@ export function validateAppSettings(settings: Partial<AppSettings>): FieldProble
     if (name.length > APP_NAME_MAX_LENGTH) {
       return { field: 'name', message: `name must be at most ${APP_NAME_MAX_LENGTH} characters` };
     }
+    // Shown on consent pages: a control character would garble (or hide part of) the name.
+    if (/\p{Cc}/u.test(name)) return { field: 'name', message: 'name must not contain control characters' };
   }
-  if (settings.description !== undefined && settings.description.length > APP_DESCRIPTION_MAX_LENGTH) {
-    return { field: 'description', message: `description must be at most ${APP_DESCRIPTION_MAX_LENGTH} characters` };
+  if (settings.description !== undefined) {
+    if (settings.description.length > APP_DESCRIPTION_MAX_LENGTH) {
+      return { field: 'description', message: `description must be at most ${APP_DESCRIPTION_MAX_LENGTH} characters` };
+    }
+    // Line breaks and tabs are text; other control characters are not (and PostgreSQL refuses NUL).
+    if (/[^\P{Cc}\t\n\r]/u.test(settings.description)) {
+      return { field: 'description', message: 'description must not contain control characters other than line breaks and tabs' };
+    }
   }
   if (settings.websiteUrl !== undefined && settings.websiteUrl !== '') {
-    let ok = false;
+    // The URL parser drops leading and trailing control characters; the stored text would keep them.
+    let ok = !/[\x00-\x20\x7f]/.test(settings.websiteUrl);
     try {
-      ok = ['http:', 'https:'].includes(new URL(settings.websiteUrl).protocol);
+      ok &&= ['http:', 'https:'].includes(new URL(settings.websiteUrl).protocol);
     } catch {
       ok = false;
     }

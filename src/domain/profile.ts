@@ -5,7 +5,7 @@
 import { invalidRequest } from '../errors.js';
 import type { User, UserUpdate } from '../store/users.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { DISPLAY_NAME_MAX_LENGTH } from './users.js';
+import { displayNameProblem } from './users.js';
 
 export const DAILY_STEP_GOAL_MAX = 200_000;
 /** A step is 30–250 cm for anyone from a small child walking to a sprinter. */
@@ -87,12 +87,8 @@ export function parseProfileChanges(body: unknown): ProfileChanges {
     const value = input.display_name;
     if (typeof value !== 'string') throw invalidRequest(`display_name must be a string, got ${describe(value)}`);
     const name = value.trim();
-    if (name === '') throw invalidRequest('display_name must not be empty');
-    if ([...name].length > DISPLAY_NAME_MAX_LENGTH) {
-      throw invalidRequest(`display_name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters`);
-    }
-    // Control characters would corrupt pages and logs that show the name.
-    if (/\p{Cc}/u.test(name)) throw invalidRequest('display_name must not contain control characters');
+    const problem = displayNameProblem(name);
+    if (problem !== null) throw invalidRequest(problem);
     changes.display_name = name;
   }
   if ('timezone' in input) {

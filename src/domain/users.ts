@@ -8,7 +8,21 @@ import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../secur
 import { findUserByEmail, insertUser, type User } from '../store/users.js';
 
 export const DISPLAY_NAME_MAX_LENGTH = 100;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+
+/** Whether `email` (trimmed) could be an account's: sign-in looks up nothing else. */
+export function isEmailSyntax(email: string): boolean {
+  return email.length <= 254 && EMAIL_PATTERN.test(email);
+}
+
+/** What is wrong with a display name (trimmed), or null: shared by sign-up and the profile. */
+export function displayNameProblem(name: string): string | null {
+  if (name === '') return 'display_name must not be empty';
+  if ([...name].length > DISPLAY_NAME_MAX_LENGTH) return `display_name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters`;
+  // Control characters would corrupt pages and logs that show the name.
+  if (/\p{Cc}/u.test(name)) return 'display_name must not contain control characters';
+  return null;
+}
 
 export interface NewAccount {
   email: string;
@@ -19,7 +33,7 @@ export interface NewAccount {
 /** Returns a description of the first invalid field, or null. */
 export function validateNewAccount(input: NewAccount): { field: keyof NewAccount; message: string } | null {
   const email = input.email.trim();
-  if (email.length > 254 || !EMAIL_PATTERN.test(email)) {
+  if (!isEmailSyntax(email)) {
     return { field: 'email', message: 'email must be an email address like name@example.com' };
   }
   if (input.password.length < PASSWORD_MIN_LENGTH) {
@@ -28,9 +42,8 @@ export function validateNewAccount(input: NewAccount): { field: keyof NewAccount
   if (input.password.length > PASSWORD_MAX_LENGTH) {
     return { field: 'password', message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` };
   }
-  if (input.displayName !== undefined && input.displayName.trim().length > DISPLAY_NAME_MAX_LENGTH) {
-    return { field: 'displayName', message: `name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters` };
-  }
+  const nameProblem = input.displayName === undefined ? null : displayNameProblem(input.displayName.trim());
+  if (nameProblem !== null) return { field: 'displayName', message: nameProblem };
   return null;
 }
 

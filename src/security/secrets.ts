@@ -79,8 +79,14 @@ export function newTokenPair(nowMs: number = Date.now()): { accessToken: string;
  */
 export function tokenKey(token: string): string {
   const start = CREDENTIAL_PREFIX.accessToken.length; // the refresh-token prefix is as long
-  return token.slice(start, start + TIME_DIGITS) + hashCredential(token);
+  const issuedAt = token.slice(start, start + TIME_DIGITS);
+  // Only hex digits reach the key, and so the database (PostgreSQL refuses a NUL in text).
+  return (ISSUED_AT.test(issuedAt) ? issuedAt : NOT_ISSUED_HERE) + hashCredential(token);
 }
+
+const ISSUED_AT = /^[0-9a-f]{12}$/;
+/** Not hex: no stored key starts with it. */
+const NOT_ISSUED_HERE = '-'.repeat(TIME_DIGITS);
 
 /** The stored form of a credential: lowercase hex SHA-256 (one-shot `crypto.hash`, no Hash object). */
 export function hashCredential(value: string): string {

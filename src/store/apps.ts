@@ -58,7 +58,17 @@ export async function insertApp(db: Q, app: App): Promise<void> {
     .execute();
 }
 
+/**
+ * RFC 6749 Appendix A.1: a client id is visible ASCII and spaces (VSCHAR). Nothing else names an
+ * app, so nothing else is looked up — PostgreSQL refuses a NUL in a text value, and a statement
+ * batched with other requests' would fail for all of them.
+ */
+export function isClientIdSyntax(clientId: string): boolean {
+  return /^[\x20-\x7e]{1,255}$/.test(clientId);
+}
+
 export async function findAppByClientId(db: Q, clientId: string): Promise<App | undefined> {
+  if (!isClientIdSyntax(clientId)) return undefined;
   const row = await db.selectFrom('apps').selectAll().where('client_id', '=', clientId).executeTakeFirst();
   return row && appFromRow(row);
 }
@@ -97,6 +107,8 @@ export function appByClientIdLookup(db: Db): (clientId: string) => Promise<App |
     } else {
       lookup = (clientId) => findAppByClientId(db.kysely, clientId);
     }
+    const byClientId = lookup;
+    lookup = (clientId) => (isClientIdSyntax(clientId) ? byClientId(clientId) : Promise.resolve(undefined));
     clientLookups.set(db, lookup);
   }
   return lookup;

@@ -12,12 +12,12 @@
  *   condition the single-use guard across processes sharing the file (busy_timeout waits for
  *   another process's commit). While a Kysely transaction is open on the handle (it spans awaits),
  *   statements here would run inside it, so they go through Kysely instead and wait for it.
- * - PostgreSQL: named prepared statements. The rotations asked for during one turn of the event
- *   loop are ONE statement (data-modifying CTEs over arrays of them), so one round trip and one
- *   transaction for all of them, and so are the client-and-token reads. Under READ COMMITTED a
- *   concurrent UPDATE of the same row waits for the winner's commit, re-checks `rotated_at IS NULL`
- *   on the new row version, matches no row, and its INSERTs (which join the UPDATE's result) insert
- *   nothing.
+ * - PostgreSQL: the rotations asked for during one turn of the event loop are ONE statement
+ *   (data-modifying CTEs over arrays of them, planned at each execution), so one round trip and
+ *   one transaction for all of them, and so are the client-and-token reads (a named prepared
+ *   statement). Under READ COMMITTED a concurrent UPDATE of the same row waits for the winner's
+ *   commit, re-checks `rotated_at IS NULL` on the new row version, matches no row, and its INSERTs
+ *   (which join the UPDATE's result) insert nothing.
  */
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
@@ -145,7 +145,6 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
     insertRefresh.run(r.token_key, r.family_id, r.grant_id, r.app_id, r.user_id, r.scope, r.expires_at, r.created_at);
     return true;
   };
-  const rotateAlone = handle.transaction(rotateOne);
   const rotateGroup = handle.transaction((group: Rotation[]) => group.map(rotateOne));
 
   /**
@@ -161,23 +160,9 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
       for (const call of group) viaKysely.rotate(call.input).then(call.resolve, call.reject);
       return;
     }
-    let results: boolean[];
-    try {
-      results = rotateGroup.immediate(group.map((call) => call.input));
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (group.length === 1 || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))) throw error;
-      // One rotation's failed statement rolled the whole group back; each gets its own transaction,
-      // so only the failing one fails.
-      for (const call of group) {
-        try {
-          call.resolve(rotateAlone.immediate(call.input));
-        } catch (own) {
-          call.reject(own);
-        }
-      }
-      return;
-    }
+    // When one rotation's statement fails, the whole group rolls back, and batchedCalls runs each
+    // of its rotations alone (its own transaction), so only the failing one fails.
+    const results = rotateGroup.immediate(group.map((call) => call.input));
     group.forEach((call, i) => call.resolve(results[i]!));
   };
 
@@ -190,8 +175,15 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
       if (handle.inTransaction) return viaKysely.findWithClient(clientId, tokenKey);
       return Promise.resolve(clientAndTokenOf(selectClientAndToken.get(tokenKey, clientId)));
     },
-    rotate: batchedCalls(commitGroup, MAX_GROUP),
+    // A lock timeout (another process held the write lock for busy_timeout) is not retried alone:
+    // each retry would wait as long again.
+    rotate: batchedCalls(commitGroup, MAX_GROUP, { runAloneAfter: (error) => !isBusy(error) }),
   };
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /**
@@ -229,32 +221,34 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
    * The rotations of a batch, each still its own conditional UPDATE of its own row: under READ
    * COMMITTED a concurrent UPDATE of the same row (another process's batch) waits for the winner's
    * commit, re-checks `rotated_at IS NULL` on the new row version, matches nothing, and the INSERTs
-   * (which join the UPDATE's result) insert nothing for it. A token twice in one batch would be
-   * one row updated once: the second asks again after the first is committed, and loses.
+   * (which join the UPDATE's result by the rotation's number) insert nothing for it. Were a token
+   * twice in one statement, its row would be updated once and one new pair inserted for it; the
+   * batch below never sends it twice (a duplicate asks again after the first has committed, and
+   * loses).
    */
   const rotateText = `
     WITH input AS (
       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                           $9::text[], $10::bigint[], $11::text[], $12::text[], $13::bigint[])
-        AS i(old_key, now, replay, access_key, family_id, grant_id, app_id, user_id, access_scope, access_expires, refresh_key, refresh_scope, refresh_expires)
+                           $9::text[], $10::bigint[], $11::text[], $12::text[], $13::bigint[]) WITH ORDINALITY
+        AS i(old_key, now, replay, access_key, family_id, grant_id, app_id, user_id, access_scope, access_expires, refresh_key, refresh_scope, refresh_expires, n)
     ), rotated AS (
       UPDATE refresh_tokens t SET rotated_at = i.now, replay_response = i.replay
       FROM input i
       WHERE t.token_key = i.old_key AND t.rotated_at IS NULL AND t.expires_at > i.now
-      RETURNING t.token_key
+      RETURNING i.n
     ), new_access AS (
       INSERT INTO access_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
       SELECT i.access_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.access_scope, i.access_expires, i.now
-      FROM input i JOIN rotated r ON r.token_key = i.old_key
+      FROM input i JOIN rotated r ON r.n = i.n
     ), new_refresh AS (
       INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
       SELECT i.refresh_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.refresh_scope, i.refresh_expires, i.now
-      FROM input i JOIN rotated r ON r.token_key = i.old_key
+      FROM input i JOIN rotated r ON r.n = i.n
     )
-    SELECT token_key FROM rotated`;
+    SELECT n FROM rotated`;
 
-  /** The keys of those of `rotations` (distinct old keys) that this statement rotated. */
-  const rotateAll = async (rotations: readonly Rotation[]): Promise<Set<string>> => {
+  /** For each of `rotations` (distinct old keys), whether this statement rotated it. */
+  const rotateAll = async (rotations: readonly Rotation[]): Promise<boolean[]> => {
     const columns: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const { oldHash, now, replayResponse, access: a, refresh: r } of rotations) {
       if (a.family_id !== r.family_id || a.grant_id !== r.grant_id || a.app_id !== r.app_id || a.user_id !== r.user_id || a.created_at !== now || r.created_at !== now) {
@@ -266,17 +260,16 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
     // Unnamed, so planned at each execution with the batch's keys and the table's current size: a
     // plan made once while refresh_tokens was nearly empty would scan it for the UPDATE's join.
     const result = await pool.query<[string]>({ text: rotateText, values: columns, rowMode: 'array' });
-    return new Set(result.rows.map(([key]) => key));
+    const rotated = rotations.map(() => false);
+    for (const [n] of result.rows) rotated[Number(n) - 1] = true;
+    return rotated;
   };
 
-  const rotateAlone = async (call: BatchedCall<Rotation, boolean>): Promise<void> => {
-    try {
-      call.resolve((await rotateAll([call.input])).size === 1);
-    } catch (error) {
-      call.reject(error);
-    }
-  };
-
+  /**
+   * One statement for the batch's distinct tokens, then each duplicate alone. When the statement
+   * fails (one rotation's grant deleted meanwhile, say, or a deadlock with another process's
+   * batch), it rolled back as a whole and batchedCalls runs each rotation alone.
+   */
   const rotateBatch = async (calls: readonly BatchedCall<Rotation, boolean>[]): Promise<void> => {
     const first = new Map<string, BatchedCall<Rotation, boolean>>();
     const again: BatchedCall<Rotation, boolean>[] = [];
@@ -284,19 +277,12 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
       if (first.has(call.input.oldHash)) again.push(call);
       else first.set(call.input.oldHash, call);
     }
-    // In one order on every process, so that two processes' batches lock their rows in the same
-    // order and do not deadlock.
+    // Sorted, so that two processes' batches of the same tokens tend to lock them in the same order
+    // (the join's plan decides the order; a deadlock is resolved by running each alone).
     const batch = [...first.values()].sort((x, y) => (x.input.oldHash < y.input.oldHash ? -1 : 1));
-    try {
-      const rotated = await rotateAll(batch.map((call) => call.input));
-      for (const call of batch) call.resolve(rotated.has(call.input.oldHash));
-    } catch (error) {
-      if (batch.length === 1) throw error;
-      // One rotation's failure (its grant deleted meanwhile, say) or a deadlock with another
-      // process's batch rolled the statement back: each runs alone, so only the failing one fails.
-      await Promise.all(batch.map(rotateAlone));
-    }
-    for (const call of again) await rotateAlone(call);
+    const rotated = await rotateAll(batch.map((call) => call.input));
+    batch.forEach((call, i) => call.resolve(rotated[i]!));
+    for (const call of again) call.resolve((await rotateAll([call.input]))[0]!);
   };
 
   return {

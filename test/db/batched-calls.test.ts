@@ -1,7 +1,7 @@
 /**
  * Batched calls (db/batched-calls.ts): the calls of one turn of the event loop reach the runner
- * together, at most `max` at a time; each caller gets its own answer; a failing run fails only the
- * calls it left unanswered.
+ * together, at most `max` at a time; each caller gets its own answer; after a failing run the calls
+ * it left unanswered run again alone, so one bad call fails only itself.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -35,19 +35,46 @@ it('starts a batch as soon as max calls wait, and the rest at the end of the tur
   assert.deepEqual(sizes, [4, 4, 2]);
 });
 
-it('a run that fails fails the calls it did not answer, with its error; thrown or rejected', async () => {
+it('a run that fails runs the calls it did not answer again, each alone; thrown or rejected', async () => {
   for (const kind of ['throws', 'rejects'] as const) {
+    const batches: string[][] = [];
     const lookup = batchedCalls<string, string>((calls) => {
+      batches.push(calls.map((call) => call.input));
+      const fail = (message: string) => {
+        if (kind === 'throws') throw new Error(message);
+        return Promise.reject(new Error(message));
+      };
+      if (calls.length === 1) {
+        const [call] = calls;
+        if (call!.input === 'd') return fail('d fails alone too');
+        call!.resolve(`${call!.input} alone`);
+        return;
+      }
       calls[0]!.resolve('answered before the failure');
       calls[1]!.reject(new Error('its own failure'));
-      const failure = new Error(`the batch ${kind}`);
-      if (kind === 'throws') throw failure;
-      return Promise.reject(failure);
+      return fail(`the batch ${kind}`);
     }, 10);
     const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map(lookup));
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
-      ['answered before the failure', 'its own failure', `the batch ${kind}`, `the batch ${kind}`],
+      ['answered before the failure', 'its own failure', 'c alone', 'd fails alone too'],
     );
+    assert.deepEqual(batches, [['a', 'b', 'c', 'd'], ['c'], ['d']], 'only the unanswered calls, once each');
   }
+});
+
+it('fails the unanswered calls with the batch’s error when runAloneAfter says so', async () => {
+  const batches: number[] = [];
+  const busy = Object.assign(new Error('busy'), { code: 'BUSY' });
+  const lookup = batchedCalls<string, string>(
+    (calls) => {
+      batches.push(calls.length);
+      throw calls.length > 1 ? busy : new Error('other');
+    },
+    10,
+    { runAloneAfter: (error) => (error as { code?: string }).code !== 'BUSY' },
+  );
+  const results = await Promise.allSettled(['a', 'b'].map(lookup));
+  assert.deepEqual(results.map((r) => r.status === 'rejected' && r.reason), [busy, busy]);
+  assert.deepEqual(batches, [2]);
 });

@@ -25,6 +25,8 @@ describe('redirect URI registration rules', () => {
     ['myapp:/cb', /reverse-domain/],
     ['/callback', /absolute/],
     ['', /absolute/],
+    ['https://app.example.com/c\u0000b', /control characters/],
+    ['https://app.example.com/c b', /spaces/],
   ];
   for (const [uri, pattern] of refused) {
     it(`refuses ${JSON.stringify(uri)}`, () => assert.match(redirectUriProblem(uri) ?? '', pattern));
@@ -35,6 +37,10 @@ describe('app settings validation', () => {
   it('names the field of the first problem', () => {
     assert.equal(validateAppSettings({ name: '  ' })?.field, 'name');
     assert.equal(validateAppSettings({ name: 'x'.repeat(101) })?.field, 'name');
+    assert.equal(validateAppSettings({ name: 'Steps\u0000' })?.field, 'name');
+    assert.equal(validateAppSettings({ description: 'a\u0000b' })?.field, 'description');
+    assert.equal(validateAppSettings({ description: 'a\u001bb' })?.field, 'description');
+    assert.equal(validateAppSettings({ name: 'Steps', description: 'line one\r\n\tline two' }), null);
     assert.equal(validateAppSettings({ websiteUrl: 'ftp://x' })?.field, 'websiteUrl');
     assert.equal(validateAppSettings({ redirectUris: [] })?.field, 'redirectUris');
     assert.equal(validateAppSettings({ scopes: [] })?.field, 'scopes');

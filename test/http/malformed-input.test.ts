@@ -7,6 +7,8 @@ import { after, before, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { bearer, userWithToken } from '../support/tokens.js';
+import { Browser } from '../oauth/flow.js';
+import { newAccount, signedIn, submit } from '../web/pages-support.js';
 
 function prng(seed: number): () => number {
   let state = seed >>> 0;
@@ -84,5 +86,95 @@ forEachDialect('malformed input', (dialect) => {
         assert.equal(typeof error.error_description, 'string', where);
       }
     }
+  });
+});
+
+/**
+ * NUL characters: PostgreSQL refuses them in text values, so one that reached a statement would
+ * fail it — and a statement batched with other requests' (refresh reads, bearer checks) with them.
+ * Every parameter of every endpoint, alone and inside a value, in the query, the form body and HTTP
+ * Basic credentials.
+ */
+forEachDialect('NUL characters in input', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect);
+  });
+  after(() => t.close());
+
+  it('are refused with 4xx, never reach a statement that fails', async () => {
+    const endpoints = [
+      { method: 'GET', url: '/oauth2/authorize' },
+      { method: 'POST', url: '/oauth2/token' },
+      { method: 'POST', url: '/oauth2/revoke' },
+      { method: 'POST', url: '/oauth2/introspect' },
+      { method: 'POST', url: '/login' },
+      { method: 'POST', url: '/signup' },
+    ] as const;
+    const grantTypes = ['authorization_code', 'refresh_token', 'client_credentials'];
+    const values = ['%00', 'a%00b', 'srt_%00%00%00%00%00%00%00%00%00%00%00%00', 'sat_0123456789ab%00'];
+    const failures: string[] = [];
+    for (const { method, url } of endpoints) {
+      for (const grantType of grantTypes) {
+        for (const name of [...NAMES, 'email', 'password', 'display_name']) {
+          for (const value of values) {
+            const base: Record<string, string> = { grant_type: grantType, client_id: 'c', email: 'a%40b.example', password: 'longenoughpassword' };
+            const fields = Object.entries({ ...base, [name]: value }).map(([key, v]) => `${key}=${v}`).join('&');
+            const response = await t.app.inject(
+              method === 'GET'
+                ? { method, url: `${url}?${fields}` }
+                : { method, url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: fields },
+            );
+            if (response.statusCode >= 500) failures.push(`${response.statusCode} ${method} ${url} ${fields}`);
+          }
+        }
+        const basic = Buffer.from('a%00b:secret').toString('base64');
+        const response = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+          payload: `grant_type=${grantType}&refresh_token=x&token=x&code=x`,
+        });
+        if (response.statusCode >= 500) failures.push(`${response.statusCode} POST ${url} with a NUL in the Basic client id`);
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
+});
+
+forEachDialect('NUL characters in page forms', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect);
+  });
+  after(() => t.close());
+
+  it('are refused with a page, never a server error', async () => {
+    const developer = await signedIn(t, await newAccount(t, 'Developer'));
+    const forms: Array<{ browser: () => Browser; page: string; action: string; fields: Record<string, string> }> = [
+      { browser: () => new Browser(t.app), page: '/login', action: '/login', fields: { email: 'a@b.example', password: 'longenoughpassword' } },
+      { browser: () => new Browser(t.app), page: '/signup', action: '/signup', fields: { email: 'new@b.example', display_name: 'New', password: 'longenoughpassword' } },
+      {
+        browser: () => developer,
+        page: '/dashboard/apps/new',
+        action: '/dashboard/apps',
+        fields: { name: 'App', description: 'About', website_url: 'https://app.example', redirect_uris: 'https://app.example/cb', scopes: 'read_profile' },
+      },
+      { browser: () => developer, page: '/account', action: '/account/profile', fields: { display_name: 'Dev', timezone: 'UTC', daily_step_goal: '8000', stride_length_cm: '70' } },
+    ];
+    const failures: string[] = [];
+    for (const { browser, page, action, fields } of forms) {
+      for (const name of Object.keys(fields)) {
+        for (const value of ['\u0000', `${fields[name]}\u0000`]) {
+          const response = await submit(browser(), page, action, { ...fields, [name]: value });
+          if (response.status >= 500) failures.push(`${response.status} ${action} ${name}=${JSON.stringify(value)}`);
+        }
+      }
+    }
+    for (const path of ['/dashboard/apps/%00', '/dashboard/apps/a%00b/delete']) {
+      const response = await developer.get(path);
+      if (response.status >= 500) failures.push(`${response.status} GET ${path}`);
+    }
+    assert.deepEqual(failures, []);
   });
 });

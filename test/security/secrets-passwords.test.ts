@@ -33,8 +33,10 @@ it('tokenKey: the issue time then the SHA-256 of the token; later tokens sort af
   assert.equal(tokenKey(older), older.slice(4, 16) + createHash('sha256').update(older).digest('hex'));
   assert.ok(tokenKey(older) < tokenKey(newer), 'keys grow with the issue time');
   assert.ok(!tokenKey(older).includes(older.slice(16)), 'the random part is never in the key');
-  // Anything else has a key no issued token has: shorter, or another hash.
-  assert.notEqual(tokenKey('srt_nope').length, tokenKey(older).length);
+  // Anything else has a key no issued token has: no issue-time digits, or another hash.
+  for (const odd of ['srt_nope', 'srt_\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000x', 'srt_0123456789AB', '']) {
+    assert.match(tokenKey(odd), /^-{12}[0-9a-f]{64}$/, JSON.stringify(odd));
+  }
   assert.notEqual(tokenKey(older.slice(0, -1) + (older.endsWith('A') ? 'B' : 'A')), tokenKey(older));
 });
 

@@ -97,6 +97,16 @@ forEachDialect('resource API hot paths', (dialect) => {
     assert.ok(answers.slice(6).every((grant, i) => grant?.userId === (i % 2 ? user.id : other.id)));
   });
 
+  it('a check the database cannot read fails alone, not the checks asked with it', async () => {
+    const mine = await issueAccessToken(t, user, ['read_profile']);
+    const now = t.clock();
+    // A NUL is refused by PostgreSQL in a text value (SQLite stores it): the batch's statement
+    // fails, and each check is asked again alone.
+    const answers = await Promise.allSettled([tokenKey(mine.token), 'unreadable\u0000key', tokenKey(mine.token)].map((key) => lookup.find(key, now)));
+    assert.deepEqual([answers[0]!, answers[2]!].map((a) => a.status === 'fulfilled' && a.value?.grantId), [mine.grantId, mine.grantId]);
+    assert.ok(answers[1]!.status === 'rejected' || answers[1]!.value === undefined);
+  });
+
   it('sees the token of a deleted user as invalid', async () => {
     const doomed = await createUser(t);
     const issued = await issueAccessToken(t, doomed, ['read_profile']);

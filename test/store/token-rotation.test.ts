@@ -143,6 +143,26 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     assert.deepEqual(rotated, { ...mine, rotated_at: now + 1, replay_response: 'sealed-by-seen' });
   });
 
+  it('a read the database cannot do fails alone, not the reads asked with it', async () => {
+    const db = t.database.db;
+    const rotation = createRefreshRotation(db);
+    const s = await subject(t);
+    const mine = refreshRow(s, `mine-${randomUUID()}`, t.clock());
+    await db.kysely.insertInto('refresh_tokens').values(mine).execute();
+    // PostgreSQL refuses a NUL in a text value (SQLite stores it): the batch's statement fails, and
+    // each read is asked again alone.
+    const [first, unreadable, last] = await Promise.allSettled([
+      rotation.findWithClient(s.clientId, mine.token_key),
+      rotation.findWithClient('bad\u0000client', mine.token_key),
+      rotation.findWithClient(s.clientId, mine.token_key),
+    ]);
+    for (const read of [first, last]) {
+      assert.equal(read!.status, 'fulfilled');
+      assert.deepEqual(read!.status === 'fulfilled' && read.value.token, mine);
+    }
+    assert.ok(unreadable!.status === 'rejected' || unreadable!.value.app === undefined);
+  });
+
   it('refuses an expired or unknown token and writes nothing', async () => {
     const db = t.database.db;
     const rotation = createRefreshRotation(db);
