@@ -14,6 +14,7 @@
 import type { Statement } from 'better-sqlite3';
 import type pg from 'pg';
 import { batchedCalls } from '../db/batched-calls.js';
+import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
 import type { Profile } from '../domain/profile.js';
 
@@ -114,12 +115,15 @@ export function createBearerLookup(db: Db): BearerLookup {
     // Prepared on first use: the app may be built before the schema is migrated.
     let find: Statement | undefined;
     let touch: Statement | undefined;
+    const findOne = (tokenHash: string, now: number) => {
+      find ??= sqlite.prepare(FIND_SQLITE_SQL).pluck(true);
+      const row = find.get(tokenHash, now) as string | undefined;
+      return row === undefined ? undefined : grantOf(JSON.parse(row) as FindRow);
+    };
+    const turnRead = sqliteTurnReads(sqlite);
     return {
-      find(tokenHash, now) {
-        find ??= sqlite.prepare(FIND_SQLITE_SQL).pluck(true);
-        const row = find.get(tokenHash, now) as string | undefined;
-        return row === undefined ? undefined : grantOf(JSON.parse(row) as FindRow);
-      },
+      // With the other reads of the turn, in one read transaction.
+      find: (tokenHash, now) => turnRead(() => findOne(tokenHash, now)),
       touch(grantId, now) {
         touch ??= sqlite.prepare(TOUCH_SQL);
         touch.run(now, grantId);

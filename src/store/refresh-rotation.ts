@@ -22,6 +22,7 @@
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import { batchedCalls, type BatchedCall } from '../db/batched-calls.js';
+import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
 import { APP_COLUMNS, appFromRow, findAppByClientId, type App } from './apps.js';
 import { findRefreshToken, insertTokenPair, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
@@ -146,6 +147,7 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
     return true;
   };
   const rotateGroup = handle.transaction((group: Rotation[]) => group.map(rotateOne));
+  const turnRead = sqliteTurnReads(handle);
 
   /**
    * Group commit: the rotations asked for during one turn of the event loop commit in one
@@ -173,7 +175,8 @@ function sqliteRotation(db: Db, handle: SQLite.Database): RefreshRotation {
     },
     findWithClient(clientId, tokenKey) {
       if (handle.inTransaction) return viaKysely.findWithClient(clientId, tokenKey);
-      return Promise.resolve(clientAndTokenOf(selectClientAndToken.get(tokenKey, clientId)));
+      // With the other reads of the turn, in one read transaction.
+      return turnRead(() => clientAndTokenOf(selectClientAndToken.get(tokenKey, clientId)));
     },
     // A lock timeout (another process held the write lock for busy_timeout) is not retried alone:
     // each retry would wait as long again.

@@ -15,6 +15,7 @@ import type { Statement } from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { batchedCalls } from '../db/batched-calls.js';
+import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../domain/step-buckets.js';
@@ -359,6 +360,7 @@ export function createStepSums(db: Db): StepSums {
   const { sqlite } = db;
   if (sqlite) {
     const statements = new Map<string, Statement>();
+    const turnRead = sqliteTurnReads(sqlite);
     return (userId, plan) => {
       if (plan.boundaries.length < 2) return [];
       const query = seriesQuery(userId, plan);
@@ -367,7 +369,9 @@ export function createStepSums(db: Db): StepSums {
         statement = sqlite.prepare(asOneText(query)).pluck(true);
         if (statements.size < MAX_PREPARED_SHAPES) statements.set(query.text, statement);
       }
-      return sumsOf(plan, query, integersOf(statement.get(...query.values) as string | null, query.columns.length));
+      const prepared = statement;
+      // With the other reads of the turn, in one read transaction.
+      return turnRead(() => sumsOf(plan, query, integersOf(prepared.get(...query.values) as string | null, query.columns.length)));
     };
   }
   const pool = db.pool;
