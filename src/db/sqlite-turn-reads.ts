@@ -24,17 +24,10 @@ export function sqliteTurnReads(handle: SQLite.Database): TurnRead {
   if (turnRead === undefined) {
     const inOneReadTransaction = handle.transaction((run: () => void) => run());
     const batch = batchedCalls<() => unknown, unknown>((calls) => {
+      // A read that throws ends the batch; batchedCalls then runs the unanswered reads alone, so
+      // it fails only its own caller.
       const readAll = () => {
-        for (const call of calls) {
-          let result: unknown;
-          try {
-            result = call.input();
-          } catch (error) {
-            call.reject(error);
-            continue;
-          }
-          call.resolve(result);
-        }
+        for (const call of calls) call.resolve(call.input());
       };
       // Inside a transaction already open on the handle (a Kysely one spans awaits), the reads run
       // in it, as they would one by one.

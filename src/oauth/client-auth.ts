@@ -6,7 +6,7 @@
 import type { Db } from '../db/database.js';
 import { ApiError, invalidRequest } from '../errors.js';
 import { constantTimeEqual, hashCredential } from '../security/secrets.js';
-import { appByClientIdLookup, isClientIdSyntax, type App } from '../store/apps.js';
+import { appByClientIdLookup, type App } from '../store/apps.js';
 import { REALM } from '../api/bearer.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -80,7 +80,7 @@ export async function authenticateClient(
 ): Promise<AuthenticatedClient> {
   const credentials = readCredentials(body, authorization);
   const basicTried = credentials.method === 'client_secret_basic';
-  const app = isClientIdSyntax(credentials.clientId) ? await findApp(credentials.clientId) : undefined;
+  const app = await findApp(credentials.clientId);
   if (!app) {
     if (credentials.clientSecret !== undefined) constantTimeEqual(hashCredential(credentials.clientSecret), UNKNOWN_CLIENT_HASH);
     throw invalidClient('client authentication failed', basicTried);

@@ -24,7 +24,7 @@ import type pg from 'pg';
 import { batchedCalls, type BatchedCall } from '../db/batched-calls.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
-import { APP_COLUMNS, appFromRow, findAppByClientId, type App } from './apps.js';
+import { APP_COLUMNS, appFromRow, findAppByClientId, isClientIdSyntax, type App } from './apps.js';
 import { findRefreshToken, insertTokenPair, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
@@ -91,7 +91,13 @@ const implementations = new WeakMap<Db, RefreshRotation>();
 export function createRefreshRotation(db: Db): RefreshRotation {
   let rotation = implementations.get(db);
   if (rotation === undefined) {
-    rotation = db.sqlite ? sqliteRotation(db, db.sqlite) : db.pool ? postgresRotation(db.pool) : kyselyRotation(db);
+    const byDialect = db.sqlite ? sqliteRotation(db, db.sqlite) : db.pool ? postgresRotation(db.pool) : kyselyRotation(db);
+    rotation = {
+      ...byDialect,
+      // A client id no app can have (apps.ts) is not looked up, and its read not batched with others.
+      findWithClient: (clientId, tokenKey) =>
+        isClientIdSyntax(clientId) ? byDialect.findWithClient(clientId, tokenKey) : Promise.resolve({ app: undefined, token: undefined }),
+    };
     implementations.set(db, rotation);
   }
   return rotation;

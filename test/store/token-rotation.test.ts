@@ -151,16 +151,18 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     await db.kysely.insertInto('refresh_tokens').values(mine).execute();
     // PostgreSQL refuses a NUL in a text value (SQLite stores it): the batch's statement fails, and
     // each read is asked again alone.
-    const [first, unreadable, last] = await Promise.allSettled([
+    const [first, unreadable, last, unreadableKey] = await Promise.allSettled([
       rotation.findWithClient(s.clientId, mine.token_key),
       rotation.findWithClient('bad\u0000client', mine.token_key),
       rotation.findWithClient(s.clientId, mine.token_key),
+      rotation.findWithClient(s.clientId, 'bad\u0000key'), // a client id that cannot be an app's is not even read
     ]);
     for (const read of [first, last]) {
       assert.equal(read!.status, 'fulfilled');
       assert.deepEqual(read!.status === 'fulfilled' && read.value.token, mine);
     }
     assert.ok(unreadable!.status === 'rejected' || unreadable!.value.app === undefined);
+    assert.ok(unreadableKey!.status === 'rejected' || unreadableKey!.value.token === undefined);
   });
 
   it('refuses an expired or unknown token and writes nothing', async () => {
