@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { integersOf } from '../../src/store/step-series.js';
+import { columnsFromJson } from '../../src/store/step-series.js';
 
-describe('series rows sent by SQLite as one text', () => {
-  it('read back as rows of integers, negative ones included', () => {
-    assert.deepEqual(integersOf('1795219200,0,1795305600,12345', 2), [[1795219200, 0], [1795305600, 12345]]);
-    assert.deepEqual(integersOf('0,-172800,7,2,86400,-3', 3), [[0, -172800, 7], [2, 86400, -3]]);
-    assert.deepEqual(integersOf('253402300799,9007199254740991', 2), [[253402300799, 9007199254740991]]);
+describe('series rows sent by SQLite as one JSON text of columns', () => {
+  it('read back column by column, instants made absolute from the series start', () => {
+    assert.deepEqual(columnsFromJson('[[0,86400],[0,12345]]', ['t', 'value'], 1795219200), [[1795219200, 1795305600], [0, 12345]]);
+    assert.deepEqual(columnsFromJson('[[0,2],[-172800,86400],[7,-3]]', ['span', 'unit_start', 'steps'], 1_000_000), [[0, 2], [827200, 1086400], [7, -3]]);
+    assert.deepEqual(columnsFromJson('[[900],[-900],[5]]', ['width', 't', 'value'], 253402300799), [[900], [253402299899], [5]]);
   });
 
-  it('read no rows from no text (a series without stored steps)', () => {
-    assert.deepEqual(integersOf(null, 2), []);
+  it('read no rows from empty columns (a series without stored steps)', () => {
+    assert.deepEqual(columnsFromJson('[[],[]]', ['t', 'value'], 1795219200), [[], []]);
   });
 });
