@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +20,18 @@ const run = promisify(execFile);
  * servers' scripts, relative to this file (dist/ or .build-bench/).
  */
 export const STRIDE_CLI = fileURLToPath(new URL('../../src/stride.cjs', import.meta.url));
+
+/**
+ * The node flags the `stride` command runs with, from its `#!/usr/bin/env -S node …` line (npm
+ * start passes the same): the bench starts Stride with them, as shipped.
+ */
+export function strideNodeFlags(cli = STRIDE_CLI): string[] {
+  const firstLine = readFileSync(cli, 'utf8').split('\n', 1)[0]!;
+  const match = /^#!\/usr\/bin\/env (?:-S )?node((?: +--\S+)*) *$/.exec(firstLine);
+  if (!match) throw new Error(`${cli} does not start with "#!/usr/bin/env -S node …", but: ${firstLine}`);
+  return match[1]!.split(' ').filter((flag) => flag !== '');
+}
+
 const BARE_SERVER = fileURLToPath(new URL('../bare-server.js', import.meta.url));
 const PEER = fileURLToPath(new URL('../oidc-provider-peer.js', import.meta.url));
 
@@ -123,7 +136,7 @@ export async function startStride(databaseUrl: string, name: string, options: Se
   const port = await freePort();
   return startServer({
     name,
-    args: [...(options.nodeFlags ?? []), STRIDE_CLI, 'serve'],
+    args: [...strideNodeFlags(), ...(options.nodeFlags ?? []), STRIDE_CLI, 'serve'],
     env: strideEnv(databaseUrl, port),
     port,
     ready: ok200('/healthz'),

@@ -205,16 +205,16 @@ function seriesRows(q: QueryText, userId: string, boundaries: readonly number[],
       if (straddling.length) whole += ` and bucket_start not in (${q.list(straddling)})`;
       const rows = coarseRows - straddling.length + finer.length;
       if (finer.length === 0) return { text: whole, rows };
-      return { text: `${whole} union all ${readColumnsWidth(q, userId, width, (time) => `${time} in (${q.list(finer)})`)}`, rows };
+      return { text: `${whole} union all ${rowsOfWidth(q, userId, width, (time) => `${time} in (${q.list(finer)})`)}`, rows };
     }
   }
   return {
-    text: readColumnsWidth(q, userId, width, (time) => `${time} >= ${q.param(from)} and ${time} < ${q.param(to)}`),
+    text: rowsOfWidth(q, userId, width, (time) => `${time} >= ${q.param(from)} and ${time} < ${q.param(to)}`),
     rows: Math.ceil((to - from) / width),
   };
 }
 
-function readColumnsWidth(q: QueryText, userId: string, width: number, timeCondition: (column: string) => string): string {
+function rowsOfWidth(q: QueryText, userId: string, width: number, timeCondition: (column: string) => string): string {
   return width === 60
     ? `select minute_start as t, value from step_samples where user_id = ${q.param(userId)} and ${timeCondition('minute_start')}`
     : `select bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
