@@ -147,11 +147,26 @@ export async function readStepSeries(db: Kysely<Database>, userId: string, reque
 
 export type StepSeriesReader = (userId: string, request: SeriesRequest) => StepSeries | Promise<StepSeries>;
 
-/** readStepSeries with the store's statements prepared once (the resource API's hot path). */
+/** Plans a series reader keeps; when there are more, it starts over. */
+const MAX_KEPT_PLANS = 256;
+
+/**
+ * readStepSeries with the store's statements prepared once (the resource API's hot path). A plan
+ * depends only on the zone, granularity and range, which apps ask for again and again for many
+ * users ("the last 7 days" in a zone), so plans are kept — and with each its query — and shared
+ * between requests: a plan is never modified.
+ */
 export function createStepSeriesReader(db: Db): StepSeriesReader {
   const sums = createStepSums(db);
+  const plans = new Map<string, BucketPlan>();
   return (userId, request) => {
-    const plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
+    let plan = plans.get(key);
+    if (plan === undefined) {
+      plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
+      plans.set(key, plan);
+    }
     const found = sums(userId, plan);
     return Array.isArray(found) ? seriesOf(request, plan, found) : found.then((values) => seriesOf(request, plan, values));
   };

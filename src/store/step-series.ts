@@ -11,6 +11,7 @@
  * its offsets, and a repeated hour (same local unit, two offsets) stays two buckets.
  */
 import { createHash } from 'node:crypto';
+import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
 import type pg from 'pg';
@@ -45,8 +46,20 @@ export interface SeriesQuery {
   corrections?: Corrections;
 }
 
+/**
+ * Stands for the user's id among the values of a series' query: the query of a plan is the same
+ * for every user, built once per plan, and the id is put in per request (withUser).
+ */
+const USER = Symbol('user id');
+
 class QueryText {
   readonly values: unknown[] = [];
+
+  /** The user's id, compared with user_id. */
+  user(): string {
+    this.values.push(USER);
+    return '?';
+  }
 
   /** A parameter compared with a column. */
   param(value: unknown): string {
@@ -147,11 +160,11 @@ function planCorrections(boundaries: readonly number[], fitting: number): Correc
   return { coarseWidth, coarseFrom, coarseTo: to, coarseBucket, finer, rows };
 }
 
-function correctedRowsSql(q: QueryText, userId: string, c: Corrections): string {
-  const parts = [`select ${literal(c.coarseWidth)} as width, bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+function correctedRowsSql(q: QueryText, c: Corrections): string {
+  const parts = [`select ${literal(c.coarseWidth)} as width, bucket_start as t, value from step_rollups where user_id = ${q.user()}
       and width = ${q.param(c.coarseWidth)} and bucket_start >= ${q.param(c.coarseFrom)} and bucket_start < ${q.param(c.coarseTo)}`];
   for (const [width, starts] of c.finer) {
-    parts.push(`select ${literal(width)} as width, bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+    parts.push(`select ${literal(width)} as width, bucket_start as t, value from step_rollups where user_id = ${q.user()}
       and width = ${q.param(width)} and bucket_start in (${q.list(starts)})`);
   }
   return parts.join(' union all ');
@@ -187,7 +200,7 @@ function correctedSums(plan: BucketPlan, c: Corrections, [widths, times, values]
  * in Asia/Kolkata: 366 of 8760 hours hold a local midnight), it reads the coarser rows that do not
  * and the finer rows inside the few that do, about a quarter of the rows of the finer width alone.
  */
-function seriesRows(q: QueryText, userId: string, boundaries: readonly number[], width: StoredWidth): StoredRows {
+function seriesRows(q: QueryText, boundaries: readonly number[], width: StoredWidth): StoredRows {
   const from = boundaries[0]!;
   const to = boundaries[boundaries.length - 1]!;
   const coarser = STORED_WIDTHS[STORED_WIDTHS.indexOf(width) - 1];
@@ -199,25 +212,25 @@ function seriesRows(q: QueryText, userId: string, boundaries: readonly number[],
       for (const start of straddling) {
         for (let t = start; t < start + coarser; t += width) if (t >= from && t < to) finer.push(t);
       }
-      let whole = `select bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+      let whole = `select bucket_start as t, value from step_rollups where user_id = ${q.user()}
         and width = ${q.param(coarser)} and bucket_start >= ${q.param(from - mod(from, coarser))}
         and bucket_start < ${q.param(to)}`;
       if (straddling.length) whole += ` and bucket_start not in (${q.list(straddling)})`;
       const rows = coarseRows - straddling.length + finer.length;
       if (finer.length === 0) return { text: whole, rows };
-      return { text: `${whole} union all ${rowsOfWidth(q, userId, width, (time) => `${time} in (${q.list(finer)})`)}`, rows };
+      return { text: `${whole} union all ${rowsOfWidth(q, width, (time) => `${time} in (${q.list(finer)})`)}`, rows };
     }
   }
   return {
-    text: rowsOfWidth(q, userId, width, (time) => `${time} >= ${q.param(from)} and ${time} < ${q.param(to)}`),
+    text: rowsOfWidth(q, width, (time) => `${time} >= ${q.param(from)} and ${time} < ${q.param(to)}`),
     rows: Math.ceil((to - from) / width),
   };
 }
 
-function rowsOfWidth(q: QueryText, userId: string, width: number, timeCondition: (column: string) => string): string {
+function rowsOfWidth(q: QueryText, width: number, timeCondition: (column: string) => string): string {
   return width === 60
-    ? `select minute_start as t, value from step_samples where user_id = ${q.param(userId)} and ${timeCondition('minute_start')}`
-    : `select bucket_start as t, value from step_rollups where user_id = ${q.param(userId)}
+    ? `select minute_start as t, value from step_samples where user_id = ${q.user()} and ${timeCondition('minute_start')}`
+    : `select bucket_start as t, value from step_rollups where user_id = ${q.user()}
           and width = ${q.param(width)} and ${timeCondition('bucket_start')}`;
 }
 
@@ -248,17 +261,28 @@ const GROUP_WHEN_ROWS_PER_BUCKET_ABOVE = 2;
 
 /** The one statement reading a series' stored steps, summed per local-clock unit when worth it. */
 export function seriesQuery(userId: string, plan: BucketPlan): SeriesQuery {
+  const shape = seriesShape(plan);
+  return { ...shape, values: withUser(shape.values, userId) };
+}
+
+/** The values of a series' query with the user's id put in. */
+function withUser(values: readonly unknown[], userId: string): unknown[] {
+  return values.map((value) => (value === USER ? userId : value));
+}
+
+/** seriesQuery for any user: the user's id is the USER marker among its values. */
+function seriesShape(plan: BucketPlan): SeriesQuery {
   const { spans, unitSeconds, boundaries } = plan;
   const q = new QueryText();
   const buckets = boundaries.length - 1;
   // Parameters are bound in the order of the text: the select list first, then the rows.
   const rowsOnly = new QueryText();
   const width = rollupWidthFor(boundaries);
-  const stored = seriesRows(rowsOnly, userId, boundaries, width);
+  const stored = seriesRows(rowsOnly, boundaries, width);
   const corrections = planCorrections(boundaries, width);
   if (corrections && corrections.rows < stored.rows / 2) {
     const corrected = new QueryText();
-    return { text: correctedRowsSql(corrected, userId, corrections), values: corrected.values, grouped: false, columns: CORRECTED_COLUMNS, corrections };
+    return { text: correctedRowsSql(corrected, corrections), values: corrected.values, grouped: false, columns: CORRECTED_COLUMNS, corrections };
   }
   if (stored.rows <= GROUP_WHEN_ROWS_PER_BUCKET_ABOVE * buckets) {
     return { text: stored.text, values: rowsOnly.values, grouped: false, columns: STORED_COLUMNS };
@@ -348,44 +372,64 @@ export function columnsFromJson(json: string, columns: readonly string[], start:
   return parsed;
 }
 
+/** A plan's step sums for one user: the plan's statement, prepared, bound to the user's values. */
+type SumsOfPlan = (userId: string) => Promise<number[]>;
+
 /**
- * Step sums per bucket index of `plan`, with each statement text prepared once: better-sqlite3
- * statements on SQLite, statements prepared by name on PostgreSQL (series of one shape asked for
- * together read by one statement).
+ * Step sums per bucket index of `plan`. The query of a plan is built once and kept with the plan
+ * (plans are kept by the series reader, see step-series.ts in domain/), and each statement text is
+ * prepared once: better-sqlite3 statements on SQLite, statements prepared by name on PostgreSQL
+ * (series of one shape asked for together read by one statement).
  */
 export function createStepSums(db: Db): StepSums {
-  const { sqlite } = db;
-  if (sqlite) {
-    const statements = new Map<string, Statement>();
-    const turnRead = sqliteTurnReads(sqlite);
-    return (userId, plan) => {
-      if (plan.boundaries.length < 2) return [];
-      const query = seriesQuery(userId, plan);
-      let statement = statements.get(query.text);
-      if (statement === undefined) {
-        statement = sqlite.prepare(asColumnsText(query)).pluck(true);
-        if (statements.size < MAX_PREPARED_SHAPES) statements.set(query.text, statement);
-      }
-      const prepared = statement;
-      // With the other reads of the turn, in one read transaction.
-      const start = plan.boundaries[0]!;
-      return turnRead(() => sumsOf(plan, query, columnsFromJson(prepared.get(start, ...query.values) as string, query.columns, start)));
-    };
-  }
-  const pool = db.pool;
-  if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
-  const byShape = new Map<string, (values: unknown[]) => Promise<SeriesColumns>>();
-  return async (userId, plan) => {
+  const { sqlite, pool } = db;
+  let sumsOfPlan: (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan;
+  if (sqlite) sumsOfPlan = sqliteSums(sqlite);
+  else if (pool) sumsOfPlan = postgresSums(pool);
+  else throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
+  const ofPlan = new WeakMap<BucketPlan, SumsOfPlan>();
+  return (userId, plan) => {
     if (plan.boundaries.length < 2) return [];
-    const query = seriesQuery(userId, plan);
-    let readColumns = byShape.get(query.text);
+    let sums = ofPlan.get(plan);
+    if (sums === undefined) {
+      sums = sumsOfPlan(plan, seriesShape(plan));
+      ofPlan.set(plan, sums);
+    }
+    return sums(userId);
+  };
+}
+
+function sqliteSums(sqlite: SQLite.Database): (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan {
+  const statements = new Map<string, Statement>();
+  const turnRead = sqliteTurnReads(sqlite);
+  return (plan, shape) => {
+    let statement = statements.get(shape.text);
+    if (statement === undefined) {
+      statement = sqlite.prepare(asColumnsText(shape)).pluck(true);
+      if (statements.size < MAX_PREPARED_SHAPES) statements.set(shape.text, statement);
+    }
+    const prepared = statement;
+    const start = plan.boundaries[0]!;
+    return (userId) => {
+      const values = withUser(shape.values, userId);
+      // With the other reads of the turn, in one read transaction.
+      return turnRead(() => sumsOf(plan, shape, columnsFromJson(prepared.get(start, ...values) as string, shape.columns, start)));
+    };
+  };
+}
+
+function postgresSums(pool: pg.Pool): (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan {
+  const byText = new Map<string, (values: unknown[]) => Promise<SeriesColumns>>();
+  return (plan, shape) => {
+    let readColumns = byText.get(shape.text);
     if (readColumns === undefined) {
       // Beyond MAX_PREPARED_SHAPES a shape is not kept, nor prepared on the server's connections.
-      const kept = byShape.size < MAX_PREPARED_SHAPES;
-      readColumns = postgresSeriesColumns(pool, query, kept);
-      if (kept) byShape.set(query.text, readColumns);
+      const kept = byText.size < MAX_PREPARED_SHAPES;
+      readColumns = postgresSeriesColumns(pool, shape, kept);
+      if (kept) byText.set(shape.text, readColumns);
     }
-    return sumsOf(plan, query, await readColumns(query.values));
+    const read = readColumns;
+    return async (userId) => sumsOf(plan, shape, await read(withUser(shape.values, userId)));
   };
 }
 
@@ -400,7 +444,7 @@ const MAX_BATCH = 64;
  * per series whatever the planner knew of the tables when it made the plan.
  */
 function postgresSeriesColumns(pool: pg.Pool, shape: SeriesQuery, named: boolean): (values: unknown[]) => Promise<SeriesColumns> {
-  const arrays = shape.values.map((value, i) => `$${i + 1}::${typeof value === 'string' ? 'text' : 'bigint'}[]`);
+  const arrays = shape.values.map((value, i) => `$${i + 1}::${value === USER || typeof value === 'string' ? 'text' : 'bigint'}[]`);
   const columns = shape.values.map((_, i) => `v${i + 1}`);
   let n = 0;
   const inner = shape.text.replace(/\?/g, () => `k.${columns[n++]}`);

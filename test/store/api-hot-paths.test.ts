@@ -9,6 +9,7 @@ import { lastIndexAtOrBefore, planBuckets } from '../../src/domain/step-buckets.
 import { tokenKey } from '../../src/security/secrets.js';
 import { createBearerLookup, type BearerLookup } from '../../src/store/bearer-lookup.js';
 import { createProfileUpdate } from '../../src/store/profiles.js';
+import { createStepSeriesReader, parseSeriesQuery } from '../../src/domain/step-series.js';
 import { createStepSums, seriesQuery, sumStepsPerBucket } from '../../src/store/step-series.js';
 import { upsertSamples } from '../../src/store/steps.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -196,6 +197,26 @@ forEachDialect('resource API hot paths', (dialect) => {
     });
     const total = (await sums(stepper.id, planBuckets('UTC', 'day', start, start + 20 * DAY))).reduce((a, b) => a + (b ?? 0), 0);
     assert.equal(total, samples.reduce((a, s) => a + s.value, 0));
+  });
+
+  it('keeps a plan and its query for the same request from any user, never the steps', async () => {
+    const read = createStepSeriesReader(t.database.db);
+    const [walker, sitter] = [await createUser(t), await createUser(t)];
+    const start = Date.UTC(2024, 9, 1) / 1000;
+    const request = parseSeriesQuery({ start_time: String(start), end_time: String(start + 7 * DAY), timezone: 'Europe/Berlin' }, 'UTC', start);
+    const totals = async () => [(await read(walker.id, request)).total, (await read(sitter.id, request)).total];
+    assert.deepEqual(await totals(), [0, 0]);
+    await upsertSamples(t.database.db.kysely, t.database.db.dialect, walker.id, [{ start_time: start + 3 * DAY, value: 70 }]);
+    assert.deepEqual(await totals(), [70, 0], 'an upload is seen by the next read of the same series');
+    await upsertSamples(t.database.db.kysely, t.database.db.dialect, sitter.id, [{ start_time: start + DAY - 3600, value: 5 }]);
+    assert.deepEqual(await totals(), [70, 5], 'each user gets their own steps');
+    // More distinct requests than the reader keeps plans for: it starts over, answers stay right.
+    for (let day = 0; day < 300; day++) {
+      const from = start - day * DAY;
+      const series = await read(walker.id, parseSeriesQuery({ start_time: String(from), end_time: String(from + 7 * DAY) }, 'UTC', start));
+      assert.equal(series.total, day < 4 ? 70 : 0, `7 days from day -${day}`);
+    }
+    assert.deepEqual(await totals(), [70, 5]);
   });
 
   it('keeps the SQL of a series the same whatever the user and times, values bound as parameters', () => {
