@@ -357,7 +357,10 @@ function asColumnsText(query: SeriesQuery): string {
   const arrays = query.columns.map((column) =>
     TIME_COLUMNS.has(column) ? `json_group_array(${column} - cast(? as integer))` : `json_group_array(${column})`,
   );
-  // Each kind has one time column: the series start is bound first, before the query's values.
+  // Each kind has one time column: the series start is bound once, before the query's values.
+  if (query.columns.filter((column) => TIME_COLUMNS.has(column)).length !== 1) {
+    throw new Error(`a series query needs exactly one time column, got ${query.columns.join(', ')}`);
+  }
   return `select json_array(${arrays.join(', ')}) from (${query.text})`;
 }
 
