@@ -371,24 +371,26 @@ const MAX_PREPARED_SHAPES = 200;
  * separated by commas, 4.5 µs as this (docs/api.md).
  */
 function asColumnsText(query: SeriesQuery): string {
-  const arrays = query.columns.map((column) =>
-    TIME_COLUMNS.has(column) ? `json_group_array(${column} - cast(? as integer))` : `json_group_array(${column})`,
+  const time = timeColumnOf(query.columns);
+  const arrays = query.columns.map((column, c) =>
+    c === time ? `json_group_array(${column} - cast(? as integer))` : `json_group_array(${column})`,
   );
-  // Each kind has one time column: the series start is bound once, before the query's values.
-  if (query.columns.filter((column) => TIME_COLUMNS.has(column)).length !== 1) {
-    throw new Error(`a series query needs exactly one time column, got ${query.columns.join(', ')}`);
-  }
+  // The series start is bound once, before the query's values.
   return `select json_array(${arrays.join(', ')}) from (${query.text})`;
 }
 
-/** The columns of asColumnsText's JSON, instants made absolute again. */
-export function columnsFromJson(json: string, columns: readonly string[], start: number): number[][] {
+/** The index of the one column of a series query that holds an instant. */
+export function timeColumnOf(columns: readonly string[]): number {
+  const found = columns.flatMap((column, c) => (TIME_COLUMNS.has(column) ? [c] : []));
+  if (found.length !== 1) throw new Error(`a series query needs exactly one time column, got ${columns.join(', ')}`);
+  return found[0]!;
+}
+
+/** The columns of asColumnsText's JSON, the instants of column `time` made absolute again. */
+export function columnsFromJson(json: string, time: number, start: number): number[][] {
   const parsed = JSON.parse(json) as number[][];
-  columns.forEach((column, c) => {
-    if (!TIME_COLUMNS.has(column)) return;
-    const times = parsed[c]!;
-    for (let row = 0; row < times.length; row++) times[row]! += start;
-  });
+  const times = parsed[time]!;
+  for (let row = 0; row < times.length; row++) times[row]! += start;
   return parsed;
 }
 
@@ -430,10 +432,11 @@ function sqliteSums(sqlite: SQLite.Database): (plan: BucketPlan, shape: SeriesQu
     }
     const prepared = statement;
     const start = plan.boundaries[0]!;
+    const time = timeColumnOf(shape.columns);
     return (userId) => {
       const values = withUser(shape.values, userId);
       // With the other reads of the turn, in one read transaction.
-      return turnRead(() => sumsOf(plan, shape, columnsFromJson(prepared.get(start, ...values) as string, shape.columns, start)));
+      return turnRead(() => sumsOf(plan, shape, columnsFromJson(prepared.get(start, ...values) as string, time, start)));
     };
   };
 }
