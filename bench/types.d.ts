@@ -34,18 +34,16 @@ declare module 'autocannon' {
     body?: string;
     timeout?: number;
     excludeErrorStats?: boolean;
-    /** Hand back the run's raw result, to merge several runs with aggregateResult. */
+    /** Hand back the run's raw result, without summarising its histograms. */
     skipAggregateResult?: boolean;
   }
   export interface Instance {
     stop(): void;
+    /** Each answer, with the milliseconds (fractional) from its request's first byte sent. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void;
     on(event: string, listener: (...args: unknown[]) => void): void;
   }
   function autocannon(options: Options, callback: (error: Error | null, result: Result) => void): Instance;
-  namespace autocannon {
-    /** Merges raw results (skipAggregateResult) into one, latency percentiles included. */
-    function aggregateResult(results: Result[], options: { url: string; connections?: number }): Result;
-  }
   export default autocannon;
 }
 

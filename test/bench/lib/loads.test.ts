@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { interleave, type Workload } from '../../../bench/lib/loads.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fixedRequestWorkload, interleave, type Workload } from '../../../bench/lib/loads.js';
 
 /** Keeps this thread busy until it has used `ms` milliseconds of CPU (not of wall clock). */
 function spin(ms: number): void {
@@ -76,5 +78,35 @@ describe('interleaved measurement', () => {
     assert.ok(busyM!.cpu.serverLoopUs! >= 150 && busyM!.cpu.serverLoopUs! <= 400, `event loop ${busyM!.cpu.serverLoopUs} µs`);
     assert.ok(busyM!.cpu.driverUs >= 150, `this process ${busyM!.cpu.driverUs} µs`);
     assert.ok(idleM!.cpu.driverUs < 50, `the idle workload's slices cost little: ${idleM!.cpu.driverUs} µs`);
+  });
+});
+
+describe('fixed requests (autocannon)', () => {
+  let server: Server;
+  let origin: string;
+
+  before(async () => {
+    // `/wait` answers 5 ms after the request; any other path at once.
+    server = createServer((req, res) => {
+      const answer = () => res.end('{"ok":true}');
+      if (req.url === '/wait') setTimeout(answer, 5);
+      else answer();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('reports latencies in fractions of a millisecond, not whole milliseconds', async () => {
+    const fast = fixedRequestWorkload(`${origin}/`, {}, 2, process.pid);
+    const slow = fixedRequestWorkload(`${origin}/wait`, {}, 2, process.pid);
+    const [fastM, slowM] = await interleave([fast, slow], { connections: 2, warmupSeconds: 0, durationSeconds: 1 }, 1);
+    assert.ok(fastM!.ok > 100 && fastM!.failed === 0, `${fastM!.ok} answers, ${fastM!.failed} failed`);
+    // An answer at once on loopback takes well under a millisecond: whole milliseconds would say 0.
+    assert.ok(fastM!.p50 > 0 && fastM!.p50 < 5, `p50 ${fastM!.p50} ms`);
+    assert.ok(fastM!.p99 >= fastM!.p50);
+    assert.ok(slowM!.p50 >= 5 && slowM!.p50 < 50, `p50 ${slowM!.p50} ms`);
+    assert.ok(slowM!.rate > 0 && slowM!.rate < 2 * (1000 / 5) + 1, `${slowM!.rate} req/s on 2 connections at 5 ms each at least`);
   });
 });
