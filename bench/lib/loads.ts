@@ -7,9 +7,10 @@
  * alike, and a ratio compares like with like. Each workload still gets its full measured time.
  *
  * Fixed requests go through autocannon (keep-alive, no pipelining; the latency of every answer of
- * every slice goes into one histogram, in microseconds). Loads where each request depends on the previous
- * answer (refresh chains, authorization-code flows) use a driver of their own (lib/http.ts): one
- * keep-alive HTTP/1.1 connection per chain or flow worker, which pause between slices.
+ * every slice goes into one histogram, in microseconds). Loads where each request depends on the
+ * previous answer (refresh chains, authorization-code flows) use a driver of their own
+ * (lib/http.ts): one keep-alive HTTP/1.1 connection per chain or flow worker, which pause between
+ * slices.
  */
 import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
