@@ -2,7 +2,7 @@
  * Summarises a V8 CPU profile (`node --cpu-prof`): self time by function and by package or
  * source file, the evidence for where a server spends its time under a load.
  *
- *   node .build-bench/bench/profile-summary.js FILE.cpuprofile [TOP]
+ *   node dist/bench/profile-summary.js FILE.cpuprofile [TOP]   (after npm run build)
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

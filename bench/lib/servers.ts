@@ -17,7 +17,7 @@ const run = promisify(execFile);
 
 /**
  * The `stride` command as installed (it sizes the thread pool, then runs the CLI) and the reference
- * servers' scripts, relative to this file (dist/ or .build-bench/).
+ * servers' scripts, relative to this file (under dist/).
  */
 export const STRIDE_CLI = fileURLToPath(new URL('../../src/stride.cjs', import.meta.url));
 
