@@ -24,6 +24,8 @@ export interface Config {
   authCodeTtl: number;
   refreshReplayWindow: number;
   sessionTtl: number;
+  /** Seconds between sweeps of expired codes, tokens and sessions. */
+  sweepInterval: number;
   logLevel: string;
   rateLimits: {
     login: RateLimit | null;
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     authCodeTtl: integer(env, 'AUTH_CODE_TTL', 600, 1, 600),
     refreshReplayWindow: integer(env, 'REFRESH_REPLAY_WINDOW', 30, 0, 3600),
     sessionTtl: integer(env, 'SESSION_TTL', 14 * 86400, 60, 365 * 86400),
+    sweepInterval: integer(env, 'SWEEP_INTERVAL', 600, 1, 86400),
     logLevel,
     rateLimits: {
       login: rateLimit(env, 'RATE_LIMIT_LOGIN', '10/min', off),

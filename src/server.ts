@@ -6,8 +6,6 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { sweepExpired } from './store/sweep.js';
 
-const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
-
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
   const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
@@ -23,7 +21,7 @@ export async function serve(config: Config): Promise<void> {
       app.log.error({ err: error }, 'sweeping expired rows failed');
     }
   };
-  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  const timer = setInterval(sweep, config.sweepInterval * 1000);
   timer.unref();
   void sweep();
 

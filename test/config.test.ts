@@ -23,6 +23,12 @@ describe('configuration', () => {
     assert.equal(config.authUrl, 'https://api.example.com');
   });
 
+  it('sweeps every SWEEP_INTERVAL seconds, ten minutes unless set, and refuses zero', () => {
+    assert.equal(loadConfig({}).sweepInterval, 600);
+    assert.equal(loadConfig({ SWEEP_INTERVAL: '30' }).sweepInterval, 30);
+    assert.throws(() => loadConfig({ SWEEP_INTERVAL: '0' }), /SWEEP_INTERVAL must be between 1 and 86400/);
+  });
+
   it('accepts PostgreSQL and in-memory SQLite URLs', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseUrl, 'postgres://u@h/db');
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:');

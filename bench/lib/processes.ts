@@ -119,6 +119,11 @@ function readStatus(pid: number): { rss: number; hwm: number } | null {
   }
 }
 
+/** The process's resident memory now, in MB, or null if it is gone. */
+export function residentMb(pid: number): number | null {
+  return readStatus(pid)?.rss ?? null;
+}
+
 /** Samples VmRSS every 100 ms; `stop()` returns the peak seen (MB) and the process's VmHWM. */
 export function sampleRss(pid: number): { stop(): { peakMb: number; hwmMb: number } } {
   let peak = readStatus(pid)?.rss ?? 0;

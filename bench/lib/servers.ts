@@ -130,6 +130,8 @@ export async function prepareStride(databaseUrl: string, workDir: string): Promi
 export interface ServerOptions {
   /** Extra node flags for the server process, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** Settings for Stride beyond the bench's own (e.g. short token lifetimes for the soak). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function startStride(databaseUrl: string, name: string, options: ServerOptions = {}): Promise<ServerProcess> {
@@ -137,7 +139,7 @@ export async function startStride(databaseUrl: string, name: string, options: Se
   return startServer({
     name,
     args: [...strideNodeFlags(), ...(options.nodeFlags ?? []), STRIDE_CLI, 'serve'],
-    env: strideEnv(databaseUrl, port),
+    env: { ...strideEnv(databaseUrl, port), ...options.env },
     port,
     ready: ok200('/healthz'),
   });
