@@ -88,7 +88,8 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
       reply,
       400,
       'This authorization request cannot be completed',
-      `${check.app.name} sent a request Stride cannot accept: ${check.error} (${check.description}).`,
+      `The request to connect ${check.app.name} has an error: ${check.error} (${check.description}). ` +
+        `Anyone can make such a request; go back only if you started it from ${check.app.name}.`,
       { href: check.redirectTo, label: `Return to ${check.app.name} (${redirectHost(check.redirectUri)}) with this error` },
     );
   }
