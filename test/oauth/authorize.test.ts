@@ -182,6 +182,13 @@ forEachDialect('authorization endpoint', (dialect) => {
     const shown = await browser.get(authorizeUrl({ ...params, scope: '<b>bold</b>' }));
     assert.equal(shown.status, 400);
     assert.doesNotMatch(shown.body, /<b>bold/);
+    // A consent form altered on its way back (a scope the app is not registered for) is refused
+    // with the page too, as long as nobody has allowed the app.
+    const consent = await browser.get(authorizeUrl(params));
+    const altered = await browser.post('/oauth2/authorize', { ...formFields(consent.body, '/oauth2/authorize'), scope: 'write_profile', granted_scope: ['write_profile'], decision: 'allow' });
+    assert.equal(altered.status, 400);
+    assert.equal(altered.headers.location, undefined);
+    assert.equal(linkBack(altered.body, attacker).searchParams.get('error'), 'invalid_scope');
     // The person's own Deny on the consent page still goes back to the app at once.
     const denied = await authorizeAndAllow(browser, authorizeUrl(params), { decision: 'deny' });
     assert.equal(`${denied.origin}${denied.pathname}`, attacker);

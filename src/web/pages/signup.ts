@@ -1,5 +1,5 @@
 /**
- * Sign-up (SPEC table of faces: `/signup`). The answer does not say whether the email already had
+ * Sign-up (`/signup`). The answer does not say whether the email already had
  * an account: both cases spend one Argon2id hash and go on to the sign-in page with the same
  * notice, where the person signs in with the password just chosen (docs/web.md).
  */
