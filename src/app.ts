@@ -12,6 +12,7 @@ import type { Db } from './db/database.js';
 import { resourceRoutes } from './api/routes.js';
 import { ApiError } from './errors.js';
 import { healthRoutes } from './http/health.js';
+import { handleRouterError } from './http/router-errors.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
 import { lazyChildLogger } from './http/request-logger.js';
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Both `/oauth2/token` and `/oauth2/token/` are served (seed §4).
     routerOptions: { ignoreTrailingSlash: true },
     trustProxy: false,
+    frameworkErrors: handleRouterError,
   });
   app.decorate('ctx', ctx);
 

@@ -9,6 +9,7 @@ import type { Database } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
 import { firstUnknownScope, formatScopes } from '../oauth/scopes.js';
 import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
+import { unicodeTextProblem } from './users.js';
 import * as apps from '../store/apps.js';
 import type { App } from '../store/apps.js';
 import { countGrantsWithOtherScope, deleteGrantsWithOtherScope } from '../store/grants.js';
@@ -74,6 +75,13 @@ export function validateAppSettings(settings: Partial<AppSettings>): FieldProble
     }
     // Shown on consent pages: a control character would garble (or hide part of) the name.
     if (/\p{Cc}/u.test(name)) return { field: 'name', message: 'name must not contain control characters' };
+    // Format characters (Unicode Cf) — bidirectional controls, zero-width spaces and joiners — and
+    // line separators are invisible or reorder the text: a name could pass for another app's.
+    if (/[\p{Cf}\p{Zl}\p{Zp}]/u.test(name)) {
+      return { field: 'name', message: 'name must not contain invisible formatting characters (bidirectional controls, zero-width characters)' };
+    }
+    const textProblem = unicodeTextProblem('name', name);
+    if (textProblem) return { field: 'name', message: textProblem };
   }
   if (settings.description !== undefined) {
     if (settings.description.length > APP_DESCRIPTION_MAX_LENGTH) {

@@ -21,6 +21,21 @@ export function displayNameProblem(name: string): string | null {
   if ([...name].length > DISPLAY_NAME_MAX_LENGTH) return `display_name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters`;
   // Control characters would corrupt pages and logs that show the name.
   if (/\p{Cc}/u.test(name)) return 'display_name must not contain control characters';
+  return unicodeTextProblem('display_name', name);
+}
+
+/** Bidirectional controls: they reorder the text around them, e.g. "Made by …" on a consent page. */
+export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * What makes `value` unfit to show as a name, or null: a lone surrogate (a JSON string may carry
+ * one; it is not text, and the database would store U+FFFD instead), U+FFFD itself (the mark of
+ * input that was not valid UTF-8, e.g. a command-line argument), or a bidirectional control.
+ */
+export function unicodeTextProblem(field: string, value: string): string | null {
+  if (/\p{Cs}/u.test(value)) return `${field} must be valid Unicode text (it contains a lone surrogate)`;
+  if (value.includes('\ufffd')) return `${field} must not contain U+FFFD, the mark of text that was not valid UTF-8`;
+  if (BIDI_CONTROLS.test(value)) return `${field} must not contain bidirectional control characters`;
   return null;
 }
 
@@ -53,16 +68,22 @@ export class DuplicateEmailError extends ApiError {
   }
 }
 
-export async function createAccount(db: Kysely<Database>, clock: Clock, input: NewAccount): Promise<User> {
+/**
+ * Creates the account, or returns null when the email already has one. Either way the password
+ * is hashed with Argon2id first, so the two outcomes take the same time: sign-up must not tell
+ * a stranger which emails have accounts (docs/web.md).
+ */
+export async function createAccountIfFree(db: Kysely<Database>, clock: Clock, input: NewAccount): Promise<User | null> {
   const invalid = validateNewAccount(input);
   if (invalid) throw invalidRequest(invalid.message);
   const email = input.email.trim().toLowerCase();
-  if (await findUserByEmail(db, email)) throw new DuplicateEmailError(email);
+  const [existing, passwordHash] = await Promise.all([findUserByEmail(db, email), hashPassword(input.password)]);
+  if (existing) return null;
   const now = clock();
   const user = {
     id: randomUUID(),
     email,
-    password_hash: await hashPassword(input.password),
+    password_hash: passwordHash,
     display_name: input.displayName?.trim() || email.split('@')[0]!,
     timezone: 'UTC',
     daily_step_goal: 10000,
@@ -74,8 +95,15 @@ export async function createAccount(db: Kysely<Database>, clock: Clock, input: N
     await insertUser(db, user);
   } catch (error) {
     // Two sign-ups with one email at the same moment: the unique index decides.
-    if (await findUserByEmail(db, email)) throw new DuplicateEmailError(email);
+    if (await findUserByEmail(db, email)) return null;
     throw error;
   }
+  return user;
+}
+
+/** For operators (`stride users create`, `stride demo`): a taken email is an error that says so. */
+export async function createAccount(db: Kysely<Database>, clock: Clock, input: NewAccount): Promise<User> {
+  const user = await createAccountIfFree(db, clock, input);
+  if (!user) throw new DuplicateEmailError(input.email.trim().toLowerCase());
   return user;
 }

@@ -30,7 +30,13 @@ export type AuthorizationCheck =
   | { ok: true; request: AuthorizationRequest }
   /** RFC 6749 §4.1.2.1: without a trustworthy redirect URI the user sees an error page. */
   | { ok: false; page: string }
-  | { ok: false; page?: undefined; redirectTo: string };
+  /**
+   * RFC 6749 §4.1.2.1: an error the app should hear of at its (registered) redirect URI. Whether
+   * the browser is sent there at once is decided by errorRedirectIsVetted (RFC 9700 §4.11.2).
+   */
+  | { ok: false; page?: undefined; app: App; redirectUri: string; error: string; description: string; redirectTo: string };
+
+export type AuthorizationRefusal = Extract<AuthorizationCheck, { ok: false }>;
 
 export type Parameters = Record<string, string | undefined>;
 
@@ -73,6 +79,10 @@ export async function checkAuthorizationRequest(
   const state = repeated.includes('state') ? undefined : params.state;
   const fail = (error: string, description: string): AuthorizationCheck => ({
     ok: false,
+    app,
+    redirectUri: redirect.uri,
+    error,
+    description,
     redirectTo: authorizationResponseUrl(ctx.config, redirect.uri, { error, error_description: description, state }),
   });
 
@@ -83,9 +93,9 @@ export async function checkAuthorizationRequest(
   // SPEC §2: without `scope` the app's registered set is asked for.
   const scopes = params.scope === undefined || params.scope.trim() === '' ? app.scopes : parseScopeString(params.scope);
   const unknown = firstUnknownScope(scopes);
-  if (unknown !== null) return fail('invalid_scope', `unknown scope "${unknown}"`);
+  if (unknown !== null) return fail('invalid_scope', `unknown scope "${shortened(unknown)}"`);
   const notRegistered = scopes.find((scope) => !app.scopes.includes(scope));
-  if (notRegistered) return fail('invalid_scope', `this app is not registered for the scope "${notRegistered}"`);
+  if (notRegistered) return fail('invalid_scope', `this app is not registered for the scope "${shortened(notRegistered)}"`);
 
   const challenge = params.code_challenge;
   const method = params.code_challenge_method;
@@ -113,6 +123,23 @@ export async function checkAuthorizationRequest(
   };
 }
 
+/** Request text quoted in an error description: short, since the error page shows it too. */
+function shortened(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}
+
+/**
+ * RFC 9700 §4.11.2: an error is redirected at once only to a client a person has vetted — the
+ * browser is signed in and its user already holds a grant for the app (so approved it on a
+ * consent page). Anyone can register an app with any https redirect URI; without this rule an
+ * authorization request with a deliberate error would make Stride an open redirector. Otherwise
+ * the error page offers the way back as a link the person chooses to follow (docs/oauth.md).
+ */
+export async function errorRedirectIsVetted(ctx: AppContext, userId: string | undefined, app: App): Promise<boolean> {
+  if (userId === undefined) return false;
+  return (await findGrant(ctx.db.kysely, userId, app.id)) !== undefined;
+}
+
 /**
  * The display name of the app's owner, shown on the consent page. Read only when that page is
  * shown: a request that ends at the login page or a redirect never needs it.
@@ -122,14 +149,23 @@ export async function developerName(ctx: AppContext, app: App): Promise<string> 
   return owner?.display_name ?? 'unknown developer';
 }
 
-/**
- * Consent is remembered when the user's grant for the app already covers every requested scope,
- * unless the app asks for the consent page again with `prompt=consent`.
- */
-export function consentIsRemembered(grant: Grant | undefined, request: AuthorizationRequest): boolean {
-  if (!grant || request.prompt?.split(' ').includes('consent')) return false;
+/** Whether the user's grant for the app already covers every requested scope. */
+export function grantCoversRequest(grant: Grant | undefined, request: AuthorizationRequest): boolean {
+  if (!grant) return false;
   const granted = new Set(parseScopeString(grant.scope));
   return request.scopes.every((scope) => granted.has(scope));
+}
+
+/**
+ * Consent is remembered (no page shown) when the grant covers every requested scope, unless the
+ * app asks for the page again with `prompt=consent` — and never for a public client: anyone can
+ * start a request with its client_id and a PKCE pair of their own, so only the person's own
+ * click proves that this request comes from the app they approved (RFC 8252 §8.6). Confidential
+ * clients prove themselves at the token endpoint with their secret.
+ */
+export function consentIsRemembered(grant: Grant | undefined, request: AuthorizationRequest): boolean {
+  if (request.app.isPublic || request.prompt?.split(' ').includes('consent')) return false;
+  return grantCoversRequest(grant, request);
 }
 
 export function findUserGrant(ctx: AppContext, userId: string, appId: string): Promise<Grant | undefined> {

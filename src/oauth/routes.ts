@@ -5,6 +5,7 @@
  * next to this file; this one only speaks HTTP.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { redirectHost } from './redirect-uri.js';
 import { parseScopeString } from './scopes.js';
 import { sendErrorPage } from '../web/views.js';
 import { currentSession } from '../web/session.js';
@@ -18,9 +19,12 @@ import {
   consentIsRemembered,
   deniedRedirect,
   developerName,
+  errorRedirectIsVetted,
   findUserGrant,
+  grantCoversRequest,
   reissueAuthorization,
   singleValues,
+  type AuthorizationRefusal,
 } from './authorize.js';
 import { authenticateClient } from './client-auth.js';
 import { NO_STORE_HEADERS } from './issue-tokens.js';
@@ -38,14 +42,15 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/oauth2/authorize', async (request, reply) => {
     const { params, repeated } = singleValues(request.query);
     const check = await checkAuthorizationRequest(ctx, params, repeated);
-    if (!check.ok) return check.page !== undefined ? authorizationErrorPage(reply, check.page) : reply.redirect(check.redirectTo, 302);
+    if (!check.ok) return sendRefusal(request, reply, check, 302);
     const session = await currentSession(request);
     if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
     const grant = await findUserGrant(ctx, session.user.id, check.request.app.id);
     if (grant && consentIsRemembered(grant, check.request)) {
       return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
     }
-    return renderConsent(reply, session, check.request, await developerName(ctx, check.request.app));
+    const grantedBefore = grantCoversRequest(grant, check.request);
+    return renderConsent(reply, session, check.request, await developerName(ctx, check.request.app), grantedBefore);
   });
 
   // The consent decision. Every parameter is validated again: the form is user-controlled input.
@@ -60,7 +65,8 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
     delete fields.csrf_token;
     delete fields.decision;
     const check = await checkAuthorizationRequest(ctx, fields, repeated.filter((name) => name !== 'granted_scope'));
-    if (!check.ok) return check.page !== undefined ? authorizationErrorPage(reply, check.page) : reply.redirect(check.redirectTo, 303);
+    if (!check.ok) return sendRefusal(request, reply, check, 303);
+    // The person's own answer on the consent page: it goes back to the app (RFC 6749 §4.1.2.1).
     if (params.decision !== 'allow') return reply.redirect(deniedRedirect(ctx, check.request, 'the user denied access'), 303);
     const ticked = new Set(grantedScopes(request.body));
     const granted = check.request.scopes.filter((scope) => ticked.has(scope));
@@ -68,6 +74,25 @@ export async function oauthRoutes(app: FastifyInstance): Promise<void> {
     if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
     return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
   });
+
+  /**
+   * A request that cannot go on. Without a trustworthy redirect URI: the error page. Otherwise the
+   * error goes back to the app at once only when a person has vetted it (errorRedirectIsVetted,
+   * RFC 9700 §4.11.2); else the error page describes it and offers the way back as a link.
+   */
+  async function sendRefusal(request: FastifyRequest, reply: FastifyReply, check: AuthorizationRefusal, status: 302 | 303): Promise<FastifyReply> {
+    if (check.page !== undefined) return authorizationErrorPage(reply, check.page);
+    const session = await currentSession(request);
+    if (await errorRedirectIsVetted(ctx, session?.user.id, check.app)) return reply.redirect(check.redirectTo, status);
+    return sendErrorPage(
+      reply,
+      400,
+      'This authorization request cannot be completed',
+      `The request to connect ${check.app.name} has an error: ${check.error} (${check.description}). ` +
+        `Anyone can make such a request; go back only if you started it from ${check.app.name}.`,
+      { href: check.redirectTo, label: `Return to ${check.app.name} (${redirectHost(check.redirectUri)}) with this error` },
+    );
+  }
 }
 
 /**

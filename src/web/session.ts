@@ -84,13 +84,17 @@ export async function endSession(request: FastifyRequest, reply: FastifyReply): 
 }
 
 /**
- * A `return_to` that is safe to redirect to: a local path only ("/…", never "//host" or "/\host",
- * which browsers treat as another origin). Anything else becomes `fallback`.
+ * A `return_to` that is safe to redirect to: a local path only ("/…", never "//host" or "/\\host",
+ * which browsers treat as another origin). Anything else becomes `fallback`. The result is ASCII:
+ * it becomes a Location header, which holds no other characters (RFC 9110 §5.5).
  */
 export function safeReturnTo(value: unknown, fallback = '/account'): string {
   if (typeof value !== 'string' || value.length > 4000) return fallback;
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
   // Control characters (tabs, newlines) are dropped by URL parsers and could turn "/\t/x" into "//x".
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
-  return value;
+  // A lone surrogate is not text and has no UTF-8 form to percent-encode.
+  if (/\p{Cs}/u.test(value)) return fallback;
+  // Spaces and non-ASCII characters percent-encoded as UTF-8, as a browser sends them ("/€" → "/%E2%82%AC").
+  return value.replace(/[^\x21-\x7e]+/gu, (run) => encodeURIComponent(run));
 }

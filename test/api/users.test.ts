@@ -99,6 +99,26 @@ forEachDialect('user profile', (dialect) => {
     await rejects({ stride_length_cm: '70' }, /^stride_length_cm must be an integer/);
   });
 
+  it('refuses a lone surrogate, U+FFFD and bidirectional controls in display_name instead of storing U+FFFD', async () => {
+    const before = (await get()).json();
+    for (const escaped of ['\\ud800', 'Ada\\udfff', '\\ude00\\ud83d']) {
+      const response = await t.app.inject({
+        method: 'PUT', url: '/v1/users/me', headers: { ...bearer(token), 'content-type': 'application/json' },
+        payload: `{"display_name": "${escaped}"}`,
+      });
+      assert.equal(response.statusCode, 400, `${escaped}: ${response.body}`);
+      assert.equal(response.json().error, 'invalid_request');
+      assert.match(response.json().error_description, /^display_name must be valid Unicode text/);
+    }
+    await rejects({ display_name: 'Ada\ufffd' }, /^display_name must not contain U\+FFFD/);
+    await rejects({ display_name: 'Ada\u202eevil' }, /^display_name must not contain bidirectional control characters/);
+    assert.deepEqual((await get()).json(), before);
+    // A well-formed pair (an emoji) and a zero-width joiner (part of many names and emoji) are text.
+    const emoji = await put({ display_name: 'Ada \u{1F6B6}\u200d\u2640\ufe0f' });
+    assert.equal(emoji.statusCode, 200, emoji.body);
+    assert.equal(emoji.json().display_name, 'Ada \u{1F6B6}\u200d\u2640\ufe0f');
+  });
+
   it('accepts a 100-character name, counted in characters', async () => {
     const name = '名'.repeat(100);
     const response = await put({ display_name: name });

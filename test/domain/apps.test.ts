@@ -48,3 +48,27 @@ describe('app settings validation', () => {
     assert.equal(validateAppSettings({ name: 'Ok', redirectUris: ['https://a.example/cb'], scopes: ['read_activity'] }), null);
   });
 });
+
+describe('app names that could pass for another app', () => {
+  const refused: Array<[string, RegExp]> = [
+    ['Pace\u202eeoC', /invisible formatting characters/], // right-to-left override
+    ['\u2067Pace Coach\u2069', /invisible formatting characters/], // isolates
+    ['Pace\u200eCoach', /invisible formatting characters/], // left-to-right mark
+    ['Pace\u200bCoach', /invisible formatting characters/], // zero-width space
+    ['Pace\u200dCoach', /invisible formatting characters/], // zero-width joiner
+    ['Pace\ufeffCoach', /invisible formatting characters/], // zero-width no-break space
+    ['Pace\u2028Coach', /invisible formatting characters/], // line separator
+    ['Pace\ud800Coach', /lone surrogate/],
+    ['Pace\ufffdCoach', /U\+FFFD/],
+  ];
+  for (const [name, pattern] of refused) {
+    it(`refuses ${JSON.stringify(name)}`, () => {
+      const problem = validateAppSettings({ name });
+      assert.equal(problem?.field, 'name');
+      assert.match(problem.message, pattern);
+    });
+  }
+  it('accepts names in any script, with emoji', () => {
+    for (const name of ['Schrittzähler', 'خطوات', '歩数計', 'Pace Coach \u{1F3C3}']) assert.equal(validateAppSettings({ name }), null, name);
+  });
+});

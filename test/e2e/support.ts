@@ -44,13 +44,19 @@ export function uniqueEmail(name: string): string {
   return `${name}-${randomBytes(4).toString('hex')}@example.com`;
 }
 
-/** Signs up through the sign-up page (from wherever the page is: the sign-in page links to it). */
+/**
+ * Signs up through the sign-up page (from wherever the page is: the sign-in page links to it),
+ * then signs in on the page sign-up leads to: sign-up answers alike whether or not the email was
+ * taken (docs/web.md), so it never signs anyone in by itself.
+ */
 export async function signUp(page: Page, name: string, email: string): Promise<void> {
   if (!page.url().includes('/signup')) await page.getByRole('link', { name: 'Create an account' }).click();
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel(/^Password/).fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+  await signIn(page, email);
 }
 
 export async function signIn(page: Page, email: string): Promise<void> {

@@ -99,7 +99,16 @@ forEachDialect('authorization endpoint', (dialect) => {
     assert.match(page.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;co&quot;/);
   });
 
-  /** Other errors go back to the app with error, error_description and state (RFC 6749 §4.1.2.1). */
+  /** The person allows `appClientId` once (a consent page): the app is then vetted by them. */
+  async function vet(as: Browser, params: Record<string, string | undefined> = base()) {
+    const back = await authorizeAndAllow(as, authorizeUrl({ ...params, prompt: 'consent' }));
+    assert.ok(back.searchParams.get('code'), `no code in ${back}`);
+  }
+
+  /**
+   * Other errors go back to the app with error, error_description and state (RFC 6749 §4.1.2.1),
+   * at once when a person has vetted the app: signed in, holding a grant for it.
+   */
   async function assertRedirectError(params: Record<string, string | undefined>, error: string) {
     const response = await browser.get(authorizeUrl(params));
     assert.equal(response.status, 302, response.body.slice(0, 300));
@@ -111,24 +120,124 @@ forEachDialect('authorization endpoint', (dialect) => {
     assert.equal(back.searchParams.get('code'), null);
   }
 
-  it('redirects errors other than client and redirect URI to the app, with state', async () => {
-    await assertRedirectError({ ...base(), response_type: 'token' }, 'unsupported_response_type');
-    await assertRedirectError({ ...base(), response_type: undefined }, 'invalid_request');
-    await assertRedirectError({ ...base(), scope: 'read_profile fly_to_moon' }, 'invalid_scope');
-    await assertRedirectError({ ...base(), scope: 'write_profile' }, 'invalid_scope'); // not registered by this app
-    await assertRedirectError({ ...base(), code_challenge: pkce().challenge, code_challenge_method: 'plain' }, 'invalid_request');
-    await assertRedirectError({ ...base(), code_challenge: pkce().challenge }, 'invalid_request');
-    await assertRedirectError({ ...base(), code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request');
-    await assertRedirectError({ ...base(), state: undefined, response_type: 'token' }, 'unsupported_response_type');
+  /** The way back offered by an error page: the href of its link to `redirectUri`. */
+  function linkBack(html: string, redirectUri: string): URL {
+    const hrefs = [...html.matchAll(/<a href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"'));
+    const href = hrefs.find((h) => h.startsWith(`${redirectUri}?`));
+    assert.ok(href, `no link back to ${redirectUri} in ${html.slice(0, 1500)}`);
+    return new URL(href);
+  }
+
+  /**
+   * RFC 9700 §4.11.2: an app nobody has vetted gets no automatic redirect. The error page (400)
+   * names the error and links back to the app with the error response; nothing is redirected.
+   */
+  async function assertUnvettedErrorPage(as: Browser, params: Record<string, string | undefined>, error: string, redirectUri = REDIRECT_URI) {
+    const response = await as.get(authorizeUrl(params));
+    assert.equal(response.status, 400, response.body.slice(0, 300));
+    assert.equal(response.headers.location, undefined);
+    assert.match(String(response.headers['content-type']), /text\/html/);
+    assert.match(response.body, new RegExp(error));
+    const back = linkBack(response.body, redirectUri);
+    assert.equal(back.searchParams.get('error'), error);
+    assert.ok(back.searchParams.get('error_description'));
+    assert.equal(back.searchParams.get('state'), params.state ?? null);
+    assert.equal(back.searchParams.get('iss'), t.config.publicUrl);
+    assert.equal(back.searchParams.get('code'), null);
+    return back;
+  }
+
+  const errorCases = (params: Record<string, string | undefined>): Array<[Record<string, string | undefined>, string]> => [
+    [{ ...params, response_type: 'token' }, 'unsupported_response_type'],
+    [{ ...params, response_type: 'x' }, 'unsupported_response_type'],
+    [{ ...params, response_type: undefined }, 'invalid_request'],
+    [{ ...params, scope: 'read_profile fly_to_moon' }, 'invalid_scope'],
+    [{ ...params, scope: 'write_profile' }, 'invalid_scope'], // not registered by this app
+    [{ ...params, code_challenge: pkce().challenge, code_challenge_method: 'plain' }, 'invalid_request'],
+    [{ ...params, code_challenge: pkce().challenge }, 'invalid_request'],
+    [{ ...params, code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request'],
+    [{ ...params, state: undefined, response_type: 'token' }, 'unsupported_response_type'],
+  ];
+
+  it('redirects errors other than client and redirect URI to an app the signed-in person granted, with state', async () => {
+    await vet(browser);
+    for (const [params, error] of errorCases(base())) await assertRedirectError(params, error);
+  });
+
+  it('never redirects an error to an app no person has vetted: an error page with a link back instead', async () => {
+    const { registerApp } = await import('../../src/domain/apps.js');
+    // Anyone may register any https redirect URI: this one is an attacker's.
+    const attacker = 'https://attacker.example/landing';
+    const { app } = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+      name: 'Redirector', redirectUris: [attacker], scopes: ['read_profile'], isPublic: false,
+    });
+    const params = { response_type: 'code', client_id: app.clientId, redirect_uri: attacker, state: 'st' };
+    // Signed out, and signed in without a grant for this app: both get the page.
+    for (const as of [new Browser(t.app), browser]) {
+      for (const [request, error] of errorCases(params)) {
+        await assertUnvettedErrorPage(as, request, error, attacker);
+      }
+    }
+    // The error page escapes what the request carried.
+    const shown = await browser.get(authorizeUrl({ ...params, scope: '<b>bold</b>' }));
+    assert.equal(shown.status, 400);
+    assert.doesNotMatch(shown.body, /<b>bold/);
+    // A consent form altered on its way back (a scope the app is not registered for) is refused
+    // with the page too, as long as nobody has allowed the app.
+    const consent = await browser.get(authorizeUrl(params));
+    const altered = await browser.post('/oauth2/authorize', { ...formFields(consent.body, '/oauth2/authorize'), scope: 'write_profile', granted_scope: ['write_profile'], decision: 'allow' });
+    assert.equal(altered.status, 400);
+    assert.equal(altered.headers.location, undefined);
+    assert.equal(linkBack(altered.body, attacker).searchParams.get('error'), 'invalid_scope');
+    // The person's own Deny on the consent page still goes back to the app at once.
+    const denied = await authorizeAndAllow(browser, authorizeUrl(params), { decision: 'deny' });
+    assert.equal(`${denied.origin}${denied.pathname}`, attacker);
+    assert.equal(denied.searchParams.get('error'), 'access_denied');
+    // Once the person has allowed it, errors go back to it directly.
+    await vet(browser, params);
+    const redirected = await browser.get(authorizeUrl({ ...params, response_type: 'x' }));
+    assert.equal(redirected.status, 302);
+    assert.equal(redirected.location().searchParams.get('error'), 'unsupported_response_type');
+    // Another person, who never allowed it, still gets the page.
+    const other = new Browser(t.app);
+    await signIn(other, f.developer.email, f.password);
+    await assertUnvettedErrorPage(other, { ...params, response_type: 'x' }, 'unsupported_response_type', attacker);
   });
 
   it('refuses a public client without PKCE', async () => {
-    const response = await browser.get(authorizeUrl({ response_type: 'code', client_id: f.publicApp.clientId, redirect_uri: 'com.example.walker:/cb', state: 'p' }));
-    assert.equal(response.status, 302);
-    const back = response.location();
+    const params = { response_type: 'code', client_id: f.publicApp.clientId, redirect_uri: 'com.example.walker:/cb', state: 'p' };
+    // Not yet approved by this person: the error page, with the way back as a link.
+    const back = await assertUnvettedErrorPage(browser, params, 'invalid_request', 'com.example.walker:/cb');
     assert.equal(back.protocol, 'com.example.walker:');
-    assert.equal(back.searchParams.get('error'), 'invalid_request');
     assert.match(back.searchParams.get('error_description')!, /PKCE/);
+    // Approved before: straight back to the app.
+    await vet(browser, { ...params, code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const response = await browser.get(authorizeUrl(params));
+    assert.equal(response.status, 302);
+    assert.equal(response.location().protocol, 'com.example.walker:');
+    assert.equal(response.location().searchParams.get('error'), 'invalid_request');
+  });
+
+  it('always shows the consent page to a public client, even for scopes granted before (RFC 8252 §8.6)', async () => {
+    const person = new Browser(t.app);
+    await signIn(person, f.developer.email, f.password);
+    const request = () => authorizeUrl({
+      response_type: 'code', client_id: f.publicApp.clientId, redirect_uri: 'com.example.walker:/cb', scope: 'read_profile',
+      state: 'pub', code_challenge: pkce().challenge, code_challenge_method: 'S256',
+    });
+    const first = await person.get(request());
+    assert.equal(first.status, 200);
+    assert.doesNotMatch(first.body, /id="granted-before"/);
+    const allowed = await authorizeAndAllow(person, request());
+    assert.ok(allowed.searchParams.get('code'));
+    // Anyone can start the next request with the public client_id and a PKCE pair of their own:
+    // no code without the person's click.
+    for (let i = 0; i < 2; i++) {
+      const again = await person.get(request());
+      assert.equal(again.status, 200, 'the consent page, not a redirect with a code');
+      assert.equal(again.headers.location, undefined);
+      assert.match(again.body, /id="granted-before"[^>]*>You allowed Pocket Walker this access before/);
+    }
   });
 
   it('Deny, or unticking every scope, sends access_denied with state', async () => {
@@ -256,10 +365,14 @@ forEachDialect('authorization endpoint', (dialect) => {
   });
 
   it('refuses repeated parameters', async () => {
+    await vet(browser);
     const url = `${authorizeUrl(base())}&scope=read_profile&scope=read_activity`;
     const response = await browser.get(url);
     assert.equal(response.status, 302);
     assert.equal(response.location().searchParams.get('error'), 'invalid_request');
+    const unvetted = await new Browser(t.app).get(url);
+    assert.equal(unvetted.status, 400);
+    assert.equal(unvetted.headers.location, undefined);
     const twoClients = await browser.get(`${authorizeUrl(base())}&client_id=other`);
     assert.equal(twoClients.status, 400);
   });

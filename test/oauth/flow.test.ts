@@ -49,8 +49,14 @@ forEachDialect('authorization code flow end to end', (dialect) => {
       password: 'a long enough password',
       display_name: 'New Walker',
     });
+    // Sign-up answers alike whether or not the email was taken: on to sign in, with the way back.
     assert.equal(signedUp.status, 303);
-    assert.equal(signedUp.location().pathname + signedUp.location().search, url);
+    assert.equal(signedUp.location().pathname, '/login');
+    assert.equal(signedUp.location().searchParams.get('return_to'), url);
+    assert.equal(browser.cookies.has('stride_session'), false);
+    const signedIn = await signIn(browser, 'new.walker@example.com', 'a long enough password', url);
+    assert.equal(signedIn.status, 303);
+    assert.equal(signedIn.location().pathname + signedIn.location().search, url);
 
     // The consent page names the app, its developer, the redirect host and each scope in words.
     const consent = await browser.get(url);

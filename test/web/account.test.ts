@@ -133,6 +133,44 @@ forEachDialect('account page', (dialect) => {
     assert.equal(await profileStatus(t, otherTokens.access_token), 200);
   });
 
+  it('announces a revocation only when this session made it', async () => {
+    const user = await newAccount(t, 'Noticed');
+    const browser = await signedIn(t, user);
+    await grantThroughConsent(t, browser, f.app, f.secret, REDIRECT_URI);
+    const notice = (html: string) => textOf(html, 'notice');
+    // A crafted link names an app (held or not) but proves nothing: no notice.
+    for (const query of [`revoked=${f.app.id}`, `revoked=${f.app.id}&proof=${'A'.repeat(43)}`, `revoked=${f.publicApp.id}&proof=`]) {
+      const page = await browser.get(`/account?${query}`);
+      assert.equal(page.status, 200);
+      assert.equal(notice(page.body), undefined, query);
+      assert.match(page.body, /<h3>Pace Coach<\/h3>/, 'still connected');
+    }
+    // The proof of one session's revocation says nothing in another session.
+    const elsewhere = await newAccount(t, 'Elsewhere');
+    const other = await signedIn(t, elsewhere);
+    await grantThroughConsent(t, other, f.app, f.secret, REDIRECT_URI);
+    const theirs = await submit(other, '/account', `/account/connected-apps/${f.app.id}/revoke`, {});
+    const theirLink = theirs.location().pathname + theirs.location().search;
+    assert.match(textOf((await other.get(theirLink)).body, 'notice') ?? '', /Pace Coach can no longer access your account/);
+    assert.equal(notice((await browser.get(theirLink)).body), undefined);
+    // Revoking an app this user never connected ends nothing, and announces nothing.
+    const { csrf_token: csrf } = formFields((await browser.get('/account')).body, '/account/profile');
+    const nothing = await browser.post(`/account/connected-apps/${f.publicApp.id}/revoke`, { csrf_token: csrf! });
+    assert.equal(nothing.status, 303);
+    assert.equal(nothing.headers.location, '/account');
+  });
+
+  it('refuses a display name with bidirectional controls, next to the field', async () => {
+    const user = await newAccount(t, 'Plain');
+    const browser = await signedIn(t, user);
+    const response = await submit(browser, '/account', '/account/profile', {
+      display_name: 'Eve\u202egnp.exe', timezone: 'UTC', daily_step_goal: '8000', stride_length_cm: '',
+    });
+    assert.equal(response.status, 400);
+    assert.match(response.body, /Display name must not contain bidirectional control characters/);
+    assert.equal((await findUserById(t.database.db.kysely, user.id))?.display_name, 'Plain');
+  });
+
   it('refuses the profile, revoke and sign-out forms without or with a wrong CSRF token (403)', async () => {
     const user = await newAccount(t, 'Guarded');
     const browser = await signedIn(t, user);

@@ -23,9 +23,22 @@ forEachDialect('demo callback page', (dialect) => {
     assert.match(response.body, /redirect_uri=&#39;http:\/\/stride\.test\/demo\/callback&#39;/);
   });
 
-  it('shows an error sent back instead of a code', async () => {
+  it('shows an error sent back instead of a code, in its own words for the standard codes', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/demo/callback?error=access_denied&error_description=the+user+denied+access' });
-    assert.match(response.body, /access_denied/);
+    assert.match(response.body, /<code>access_denied<\/code>\. The person \(or Stride\) refused the request\./);
     assert.doesNotMatch(response.body, /curl/);
+  });
+
+  it('never shows the error_description or an unknown error code it is given', async () => {
+    const spoof = 'Your account is locked. Call +1 555 0100 to unlock it';
+    for (const error of ['access_denied', 'invalid_scope', 'account_locked_call_support']) {
+      const response = await t.app.inject({ method: 'GET', url: `/demo/callback?error=${error}&error_description=${encodeURIComponent(spoof)}` });
+      assert.equal(response.statusCode, 200);
+      assert.doesNotMatch(response.body, /locked|555/, error);
+      assert.match(response.body, /id="demo-error"/);
+    }
+    const unknown = await t.app.inject({ method: 'GET', url: '/demo/callback?error=toString' });
+    assert.match(unknown.body, /an error that this page does not know/);
+    assert.doesNotMatch(unknown.body, /toString/);
   });
 });

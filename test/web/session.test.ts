@@ -89,6 +89,40 @@ forEachDialect('sign-in and sessions', (dialect) => {
     assert.equal(safeReturnTo('/a//b'), '/a//b');
   });
 
+  it('signs in with a non-ASCII return_to, sent on percent-encoded as UTF-8 (query, raw form field, sign-up)', async () => {
+    const cases: Array<[string, string]> = [
+      ['/€', '/%E2%82%AC'],
+      ['/ü/x?q=ö ü', '/%C3%BC/x?q=%C3%B6%20%C3%BC'],
+      ['/\u{1F6B6}\u200f', '/%F0%9F%9A%B6%E2%80%8F'],
+    ];
+    for (const [returnTo, expected] of cases) {
+      const viaQuery = await signIn(new Browser(t.app), f.user.email, f.password, returnTo);
+      assert.equal(viaQuery.status, 303, viaQuery.body.slice(0, 300));
+      assert.equal(viaQuery.headers.location, expected);
+      const browser = new Browser(t.app);
+      const page = await browser.get('/login');
+      const rawField = await browser.post('/login', { ...formFields(page.body, '/login'), return_to: returnTo, email: f.user.email, password: f.password });
+      assert.equal(rawField.status, 303, rawField.body.slice(0, 300));
+      assert.equal(rawField.headers.location, expected);
+      assert.ok(browser.cookies.has('stride_session'), 'signed in');
+    }
+    // Raw UTF-8 in the page's query string.
+    const rawQuery = await t.app.inject({ method: 'GET', url: '/login?return_to=/€' });
+    assert.equal(rawQuery.statusCode, 200);
+    assert.match(rawQuery.body, /name="return_to" value="\/%E2%82%AC"/);
+    // Sign-up carries it on to the sign-in page, then back.
+    const browser = new Browser(t.app);
+    const signupPage = await browser.get('/signup');
+    const email = `euro-${Date.now()}@example.com`;
+    const signedUp = await browser.post('/signup', { ...formFields(signupPage.body, '/signup'), return_to: '/€', email, password: 'long enough password' });
+    assert.equal(signedUp.status, 303, signedUp.body.slice(0, 300));
+    assert.equal(signedUp.location().searchParams.get('return_to'), '/%E2%82%AC');
+    const back = await signIn(browser, email, 'long enough password', signedUp.location().searchParams.get('return_to')!);
+    assert.equal(back.headers.location, '/%E2%82%AC');
+    // A lone surrogate cannot be encoded: the fallback.
+    assert.equal(safeReturnTo('/\ud800x'), '/account');
+  });
+
   it('signs out with POST /logout (CSRF-checked), deleting the session', async () => {
     const browser = new Browser(t.app);
     await signIn(browser, f.user.email, f.password);
@@ -113,7 +147,7 @@ forEachDialect('sign-in and sessions', (dialect) => {
     assert.equal(response.location().pathname, '/login');
   });
 
-  it('sign-up validates input and refuses a taken email', async () => {
+  it('sign-up validates input; a taken email is answered like a new one and changes nothing', async () => {
     const browser = new Browser(t.app);
     const page = await browser.get('/signup');
     const fields = formFields(page.body, '/signup');
@@ -121,8 +155,15 @@ forEachDialect('sign-in and sessions', (dialect) => {
     assert.equal(short.status, 400);
     assert.match(short.body, /at least 8 characters/);
     const taken = await browser.post('/signup', { ...fields, email: f.user.email.toUpperCase(), password: 'long enough password' });
-    assert.equal(taken.status, 409);
+    assert.equal(taken.status, 303);
+    assert.equal(taken.location().pathname, '/login');
     assert.equal(browser.cookies.has('stride_session'), false);
+    // The account keeps its password; the one typed at sign-up does not sign in.
+    assert.equal((await signIn(new Browser(t.app), f.user.email, 'long enough password')).status, 401);
+    assert.equal((await signIn(new Browser(t.app), f.user.email, f.password)).status, 303);
+    // The sign-in page it leads to is worded for both outcomes.
+    const next = await browser.get(taken.location().pathname + taken.location().search);
+    assert.match(next.body, /id="notice"[^>]*>Sign in with the email and password you just chose/);
   });
 
   it('serves the stylesheet itself', async () => {

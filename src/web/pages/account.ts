@@ -3,11 +3,13 @@
  * PUT /v1/users/me, and the connected apps, each with a Revoke button that ends every token of
  * that app for this user (SPEC §3.3).
  */
+import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { listConnectedApps, revokeAppForUser } from '../../domain/grants.js';
 import { EDITABLE_FIELDS, parseProfileChanges, profileOf, userUpdateFor, type EditableField, type ProfileChanges } from '../../domain/profile.js';
 import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { constantTimeEqual } from '../../security/secrets.js';
 import { findAppById } from '../../store/apps.js';
 import { updateUser } from '../../store/users.js';
 import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
@@ -62,6 +64,19 @@ function parseProfileForm(form: ProfileForm): { changes: ProfileChanges; errors:
   return { changes, errors };
 }
 
+/**
+ * Proof, carried in the redirect after a revocation, that this session made it: an HMAC of the
+ * app id under the session's secret. A link someone else crafts cannot carry one, so the page
+ * never announces a revocation that did not happen.
+ */
+function revocationProof(session: Session, appId: string): string {
+  return createHmac('sha256', session.csrfSecret).update(`account-revoked:${appId}`).digest('base64url');
+}
+
+function isRevocationProof(session: Session, appId: unknown, proof: unknown): appId is string {
+  return typeof appId === 'string' && typeof proof === 'string' && constantTimeEqual(proof, revocationProof(session, appId));
+}
+
 export async function accountPages(app: FastifyInstance): Promise<void> {
   const { db, clock } = app.ctx;
 
@@ -95,7 +110,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     const query = request.query as Form;
     let notice: string | null = null;
     if (query.saved === 'profile') notice = 'Your profile is saved.';
-    if (typeof query.revoked === 'string') {
+    if (isRevocationProof(session, query.revoked, query.proof)) {
       const revoked = await findAppById(db.kysely, query.revoked);
       notice = `${revoked?.name ?? 'The app'} can no longer access your account. Its tokens are revoked.`;
     }
@@ -118,7 +133,8 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     if (!session) return reply;
     const { appId } = request.params as { appId: string };
     // Ends the grant with every code, access and refresh token under it, on every process.
-    await revokeAppForUser(db.kysely, session.user.id, appId);
-    return reply.redirect(`/account?revoked=${encodeURIComponent(appId)}`, 303);
+    const ended = await revokeAppForUser(db.kysely, session.user.id, appId);
+    if (!ended) return reply.redirect('/account', 303);
+    return reply.redirect(`/account?revoked=${encodeURIComponent(appId)}&proof=${revocationProof(session, appId)}`, 303);
   });
 }

@@ -7,8 +7,18 @@ import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
 
-/** `developer`: the display name of the app's owner (developerName). */
-export function renderConsent(reply: FastifyReply, session: Session, request: AuthorizationRequest, developer: string): FastifyReply {
+/**
+ * `developer`: the display name of the app's owner (developerName). `grantedBefore`: the user's
+ * grant already covers these scopes — the page is shown anyway for a public app (RFC 8252 §8.6)
+ * or with `prompt=consent`, and says so.
+ */
+export function renderConsent(
+  reply: FastifyReply,
+  session: Session,
+  request: AuthorizationRequest,
+  developer: string,
+  grantedBefore = false,
+): FastifyReply {
   const csrfToken = sessionCsrfToken(session);
   // The request travels in hidden fields and is validated again when the form comes back.
   const hidden: Array<[string, string]> = [
@@ -33,6 +43,8 @@ export function renderConsent(reply: FastifyReply, session: Session, request: Au
     userEmail: session.user.email,
     redirectHost: redirectHost(request.redirectUri),
     hidden,
+    grantedBefore,
+    isPublic: request.app.isPublic,
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
   });
 }

@@ -11,6 +11,28 @@ import { sendPage } from '../views.js';
 type Query = Record<string, unknown>;
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/**
+ * The error codes of RFC 6749 §4.1.2.1, each with the page's own words. Whoever sends a browser
+ * to this page chooses `error_description`, so it is never shown: a link could otherwise make
+ * Stride's page say anything. An unknown code is not shown either.
+ */
+const AUTHORIZATION_ERRORS: Record<string, string> = {
+  invalid_request: 'The request was missing a parameter, or had one that is not valid.',
+  unauthorized_client: 'The app is not allowed to ask for a code this way.',
+  access_denied: 'The person (or Stride) refused the request.',
+  unsupported_response_type: 'Stride does not issue what was asked for (only response_type=code).',
+  invalid_scope: 'The requested scope is unknown, or not registered for this app.',
+  server_error: 'Stride failed to handle the request.',
+  temporarily_unavailable: 'Stride could not handle the request just now; try again later.',
+};
+
+/** The page's text for an error code: only codes it knows are shown as they are. */
+export function describeAuthorizationError(code: string): { code: string | null; text: string } {
+  return Object.hasOwn(AUTHORIZATION_ERRORS, code)
+    ? { code, text: AUTHORIZATION_ERRORS[code]! }
+    : { code: null, text: 'The app received an error that this page does not know.' };
+}
+
 /** POSIX shell single-quoting. */
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -33,12 +55,12 @@ export async function demoCallbackPage(app: FastifyInstance): Promise<void> {
       `  --data-urlencode redirect_uri=${shellQuote(redirectUri)} \\`,
       `  --data-urlencode code=${shellQuote(code)}`,
     ].join('\n');
+    const error = text(query.error);
     return sendPage(reply, './demo-callback', {
       title: 'Demo callback',
       code,
       state: text(query.state),
-      error: text(query.error),
-      errorDescription: text(query.error_description),
+      error: error === '' ? null : describeAuthorizationError(error),
       codeTtl: config.authCodeTtl,
       curl,
     });

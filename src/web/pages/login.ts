@@ -13,12 +13,17 @@ import { sendErrorPage, sendPage } from '../views.js';
 
 export const LOGIN_FAILED_MESSAGE = 'The email or password is not right.';
 
+/** After sign-up: worded for both outcomes, since sign-up does not say which one happened. */
+export const SIGNED_UP_NOTICE =
+  'Sign in with the email and password you just chose to continue. If this email already had a Stride account, no second one was made: sign in with that account\'s password.';
+
 type Form = Record<string, unknown>;
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 export async function loginPages(app: FastifyInstance): Promise<void> {
   app.get('/login', async (request, reply) => {
-    const returnTo = safeReturnTo((request.query as Form).return_to);
+    const query = request.query as Form;
+    const returnTo = safeReturnTo(query.return_to);
     const session = await currentSession(request);
     if (session) return reply.redirect(returnTo, 302);
     return sendPage(reply, './login', {
@@ -27,6 +32,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       returnTo,
       email: '',
       error: null,
+      notice: query.signed_up === '1' ? SIGNED_UP_NOTICE : null,
     });
   });
 
@@ -47,6 +53,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
         returnTo,
         email,
         error: LOGIN_FAILED_MESSAGE,
+        notice: null,
       }, 401);
     }
     await startSession(request, reply, user);

@@ -1,11 +1,15 @@
-/** Sign-up (SPEC table of faces: `/signup`). A new account is signed in at once. */
+/**
+ * Sign-up (`/signup`). The answer does not say whether the email already had
+ * an account: both cases spend one Argon2id hash and go on to the sign-in page with the same
+ * notice, where the person signs in with the password just chosen (docs/web.md).
+ */
 import type { FastifyInstance } from 'fastify';
 import { rateLimitConfig } from '../../http/rate-limit.js';
 import { ApiError } from '../../errors.js';
-import { createAccount, DuplicateEmailError } from '../../domain/users.js';
+import { createAccountIfFree } from '../../domain/users.js';
 import { PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, preSessionCsrfToken } from '../csrf.js';
-import { currentSession, safeReturnTo, startSession } from '../session.js';
+import { currentSession, safeReturnTo } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
 type Form = Record<string, unknown>;
@@ -36,18 +40,14 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
     const email = text(form.email).trim();
     const displayName = text(form.display_name).trim();
     try {
-      const user = await createAccount(app.ctx.db.kysely, app.ctx.clock, {
+      await createAccountIfFree(app.ctx.db.kysely, app.ctx.clock, {
         email,
         password: text(form.password),
         ...(displayName !== '' && { displayName }),
       });
-      await startSession(request, reply, user);
-      return reply.redirect(returnTo, 303);
     } catch (error) {
+      // Invalid input: the same answer whether or not the email has an account.
       if (!(error instanceof ApiError)) throw error;
-      const message = error instanceof DuplicateEmailError
-        ? 'An account with this email already exists. Sign in instead.'
-        : error.description;
       return sendPage(reply, './signup', {
         title: 'Create an account',
         csrfToken: preSessionCsrfToken(request, reply),
@@ -55,8 +55,10 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
         email,
         displayName,
         minLength: PASSWORD_MIN_LENGTH,
-        error: message,
+        error: error.description,
       }, error.status);
     }
+    // Created, or the email was taken: one answer for both (no session yet, the same place).
+    return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}&signed_up=1`, 303);
   });
 }
