@@ -32,7 +32,7 @@ describe('sign-in rate limit shared through Redis', { skip: available ? false : 
   let f: Fixture;
   before(async () => {
     const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys('stride-rate-limit:POST/login-*');
+    const keys = await redis.keys('stride-rate-limit:login*');
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
     const env = { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '4/min', REDIS_URL };
