@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { resourceRoutes } from './api/routes.js';
 import { ApiError } from './errors.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { healthRoutes } from './http/health.js';
 import { handleRouterError } from './http/router-errors.js';
 import { serializeRequest } from './http/log-redaction.js';
@@ -18,6 +19,7 @@ import { registerRateLimiting } from './http/rate-limit.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
+import { readOrCreateServerSecret } from './store/server-secrets.js';
 import { webRoutes } from './web/routes.js';
 
 export interface AppContext {
@@ -26,9 +28,16 @@ export interface AppContext {
   clock: Clock;
 }
 
+/** Secrets of the server, read from the database once at start (the same in every process). */
+export interface ServerSecrets {
+  /** Key of the sign-in and sign-up CSRF tokens (src/web/csrf.ts). */
+  preSessionCsrf: Buffer;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    serverSecrets: ServerSecrets;
   }
 }
 
@@ -36,6 +45,7 @@ declare module 'fastify' {
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const limits = ctx.config.http;
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
@@ -49,10 +59,33 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // Both `/oauth2/token` and `/oauth2/token/` are served (seed §4).
     routerOptions: { ignoreTrailingSlash: true },
-    trustProxy: false,
+    // request.ip (and so every per-address rate limit) comes from X-Forwarded-For only when the
+    // peer is a proxy the operator trusts (TRUST_PROXY, README).
+    trustProxy: ctx.config.trustProxy,
+    // Slow clients cannot hold connections (README, REQUEST_TIMEOUT): Fastify's defaults turn
+    // Node's request timeout off, so a body trickling one byte at a time would stay open forever.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Unlimited requests per keep-alive connection: each request is bounded and rate-limited anyway.
+    maxRequestsPerSocket: 0,
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      // Node checks the two timeouts above at this interval (30 s by default, which would let a
+      // connection outlive a short timeout by that much).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 2),
+    },
+    clientErrorHandler: clientErrorHandler(limits.requestTimeoutMs),
     frameworkErrors: handleRouterError,
   });
+  // Connections beyond the cap are closed as soon as they are accepted, so the process keeps file
+  // descriptors for its database, and answers again once the excess is gone.
+  app.server.maxConnections = limits.maxConnections;
   app.decorate('ctx', ctx);
+  app.decorate('serverSecrets', {
+    preSessionCsrf: await readOrCreateServerSecret(ctx.db.kysely, 'pre_session_csrf', ctx.clock()),
+  });
 
   if (['info', 'debug', 'trace'].includes(ctx.config.logLevel)) {
     app.addHook('onResponse', (request, reply, done) => {

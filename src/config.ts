@@ -2,6 +2,7 @@
  * Configuration from environment variables (SPEC §1). Every variable is validated at start; a bad
  * value throws a ConfigError whose message is one line naming the variable.
  */
+import { isIP } from 'node:net';
 
 export interface RateLimit {
   /** Requests allowed per window. */
@@ -29,9 +30,31 @@ export interface Config {
   logLevel: string;
   rateLimits: {
     login: RateLimit | null;
+    /** Sign-in attempts per email address, whatever address they come from. */
+    loginAccount: RateLimit | null;
     token: RateLimit | null;
     api: RateLimit | null;
   };
+  /** Fastify's `trustProxy`: which peers' X-Forwarded-For is believed (false: none). */
+  trustProxy: TrustProxy;
+  http: HttpLimits;
+}
+
+/** false, true (every peer), or addresses/CIDRs of the proxies (and proxy-addr's named ranges). */
+export type TrustProxy = boolean | string[];
+
+/** Bounds on every connection, so slow or idle clients cannot hold the process's sockets. */
+export interface HttpLimits {
+  /** The whole request, headers and body, must arrive within this (Node's requestTimeout). */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed (socket idle timeout). */
+  connectionTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept between requests. */
+  keepAliveTimeoutMs: number;
+  /** Connections above this many are closed as soon as they are accepted. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {}
@@ -105,6 +128,47 @@ function rateLimit(env: Env, name: string, fallback: string, off: boolean): Rate
   return off ? null : parsed;
 }
 
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrCidr(entry: string): boolean {
+  if (NAMED_RANGES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'off' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  // A hop count cannot tell the proxy from a client that sends enough X-Forwarded-For entries
+  // itself; Fastify 5 ignores one (trusts nobody), so it is refused here rather than silently void.
+  if (/^\d+$/.test(raw)) {
+    throw new ConfigError(`TRUST_PROXY takes the proxies' addresses/CIDRs, not a hop count, got "${env.TRUST_PROXY}"`);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.every(isAddressOrCidr)) return entries;
+  throw new ConfigError(
+    `TRUST_PROXY must be off, true or a comma-separated list of addresses/CIDRs, got "${env.TRUST_PROXY}"`,
+  );
+}
+
+function httpLimits(env: Env): HttpLimits {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT', 30, 1, 3600) * 1000;
+  return {
+    requestTimeoutMs,
+    // Headers are a few hundred bytes: a client that has not sent them in 10 s is not a real one.
+    headersTimeoutMs: Math.min(requestTimeoutMs, 10_000),
+    // No handler of Stride is silent for twice the time a whole request may take to arrive.
+    connectionTimeoutMs: 2 * requestTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT', 72, 1, 3600) * 1000,
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST && env.HOST !== '' ? env.HOST : 'localhost';
@@ -144,8 +208,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimits: {
       login: rateLimit(env, 'RATE_LIMIT_LOGIN', '10/min', off),
+      loginAccount: rateLimit(env, 'RATE_LIMIT_LOGIN_ACCOUNT', '10/15min', off),
       token: rateLimit(env, 'RATE_LIMIT_TOKEN', '600/min', off),
       api: rateLimit(env, 'RATE_LIMIT_API', '6000/min', off),
     },
+    trustProxy: trustProxy(env),
+    http: httpLimits(env),
   };
 }

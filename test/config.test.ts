@@ -14,6 +14,35 @@ describe('configuration', () => {
     assert.equal(config.refreshReplayWindow, 30);
     assert.equal(config.redisUrl, undefined);
     assert.deepEqual(config.rateLimits.login, { max: 10, windowMs: 60_000 });
+    assert.deepEqual(config.rateLimits.loginAccount, { max: 10, windowMs: 15 * 60_000 });
+    assert.equal(config.trustProxy, false);
+  });
+
+  it('bounds every connection by default, and derives the header and idle timeouts from REQUEST_TIMEOUT', () => {
+    assert.deepEqual(loadConfig({}).http, {
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      connectionTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 10_000,
+    });
+    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT: '2', KEEP_ALIVE_TIMEOUT: '5', MAX_CONNECTIONS: '50' }).http, {
+      requestTimeoutMs: 2000,
+      headersTimeoutMs: 2000,
+      connectionTimeoutMs: 4000,
+      keepAliveTimeoutMs: 5000,
+      maxConnections: 50,
+    });
+  });
+
+  it('reads TRUST_PROXY as off, true, or a list of addresses and CIDRs', () => {
+    for (const off of ['', 'off', 'false']) assert.equal(loadConfig({ TRUST_PROXY: off }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1' }).trustProxy, ['10.0.0.1']);
+    assert.deepEqual(
+      loadConfig({ TRUST_PROXY: '10.0.0.0/8, 2001:db8::/32 ,loopback' }).trustProxy,
+      ['10.0.0.0/8', '2001:db8::/32', 'loopback'],
+    );
   });
 
   it('derives PUBLIC_URL from PORT and AUTH_URL from PUBLIC_URL, without a trailing slash', () => {
@@ -36,7 +65,7 @@ describe('configuration', () => {
 
   it('turns every rate limit off with RATE_LIMIT=off', () => {
     const { rateLimits } = loadConfig({ RATE_LIMIT: 'off', RATE_LIMIT_LOGIN: '5/min' });
-    assert.deepEqual(rateLimits, { login: null, token: null, api: null });
+    assert.deepEqual(rateLimits, { login: null, loginAccount: null, token: null, api: null });
   });
 
   it('parses rates like 10/min, 300/s and 1000/hour', () => {
@@ -61,6 +90,17 @@ describe('configuration', () => {
     [{ RATE_LIMIT: 'maybe' }, 'RATE_LIMIT'],
     [{ RATE_LIMIT_LOGIN: 'ten per minute' }, 'RATE_LIMIT_LOGIN'],
     [{ RATE_LIMIT_TOKEN: '0/min' }, 'RATE_LIMIT_TOKEN'],
+    [{ RATE_LIMIT_LOGIN_ACCOUNT: 'ten' }, 'RATE_LIMIT_LOGIN_ACCOUNT'],
+    [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
+    [{ REQUEST_TIMEOUT: '2s' }, 'REQUEST_TIMEOUT'],
+    [{ KEEP_ALIVE_TIMEOUT: '-1' }, 'KEEP_ALIVE_TIMEOUT'],
+    [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
+    [{ MAX_CONNECTIONS: 'many' }, 'MAX_CONNECTIONS'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '2' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1,,10.0.0.2' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
   ];
   for (const [env, name] of bad) {
     it(`stops with one line naming ${name} for ${JSON.stringify(Object.values(env)[0])}`, () => {

@@ -16,10 +16,12 @@ import type SQLite from 'better-sqlite3';
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as initial from './migrations/001_initial.js';
+import * as serverSecrets from './migrations/002_server_secrets.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001_initial': initial,
+  '002_server_secrets': serverSecrets,
 };
 
 export class MigrationError extends Error {}

@@ -130,6 +130,14 @@ export interface StepRollupTable {
   value: number;
 }
 
+/** A secret of the server itself, made once by whichever process needs it first. */
+export interface ServerSecretTable {
+  name: string;
+  /** 32 random bytes, base64url. */
+  value: string;
+  created_at: number;
+}
+
 export interface Database {
   users: UserTable;
   apps: AppTable;
@@ -140,4 +148,5 @@ export interface Database {
   sessions: SessionTable;
   step_samples: StepSampleTable;
   step_rollups: StepRollupTable;
+  server_secrets: ServerSecretTable;
 }

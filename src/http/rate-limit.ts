@@ -2,13 +2,16 @@
  * Rate limiting (SPEC §1, §6) with @fastify/rate-limit, shared by every face of Stride. Counters
  * live in Redis when REDIS_URL is set (so every process shares them), else in process memory.
  * If Redis is unreachable, limits are skipped until it is back (fail open, logged).
- * Nothing is limited by default: a route opts in with `config: rateLimitConfig(limit)`. An
+ * Nothing is limited by default: a route opts in with `config: rateLimitConfig(limit, group)`, or
+ * with a `preHandler` from bodyKeyedRateLimit() for a counter keyed by what the body says. An
  * exceeded limit is a 429 `rate_limited` with Retry-After (mapped by the error handler of app.ts).
  */
+import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Redis } from 'ioredis';
 import type { RateLimit } from '../config.js';
+import { ApiError } from '../errors.js';
 
 export async function registerRateLimiting(app: FastifyInstance): Promise<void> {
   const { redisUrl, rateLimits } = app.ctx.config;
@@ -31,8 +34,38 @@ export async function registerRateLimiting(app: FastifyInstance): Promise<void> 
     // failure is logged) rather than every sign-in and token request failing with a 500: Argon2id
     // still makes password guessing slow, and the outage is visible in the logs.
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: 'stride-rate-limit:' } : { store: SharedMemoryStore }),
+    store: redis ? sharedRedisStore(redis) : SharedMemoryStore,
   });
+}
+
+type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+/** One fixed window per key: the first hit sets its expiry (atomic, one round trip). */
+const INCREMENT_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {current, redis.call('PTTL', KEYS[1])}`;
+
+/**
+ * The Redis counter store. The plugin's own Redis store prefixes each route's keys with its method
+ * and URL, so routes sharing a group (sign-in and sign-up) would count apart; this one keys by
+ * group and client only, like SharedMemoryStore below.
+ */
+function sharedRedisStore(redis: Redis) {
+  redis.defineCommand('strideRateLimit', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
+  const increment = (redis as Redis & { strideRateLimit(key: string, windowMs: number): Promise<[number, number]> }).strideRateLimit.bind(redis);
+  return class SharedRedisStore {
+    incr(key: string, callback: IncrCallback, timeWindow = 60_000): void {
+      increment(`stride-rate-limit:${key}`, timeWindow).then(
+        ([current, ttl]) => callback(null, { current, ttl }),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child(): SharedRedisStore {
+      return this;
+    }
+  };
 }
 
 interface Window {
@@ -50,7 +83,7 @@ class SharedMemoryStore {
   private readonly windows = new Map<string, Window>();
 
   // The plugin calls incr(key, callback, timeWindow, max); its type declaration omits the last two.
-  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow = 60_000): void {
+  incr(key: string, callback: IncrCallback, timeWindow = 60_000): void {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.startedAt + timeWindow <= now) {
@@ -75,22 +108,48 @@ class SharedMemoryStore {
 }
 
 /**
- * The route `config` that applies `limit` (null: unlimited, e.g. RATE_LIMIT=off). `group` makes
- * several routes share one counter; the counter is per client address unless `keyOf` says what
- * else to count by.
+ * The route `config` that applies `limit` (null: unlimited, e.g. RATE_LIMIT=off). Routes of one
+ * `group` share one counter; the counter is per client address (request.ip, see TRUST_PROXY)
+ * unless `keyOf` says what else to count by.
  */
 export function rateLimitConfig(
   limit: RateLimit | null,
-  group?: string,
-  keyOf?: (request: FastifyRequest) => string,
+  group: string,
+  keyOf: (request: FastifyRequest) => string = (request) => request.ip,
 ): Record<string, unknown> {
   if (limit === null) return {};
   return {
     rateLimit: {
       max: limit.max,
       timeWindow: limit.windowMs,
-      ...(group && { groupId: group }),
-      ...(keyOf && { keyGenerator: keyOf }),
+      keyGenerator: (request: FastifyRequest) => `${group}:${keyOf(request)}`,
     },
+  };
+}
+
+/**
+ * A `preHandler` that counts each request against `limit` under what `keyOf` reads from the
+ * parsed body (a route `config` limit runs before the body is read), and answers 429 once it is
+ * spent. Keys are hashed: the counter store never holds what a person typed. Null when unlimited.
+ */
+export function bodyKeyedRateLimit(
+  app: FastifyInstance,
+  limit: RateLimit | null,
+  group: string,
+  keyOf: (request: FastifyRequest) => string,
+  description: string,
+): preHandlerAsyncHookHandler | null {
+  if (limit === null) return null;
+  const count = app.createRateLimit({
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    keyGenerator: (request) => `${group}:${createHash('sha256').update(keyOf(request)).digest('base64url')}`,
+  });
+  return async (request) => {
+    const result = await count(request);
+    if (result.isAllowed || !result.isExceeded) return;
+    throw new ApiError('rate_limited', `${description}; retry in ${result.ttlInSeconds} s`, {
+      'retry-after': String(result.ttlInSeconds),
+    });
   };
 }

@@ -10,7 +10,7 @@ import { hashCredential, newCredential } from '../security/secrets.js';
 import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
 import type { User } from '../store/users.js';
 
-export const SESSION_COOKIE = 'stride_session';
+const SESSION_COOKIE = 'stride_session';
 
 export interface Session {
   idHash: string;
@@ -23,6 +23,19 @@ const cache = new WeakMap<FastifyRequest, Session | null>();
 
 export function isSecureOrigin(ctx: AppContext): boolean {
   return ctx.config.publicUrl.startsWith('https:');
+}
+
+/**
+ * On https, cookies carry the `__Host-` prefix: browsers accept such a cookie only when it is
+ * Secure, for Path=/ and without Domain, set by this very host — a sibling subdomain or a network
+ * attacker on plain http cannot plant one (RFC 6265bis §4.1.3.2).
+ */
+export function cookieName(ctx: AppContext, name: string): string {
+  return isSecureOrigin(ctx) ? `__Host-${name}` : name;
+}
+
+export function sessionCookieName(ctx: AppContext): string {
+  return cookieName(ctx, SESSION_COOKIE);
 }
 
 function cookieOptions(ctx: AppContext, maxAge?: number) {
@@ -39,7 +52,7 @@ function cookieOptions(ctx: AppContext, maxAge?: number) {
 export async function currentSession(request: FastifyRequest): Promise<Session | null> {
   if (cache.has(request)) return cache.get(request)!;
   const ctx = request.server.ctx;
-  const raw = request.cookies[SESSION_COOKIE];
+  const raw = request.cookies[sessionCookieName(ctx)];
   let session: Session | null = null;
   if (raw) {
     const idHash = hashCredential(raw);
@@ -53,7 +66,7 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
 /** Signs a user in: ends any session the browser had, then a new id and a new CSRF secret. */
 export async function startSession(request: FastifyRequest, reply: FastifyReply, user: User): Promise<Session> {
   const ctx = request.server.ctx;
-  const previous = request.cookies[SESSION_COOKIE];
+  const previous = request.cookies[sessionCookieName(ctx)];
   if (previous) await deleteSession(ctx.db.kysely, hashCredential(previous));
   const raw = newCredential('session');
   const now = ctx.clock();
@@ -70,16 +83,16 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     created_at: now,
     expires_at: session.expiresAt,
   });
-  reply.setCookie(SESSION_COOKIE, raw, cookieOptions(ctx, ctx.config.sessionTtl));
+  reply.setCookie(sessionCookieName(ctx), raw, cookieOptions(ctx, ctx.config.sessionTtl));
   cache.set(request, session);
   return session;
 }
 
 export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const ctx = request.server.ctx;
-  const raw = request.cookies[SESSION_COOKIE];
+  const raw = request.cookies[sessionCookieName(ctx)];
   if (raw) await deleteSession(ctx.db.kysely, hashCredential(raw));
-  reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx));
+  reply.clearCookie(sessionCookieName(ctx), cookieOptions(ctx));
   cache.set(request, null);
 }
 

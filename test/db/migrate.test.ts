@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 
 const TABLES = [
   'users', 'apps', 'grants', 'authorization_codes', 'access_tokens', 'refresh_tokens',
-  'sessions', 'step_samples', 'step_rollups',
+  'sessions', 'step_samples', 'step_rollups', 'server_secrets',
 ];
 
 forEachDialect('migrations', (dialect) => {
@@ -23,7 +23,7 @@ forEachDialect('migrations', (dialect) => {
     );
     for (const run of runs) assert.equal(run.code, 0, run.stderr);
     const applied = runs.flatMap((run) => JSON.parse(run.stdout).applied as string[]);
-    assert.deepEqual(applied, ['001_initial'], 'each migration applied by exactly one process');
+    assert.deepEqual(applied.sort(), Object.keys(MIGRATIONS).sort(), 'each migration applied by exactly one process');
   });
 
   it('create every table of the data model', async () => {

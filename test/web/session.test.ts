@@ -26,6 +26,8 @@ forEachDialect('sign-in and sessions', (dialect) => {
     assert.match(line, /Path=\//);
     assert.match(line, new RegExp(`Max-Age=${t.config.sessionTtl}`));
     assert.doesNotMatch(line, /Secure/i, 'http public URL: no Secure flag');
+    assert.ok(!browser.setCookieHeaders.some((l) => l.startsWith('__Host-')), 'http public URL: plain cookie names');
+    assert.ok(browser.setCookieHeaders.some((l) => l.startsWith('stride_csrf=')));
     const raw = browser.cookies.get('stride_session')!;
     const rows = await t.database.db.kysely.selectFrom('sessions').select('id_hash').execute();
     assert.ok(rows.some((r) => r.id_hash === hashCredential(raw)));
@@ -38,11 +40,12 @@ forEachDialect('sign-in and sessions', (dialect) => {
     const first = browser.cookies.get('stride_session')!;
     await signIn(new Browser(t.app), f.user.email, f.password);
     // Signing in again in the same browser (e.g. via the login page) replaces the id.
-    const page = await new Browser(t.app).get('/login');
-    const fields = formFields(page.body, '/login');
+    // (A signed-in browser is sent past /login, so the form and its cookie come from another tab.)
+    const tab = new Browser(t.app);
+    const fields = formFields((await tab.get('/login')).body, '/login');
     const again = new Browser(t.app);
     again.cookies.set('stride_session', first);
-    again.cookies.set('stride_csrf', fields.csrf_token!);
+    again.cookies.set('stride_csrf', tab.cookies.get('stride_csrf')!);
     const response = await again.post('/login', { ...fields, email: f.user.email, password: f.password });
     assert.equal(response.status, 303);
     assert.notEqual(again.cookies.get('stride_session'), first);
@@ -182,13 +185,27 @@ forEachDialect('sessions on an https public URL', (dialect) => {
   });
   after(() => t.close());
 
-  it('marks the session and CSRF cookies Secure', async () => {
+  it('names the session and CSRF cookies __Host-…, Secure, Path=/ and without Domain', async () => {
+    const browser = new Browser(t.app, 'https://stride.example');
+    assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+    for (const name of ['__Host-stride_session', '__Host-stride_csrf']) {
+      const line = browser.setCookieHeaders.find((l) => l.startsWith(`${name}=`));
+      assert.ok(line, `${name} in ${JSON.stringify(browser.setCookieHeaders)}`);
+      assert.match(line, /; Secure/i, name);
+      assert.match(line, /; Path=\/(;|$)/, name);
+      assert.doesNotMatch(line, /Domain=/i, name);
+    }
+    assert.ok(!browser.setCookieHeaders.some((l) => /^stride_/.test(l)), 'no cookie under a plain name');
+    // The signed-in session is read back from the prefixed cookie.
+    assert.equal((await browser.get('/account')).status, 200);
+  });
+
+  it('ignores a session cookie under the plain name', async () => {
     const browser = new Browser(t.app, 'https://stride.example');
     await signIn(browser, f.user.email, f.password);
-    for (const name of ['stride_session', 'stride_csrf']) {
-      const line = browser.setCookieHeaders.find((l) => l.startsWith(`${name}=`))!;
-      assert.match(line, /; Secure/i, name);
-    }
+    const planted = new Browser(t.app, 'https://stride.example');
+    planted.cookies.set('stride_session', browser.cookies.get('__Host-stride_session')!);
+    assert.equal((await planted.get('/account')).location().pathname, '/login');
   });
 });
 

@@ -1,9 +1,12 @@
 /**
  * Sign-in and sign-out (SPEC §6). A failed sign-in says the same thing, and takes the same time,
- * whether or not the email has an account. Sign-in attempts are rate-limited per client address.
+ * whether or not the email has an account. Sign-in attempts are rate-limited per client address,
+ * and per email address whatever address they come from (RATE_LIMIT_LOGIN_ACCOUNT, README): the
+ * second counter is keyed by the email as typed (normalised), so being limited says nothing about
+ * whether an account has it.
  */
 import type { FastifyInstance } from 'fastify';
-import { rateLimitConfig } from '../../http/rate-limit.js';
+import { bodyKeyedRateLimit, rateLimitConfig } from '../../http/rate-limit.js';
 import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
 import { findUserByEmail } from '../../store/users.js';
 import { isEmailSyntax } from '../../domain/users.js';
@@ -36,7 +39,17 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     });
   });
 
-  app.post('/login', { config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login') }, async (request, reply) => {
+  const perAccount = bodyKeyedRateLimit(
+    app,
+    app.ctx.config.rateLimits.loginAccount,
+    'login-account',
+    (request) => text(((request.body ?? {}) as Form).email).trim().toLowerCase(),
+    'too many sign-in attempts for this email address',
+  );
+  app.post('/login', {
+    config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login'),
+    ...(perAccount && { preHandler: perAccount }),
+  }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const returnTo = safeReturnTo(form.return_to);
     if (!isValidPreSessionCsrf(request, form[CSRF_FIELD])) {
