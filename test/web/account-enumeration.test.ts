@@ -1,6 +1,6 @@
 /**
- * Sign-up does not tell a stranger which emails have accounts: a taken email gets the answer a
- * free one gets — status, headers, body, cookies — after the same Argon2id work.
+ * Neither sign-up nor sign-in tells a stranger which emails have accounts: a taken email gets the
+ * answer a free one gets — status, headers, body, cookies — after the same Argon2id work.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,12 @@ function median(values: number[]): number {
 function visible(response: Response) {
   const cookies = [response.headers['set-cookie'] ?? []].flat().map((line) => line.split('=')[0]);
   return { status: response.status, location: response.headers.location, type: response.headers['content-type'], body: response.body, cookies };
+}
+
+/** Both spend one Argon2id hash: the medians stay within 3× of each other (no hash: a few ms, against tens). */
+function assertSameTimeClass(a: number[], b: number[], what: string): void {
+  const ratio = median(a) / median(b);
+  assert.ok(ratio > 1 / 3 && ratio < 3, `${what}: median time ratio ${ratio.toFixed(2)} (${a.map((ms) => ms.toFixed(1))} against ${b.map((ms) => ms.toFixed(1))})`);
 }
 
 forEachDialect('sign-up and existing emails', (dialect) => {
@@ -60,15 +66,47 @@ forEachDialect('sign-up and existing emails', (dialect) => {
     assert.equal(free[0]!.response.location().pathname, '/login');
     assert.equal(free[0]!.response.location().searchParams.get('return_to'), '/dashboard');
 
-    // Both spend one Argon2id hash: the medians stay within 3x of each other (a 409 without a
-    // hash answered in a few milliseconds, against tens for a hash).
-    const ratio = median(taken.map((a) => a.ms)) / median(free.map((a) => a.ms));
-    assert.ok(ratio > 1 / 3 && ratio < 3, `taken/free median time ratio ${ratio.toFixed(2)} (free ${free.map((a) => a.ms.toFixed(1))}, taken ${taken.map((a) => a.ms.toFixed(1))})`);
+    assertSameTimeClass(taken.map((a) => a.ms), free.map((a) => a.ms), 'taken/free');
 
     // The free emails now have accounts that sign in; the taken one kept its own password.
     for (const email of freeEmails) assert.ok(await findUserByEmail(t.database.db.kysely, email));
     assert.equal((await signIn(new Browser(t.app), freeEmails[0]!, PROBE_PASSWORD)).status, 303);
     assert.equal((await signIn(new Browser(t.app), existing.email, PROBE_PASSWORD)).status, 401);
     assert.equal((await signIn(new Browser(t.app), existing.email, PASSWORD)).status, 303);
+  });
+});
+
+forEachDialect('sign-in and existing emails', (dialect) => {
+  let t: TestApp;
+  let existing: User;
+  before(async () => {
+    t = await createTestApp(dialect);
+    existing = await newAccount(t, 'Existing');
+  });
+  after(() => t.close());
+
+  async function attempt(email: string): Promise<{ status: number; error: string | undefined; ms: number }> {
+    const browser = new Browser(t.app);
+    const page = await browser.get('/login');
+    const fields = formFields(page.body, '/login');
+    const start = performance.now();
+    const response = await browser.post('/login', { ...fields, email, password: PROBE_PASSWORD });
+    const ms = performance.now() - start;
+    return { status: response.status, error: /class="error"[^>]*>([^<]*)</.exec(response.body)?.[1]?.trim(), ms };
+  }
+
+  it('answers an unknown email like a wrong password, in the same time class', async () => {
+    const unknown: Array<Awaited<ReturnType<typeof attempt>>> = [];
+    const wrong: Array<Awaited<ReturnType<typeof attempt>>> = [];
+    for (let i = 0; i < 5; i++) {
+      unknown.push(await attempt(`nobody-${i}-${randomBytes(4).toString('hex')}@example.com`));
+      wrong.push(await attempt(existing.email));
+    }
+    for (let i = 0; i < unknown.length; i++) {
+      assert.equal(unknown[i]!.status, 401);
+      assert.deepEqual({ status: wrong[i]!.status, error: wrong[i]!.error }, { status: unknown[i]!.status, error: unknown[i]!.error });
+    }
+    assert.ok(unknown[0]!.error, 'the page says why the sign-in failed');
+    assertSameTimeClass(wrong.map((a) => a.ms), unknown.map((a) => a.ms), 'wrong password/unknown email');
   });
 });
