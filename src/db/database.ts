@@ -33,6 +33,13 @@ export interface OpenOptions {
   /** PostgreSQL only: pool size. */
   poolSize?: number;
   /**
+   * PostgreSQL only: how long a query waits for a connection (a free one, or a new one to be
+   * made) before it fails, and its request gets a 503; default CONNECT_TIMEOUT_MS.
+   */
+  connectTimeoutMs?: number;
+  /** PostgreSQL only: told when a pooled connection dies (its backend terminated, the server gone). */
+  onConnectionError?: (error: Error) => void;
+  /**
    * SQLite file only: WAL checkpoints in a worker thread instead of on the committing connection
    * (background-checkpoints.ts), with what to do if that worker fails. For the long-running
    * server; a CLI command has no use for it.
@@ -101,12 +108,29 @@ function withStatementCache(handle: SQLite.Database): SqliteDatabase {
   };
 }
 
+/**
+ * While PostgreSQL is down or unreachable, a request waits at most this long for a connection and
+ * is then answered 503, instead of waiting for as long as the outage lasts.
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
+
 function openPostgres(connectionString: string, options: OpenOptions): Db {
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    // TCP keepalive finds a peer that vanished without closing the connection (a host gone).
+    keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
+  // A connection whose backend ends (pg_terminate_backend, a restart, a network cut) emits
+  // 'error': on the pool when it was idle, on the client when it was checked out (by a Kysely
+  // query or transaction, which listen to neither). Unheard, either would crash the process. The
+  // query running on it, if any, fails on its own and its request gets a 503; the pool drops the
+  // broken connection when it comes back and makes a new one on demand.
+  // Every connection's own listener hears both cases; the pool's repeats the idle ones.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', (error: Error) => options.onConnectionError?.(error)));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
