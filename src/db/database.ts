@@ -91,8 +91,14 @@ const MAX_CACHED_STATEMENTS = 500;
  */
 function withStatementCache(handle: SQLite.Database): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
+  let alreadyRolledBack: SQLite.Statement | undefined;
   return {
     prepare(sqlText: string) {
+      // SQLite rolls a transaction back by itself when a statement in it fails with SQLITE_FULL,
+      // SQLITE_IOERR or SQLITE_NOMEM ("Response To Errors Within A Transaction", sqlite.org/lang_transaction.html).
+      // Kysely's ROLLBACK would then fail with "no transaction is active" and that error would
+      // replace the one that says what happened (a full disk: a 503, not a 500).
+      if (sqlText === 'rollback' && !handle.inTransaction) return (alreadyRolledBack ??= handle.prepare('select 1'));
       if (sqlText.length > MAX_CACHED_SQL_LENGTH) return handle.prepare(sqlText);
       let statement = statements.get(sqlText);
       if (statement === undefined || statement.busy) {

@@ -14,7 +14,7 @@ import { insertTokenPair } from '../../src/store/tokens.js';
 import { insertUser } from '../../src/store/users.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 
-const SCOPES = 'read_profile read_activity';
+const SCOPES = 'read_profile read_activity write_activity';
 
 export interface Seeded {
   clientId: string;
@@ -46,7 +46,7 @@ export async function seedClient(db: Db, chains = 3): Promise<Seeded> {
   const { app, clientSecret } = await registerApp(kysely, clock, userId, {
     name: 'Fault Load',
     redirectUris: ['https://app.example.test/callback'],
-    scopes: ['read_profile', 'read_activity'],
+    scopes: ['read_profile', 'read_activity', 'write_activity'],
     isPublic: false,
   });
   const grantId = randomUUID();
