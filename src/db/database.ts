@@ -37,8 +37,6 @@ export interface OpenOptions {
    * made) before it fails, and its request gets a 503; default CONNECT_TIMEOUT_MS.
    */
   connectTimeoutMs?: number;
-  /** PostgreSQL only: told when a pooled connection dies (its backend terminated, the server gone). */
-  onConnectionError?: (error: Error) => void;
   /**
    * SQLite file only: WAL checkpoints in a worker thread instead of on the committing connection
    * (background-checkpoints.ts), with what to do if that worker fails. For the long-running
@@ -132,11 +130,10 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
   // A connection whose backend ends (pg_terminate_backend, a restart, a network cut) emits
   // 'error': on the pool when it was idle, on the client when it was checked out (by a Kysely
   // query or transaction, which listen to neither). Unheard, either would crash the process. The
-  // query running on it, if any, fails on its own and its request gets a 503; the pool drops the
-  // broken connection when it comes back and makes a new one on demand.
-  // Every connection's own listener hears both cases; the pool's repeats the idle ones.
+  // query running on it, if any, fails on its own and its request gets a 503 (and logs why); the
+  // pool drops the broken connection when it comes back and makes a new one on demand.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', (error: Error) => options.onConnectionError?.(error)));
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
