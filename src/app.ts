@@ -10,7 +10,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { resourceRoutes } from './api/routes.js';
-import { ApiError } from './errors.js';
+import { isDatabaseUnavailable } from './db/unavailable.js';
+import { ApiError, temporarilyUnavailable } from './errors.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { healthRoutes } from './http/health.js';
 import { handleRouterError } from './http/router-errors.js';
@@ -20,6 +21,7 @@ import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
 import { readOrCreateServerSecret } from './store/server-secrets.js';
+import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
 
 export interface AppContext {
@@ -125,11 +127,21 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).send(error.toJSON());
 }
 
-/** Turns anything thrown by a route into the JSON error shape; 5xx details stay in the log. */
+/**
+ * Turns anything thrown by a route into the JSON error shape; 5xx details stay in the log. A page
+ * (a route of the browser-facing scope, where the cookie plugin parsed the request's cookies) gets
+ * its 5xx as an HTML page instead.
+ */
 export function handleError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error);
+  const isPage = request.cookies !== undefined;
+  if (apiError?.error === 'temporarily_unavailable' && !(error instanceof ApiError)) {
+    request.log.warn({ err: error }, 'the database is unavailable');
+    if (isPage) return sendErrorPage(reply.headers(apiError.headers), 503, 'Stride is temporarily unavailable', 'Please try again in a few seconds.');
+  }
   if (apiError) return sendError(reply, apiError);
   request.log.error({ err: error }, 'request failed');
+  if (isPage) return sendErrorPage(reply, 500, 'Something went wrong', `The server failed to process the request (request id ${request.id}).`);
   return reply.code(500).send({
     error: 'server_error',
     error_description: `the server failed to process the request; request id ${request.id}`,
@@ -139,6 +151,7 @@ export function handleError(error: FastifyError | ApiError | Error, request: Fas
 
 function toApiError(error: FastifyError | ApiError | Error): ApiError | null {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) return temporarilyUnavailable('the database cannot be reached or written for now; try again shortly');
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'request';

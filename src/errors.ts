@@ -1,7 +1,8 @@
 /**
- * The one error shape of SPEC §5: `{"error", "error_description"}` with the status the table
- * names. Anything thrown that is not an ApiError becomes a 500 `server_error` whose details stay
- * in the log.
+ * The one error shape: `{"error", "error_description"}` with one status per code
+ * (ERROR_STATUS). Anything thrown that is not an ApiError becomes a 500 `server_error` whose details stay
+ * in the log — except a database that cannot be reached or written for now, which is a 503
+ * `temporarily_unavailable` (docs/operations.md, "When a dependency goes away").
  */
 
 export const ERROR_STATUS = {
@@ -22,6 +23,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   server_error: 500,
+  temporarily_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -53,3 +55,10 @@ export class ApiError extends Error {
 
 export const invalidRequest = (description: string) => new ApiError('invalid_request', description);
 export const notFound = (description = 'no such endpoint') => new ApiError('not_found', description);
+
+/** How long a client is asked to wait (Retry-After, RFC 9110 §10.2.3) while the database is away. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** 503 with Retry-After: the request may succeed as it is once the database is back. */
+export const temporarilyUnavailable = (description: string) =>
+  new ApiError('temporarily_unavailable', description, { 'retry-after': String(RETRY_AFTER_SECONDS) });

@@ -107,7 +107,8 @@ forEachDialect('readiness without a database', (dialect) => {
       await t.database.db.close();
       const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
       assert.equal(ready.statusCode, 503);
-      assert.equal(ready.json().error, 'server_error');
+      assert.equal(ready.json().error, 'temporarily_unavailable');
+      assert.match(String(ready.headers['retry-after']), /^\d+$/);
       assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
     } finally {
       await t.app.close();

@@ -10,6 +10,8 @@
  * each alone, so that one bad input (or one row's conflict) fails only its own caller.
  */
 
+import { isDatabaseUnavailable } from './unavailable.js';
+
 export interface BatchedCall<In, Out> {
   input: In;
   resolve(output: Out): void;
@@ -20,7 +22,8 @@ export interface BatchOptions {
   /**
    * Whether the unanswered calls of a failed batch run again alone after this error; when false
    * they fail with it. For errors that running alone would only repeat, once per call (a lock
-   * timeout). Default: always.
+   * timeout). Default: unless the database is unavailable (unavailable.ts) — alone, each call would
+   * only wait for a connection as long again, then fail the same way.
    */
   runAloneAfter?: (error: unknown) => boolean;
 }
@@ -52,7 +55,7 @@ class PendingCall<In, Out> implements BatchedCall<In, Out> {
 export function batchedCalls<In, Out>(
   run: (calls: readonly BatchedCall<In, Out>[]) => void | Promise<void>,
   max: number,
-  { runAloneAfter = () => true }: BatchOptions = {},
+  { runAloneAfter = (error) => !isDatabaseUnavailable(error) }: BatchOptions = {},
 ): (input: In) => Promise<Out> {
   let waiting: PendingCall<In, Out>[] = [];
   let scheduled = false;

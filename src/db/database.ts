@@ -33,6 +33,11 @@ export interface OpenOptions {
   /** PostgreSQL only: pool size. */
   poolSize?: number;
   /**
+   * PostgreSQL only: how long a query waits for a connection (a free one, or a new one to be
+   * made) before it fails, and its request gets a 503; default CONNECT_TIMEOUT_MS.
+   */
+  connectTimeoutMs?: number;
+  /**
    * SQLite file only: WAL checkpoints in a worker thread instead of on the committing connection
    * (background-checkpoints.ts), with what to do if that worker fails. For the long-running
    * server; a CLI command has no use for it.
@@ -84,8 +89,14 @@ const MAX_CACHED_STATEMENTS = 500;
  */
 function withStatementCache(handle: SQLite.Database): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
+  let alreadyRolledBack: SQLite.Statement | undefined;
   return {
     prepare(sqlText: string) {
+      // SQLite rolls a transaction back by itself when a statement in it fails with SQLITE_FULL,
+      // SQLITE_IOERR or SQLITE_NOMEM ("Response To Errors Within A Transaction", sqlite.org/lang_transaction.html).
+      // Kysely's ROLLBACK would then fail with "no transaction is active" and that error would
+      // replace the one that says what happened (a full disk: a 503, not a 500).
+      if (sqlText === 'rollback' && !handle.inTransaction) return (alreadyRolledBack ??= handle.prepare('select 1'));
       if (sqlText.length > MAX_CACHED_SQL_LENGTH) return handle.prepare(sqlText);
       let statement = statements.get(sqlText);
       if (statement === undefined || statement.busy) {
@@ -101,12 +112,28 @@ function withStatementCache(handle: SQLite.Database): SqliteDatabase {
   };
 }
 
+/**
+ * While PostgreSQL is down or unreachable, a request waits at most this long for a connection and
+ * is then answered 503, instead of waiting for as long as the outage lasts.
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
+
 function openPostgres(connectionString: string, options: OpenOptions): Db {
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    // TCP keepalive finds a peer that vanished without closing the connection (a host gone).
+    keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
+  // A connection whose backend ends (pg_terminate_backend, a restart, a network cut) emits
+  // 'error': on the pool when it was idle, on the client when it was checked out (by a Kysely
+  // query or transaction, which listen to neither). Unheard, either would crash the process. The
+  // query running on it, if any, fails on its own and its request gets a 503 (and logs why); the
+  // pool drops the broken connection when it comes back and makes a new one on demand.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,

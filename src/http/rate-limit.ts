@@ -18,9 +18,10 @@ export async function registerRateLimiting(app: FastifyInstance): Promise<void> 
   // With every limit off (RATE_LIMIT=off) no route asks for one: the plugin and its per-request
   // bookkeeping stay out, and no Redis connection is opened.
   if (Object.values(rateLimits).every((limit) => limit === null)) return;
-  // Commands fail at once while Redis is unreachable (no offline queue) instead of holding requests.
+  // Commands fail at once while Redis is unreachable (no offline queue) instead of holding requests,
+  // and after a second when it is connected but does not answer (a frozen or overloaded server).
   const redis = redisUrl
-    ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    ? new Redis(redisUrl, { connectTimeout: 2000, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
   if (redis) {
     redis.on('error', (error: unknown) => app.log.warn({ err: error }, 'rate-limit store (Redis) error'));

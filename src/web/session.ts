@@ -10,7 +10,8 @@ import { hashCredential, newCredential } from '../security/secrets.js';
 import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
 import type { User } from '../store/users.js';
 
-const SESSION_COOKIE = 'stride_session';
+/** The session cookie's name on http; on https it carries the __Host- prefix (cookieName). */
+export const SESSION_COOKIE = 'stride_session';
 
 export interface Session {
   idHash: string;

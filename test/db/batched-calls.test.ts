@@ -1,7 +1,7 @@
 /**
  * Batched calls (db/batched-calls.ts): the calls of one turn of the event loop reach the runner
  * together, at most `max` at a time; each caller gets its own answer; after a failing run the calls
- * it left unanswered run again alone, so one bad call fails only itself.
+ * it left unanswered run again alone, so one bad call fails only itself (unless the database is away).
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -77,4 +77,17 @@ it('fails the unanswered calls with the batch’s error when runAloneAfter says 
   const results = await Promise.allSettled(['a', 'b'].map(lookup));
   assert.deepEqual(results.map((r) => r.status === 'rejected' && r.reason), [busy, busy]);
   assert.deepEqual(batches, [2]);
+});
+
+it('by default does not run the calls alone after the database turned out to be unavailable', async () => {
+  const batches: number[] = [];
+  // What node-postgres throws when the server refuses the connection.
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const lookup = batchedCalls<string, string>((calls) => {
+    batches.push(calls.length);
+    return Promise.reject(refused);
+  }, 10);
+  const results = await Promise.allSettled(['a', 'b', 'c'].map(lookup));
+  assert.deepEqual(results.map((r) => r.status === 'rejected' && r.reason), [refused, refused, refused]);
+  assert.deepEqual(batches, [3], 'one attempt for the batch, none alone');
 });

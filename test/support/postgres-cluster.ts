@@ -1,0 +1,103 @@
+/**
+ * A PostgreSQL cluster of the test's own — for tests that stop, restart or kill their database,
+ * which must never happen to the shared one. initdb in a temporary folder, a free port, a Unix
+ * socket in the same folder; run as the `postgres` OS user (through runuser when the tests run as
+ * root). fsync is off (nothing here outlives the test, and a stopped server is not an OS crash); commits
+ * stay synchronous, so a crash-like stop loses nothing a client was told.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, chownSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from './cli.js';
+
+const run = promisify(execFile);
+
+const BIN = process.env.TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+
+export interface PostgresCluster {
+  /** postgres://… of the cluster's `stride` database. */
+  url: string;
+  port: number;
+  /** The server's log file. */
+  log: string;
+  start(): Promise<void>;
+  /** `immediate`: killed without a shutdown checkpoint (as a crash); `fast`: clean, sessions ended. */
+  stop(mode?: 'immediate' | 'fast'): Promise<void>;
+  /** pg_terminate_backend on every other session of the `stride` database; how many were ended. */
+  terminateBackends(): Promise<number>;
+  /** Stops the cluster (if running) and deletes its folder. */
+  destroy(): Promise<void>;
+}
+
+/** Why no cluster of its own can be made here, or null when one can. */
+export function postgresClusterUnavailable(): string | null {
+  if (!existsSync(join(BIN, 'initdb'))) return `no PostgreSQL server binaries in ${BIN} (set TEST_POSTGRES_BIN)`;
+  if (userInfo().uid !== 0 && userInfo().username !== 'postgres') return 'making a PostgreSQL cluster needs root (runuser) or the postgres user';
+  return null;
+}
+
+function asPostgres(command: string, args: string[]) {
+  const binary = join(BIN, command);
+  return userInfo().uid === 0 ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
+}
+
+export async function createPostgresCluster(): Promise<PostgresCluster> {
+  const unavailable = postgresClusterUnavailable();
+  if (unavailable) throw new Error(unavailable);
+  const dir = mkdtempSync('/tmp/stride-pg-');
+  if (userInfo().uid === 0) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const data = join(dir, 'data');
+  const log = join(dir, 'server.log');
+  const port = await freePort();
+  await asPostgres('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '--no-instructions']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+  let running = false;
+
+  const cluster: PostgresCluster = {
+    url: `postgres://postgres@127.0.0.1:${port}/stride`,
+    port,
+    log,
+    async start() {
+      await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', '-t', '30', 'start']);
+      running = true;
+    },
+    async stop(mode = 'immediate') {
+      await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
+      running = false;
+    },
+    async terminateBackends() {
+      const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+      await admin.connect();
+      try {
+        const result = await admin.query<{ ended: boolean }>(
+          `select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = 'stride' and pid <> pg_backend_pid()`,
+        );
+        return result.rows.filter((row) => row.ended).length;
+      } finally {
+        await admin.end();
+      }
+    },
+    async destroy() {
+      if (running) await cluster.stop('immediate').catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await cluster.start();
+    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+    await admin.connect();
+    await admin.query('create database stride');
+    await admin.end();
+  } catch (error) {
+    await cluster.destroy();
+    throw error;
+  }
+  return cluster;
+}
