@@ -20,7 +20,7 @@ import { registerRateLimiting } from './http/rate-limit.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
-import { readOrCreateServerSecret } from './store/server-secrets.js';
+import { serverSecretOnDemand } from './store/server-secrets.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
 
@@ -33,7 +33,7 @@ export interface AppContext {
 /** Secrets of the server, read from the database once at start (the same in every process). */
 export interface ServerSecrets {
   /** Key of the sign-in and sign-up CSRF tokens (src/web/csrf.ts). */
-  preSessionCsrf: Buffer;
+  preSessionCsrf: () => Promise<Buffer>;
 }
 
 declare module 'fastify' {
@@ -86,7 +86,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.server.maxConnections = limits.maxConnections;
   app.decorate('ctx', ctx);
   app.decorate('serverSecrets', {
-    preSessionCsrf: await readOrCreateServerSecret(ctx.db.kysely, 'pre_session_csrf', ctx.clock()),
+    preSessionCsrf: serverSecretOnDemand(ctx.db.kysely, 'pre_session_csrf', ctx.clock),
   });
 
   if (['info', 'debug', 'trace'].includes(ctx.config.logLevel)) {

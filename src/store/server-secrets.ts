@@ -28,6 +28,21 @@ export async function readOrCreateServerSecret(db: Kysely<Database>, name: Serve
   return kept;
 }
 
+/**
+ * The secret `name`, read from the database when first needed and kept for the life of the
+ * process. A read that fails (the database away) is not kept: the next caller tries again.
+ */
+export function serverSecretOnDemand(db: Kysely<Database>, name: ServerSecretName, clock: () => number): () => Promise<Buffer> {
+  let kept: Promise<Buffer> | undefined;
+  return () => {
+    kept ??= readOrCreateServerSecret(db, name, clock()).catch((error: unknown) => {
+      kept = undefined;
+      throw error;
+    });
+    return kept;
+  };
+}
+
 async function readSecret(db: Kysely<Database>, name: ServerSecretName): Promise<Buffer | undefined> {
   const row = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirst();
   return row ? Buffer.from(row.value, 'base64url') : undefined;

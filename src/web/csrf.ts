@@ -36,7 +36,7 @@ export function signPreSessionNonce(key: Buffer, nonce: string): string {
 }
 
 /** The token for pre-sign-in forms; sets the cookie's nonce when the browser has none. */
-export function preSessionCsrfToken(request: FastifyRequest, reply: FastifyReply): string {
+export async function preSessionCsrfToken(request: FastifyRequest, reply: FastifyReply): Promise<string> {
   const name = preSessionCsrfCookieName(request);
   let nonce = request.cookies[name];
   if (!nonce || !NONCE_SYNTAX.test(nonce)) {
@@ -48,11 +48,11 @@ export function preSessionCsrfToken(request: FastifyRequest, reply: FastifyReply
       secure: isSecureOrigin(request.server.ctx),
     });
   }
-  return signPreSessionNonce(request.server.serverSecrets.preSessionCsrf, nonce);
+  return signPreSessionNonce(await request.server.serverSecrets.preSessionCsrf(), nonce);
 }
 
-export function isValidPreSessionCsrf(request: FastifyRequest, submitted: unknown): boolean {
+export async function isValidPreSessionCsrf(request: FastifyRequest, submitted: unknown): Promise<boolean> {
   const nonce = request.cookies[preSessionCsrfCookieName(request)];
   if (typeof submitted !== 'string' || typeof nonce !== 'string' || !NONCE_SYNTAX.test(nonce)) return false;
-  return constantTimeEqual(submitted, signPreSessionNonce(request.server.serverSecrets.preSessionCsrf, nonce));
+  return constantTimeEqual(submitted, signPreSessionNonce(await request.server.serverSecrets.preSessionCsrf(), nonce));
 }

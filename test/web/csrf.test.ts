@@ -77,7 +77,7 @@ forEachDialect('sign-in and sign-up CSRF', (dialect) => {
     // A second process on the same database (or this one restarted) reads the same key.
     const second = await buildApp({ config: t.config, db: t.database.db, clock: t.clock });
     try {
-      assert.deepEqual(second.serverSecrets.preSessionCsrf, t.app.serverSecrets.preSessionCsrf);
+      assert.deepEqual(await second.serverSecrets.preSessionCsrf(), await t.app.serverSecrets.preSessionCsrf());
       assert.equal((await signInWith(second, f, nonce, token)).status, 303);
     } finally {
       await second.close();

@@ -31,7 +31,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     if (session) return reply.redirect(returnTo, 302);
     return sendPage(reply, './login', {
       title: 'Sign in',
-      csrfToken: preSessionCsrfToken(request, reply),
+      csrfToken: await preSessionCsrfToken(request, reply),
       returnTo,
       email: '',
       error: null,
@@ -52,7 +52,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
   }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const returnTo = safeReturnTo(form.return_to);
-    if (!isValidPreSessionCsrf(request, form[CSRF_FIELD])) {
+    if (!(await isValidPreSessionCsrf(request, form[CSRF_FIELD]))) {
       return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page. Reload the sign-in page and try again.');
     }
     const email = text(form.email).trim();
@@ -62,7 +62,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     if (!user || !ok) {
       return sendPage(reply, './login', {
         title: 'Sign in',
-        csrfToken: preSessionCsrfToken(request, reply),
+        csrfToken: await preSessionCsrfToken(request, reply),
         returnTo,
         email,
         error: LOGIN_FAILED_MESSAGE,

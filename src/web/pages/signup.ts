@@ -21,7 +21,7 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
     if (await currentSession(request)) return reply.redirect(returnTo, 302);
     return sendPage(reply, './signup', {
       title: 'Create an account',
-      csrfToken: preSessionCsrfToken(request, reply),
+      csrfToken: await preSessionCsrfToken(request, reply),
       returnTo,
       email: '',
       displayName: '',
@@ -34,7 +34,7 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
   app.post('/signup', { config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login') }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const returnTo = safeReturnTo(form.return_to);
-    if (!isValidPreSessionCsrf(request, form[CSRF_FIELD])) {
+    if (!(await isValidPreSessionCsrf(request, form[CSRF_FIELD]))) {
       return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page. Reload the sign-up page and try again.');
     }
     const email = text(form.email).trim();
@@ -50,7 +50,7 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
       if (!(error instanceof ApiError)) throw error;
       return sendPage(reply, './signup', {
         title: 'Create an account',
-        csrfToken: preSessionCsrfToken(request, reply),
+        csrfToken: await preSessionCsrfToken(request, reply),
         returnTo,
         email,
         displayName,
