@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { appByClientIdLookup, type App } from '../store/apps.js';
 import { insertAuthorizationCode } from '../store/codes.js';
-import { deleteGrantCredentialsWithScopes, findGrant, upsertGrant, type Grant } from '../store/grants.js';
+import { deleteGrantCredentialsWithScopes, findGrant, lockGrantForConsent, upsertGrant, type Grant } from '../store/grants.js';
 import { findUserById } from '../store/users.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { requestedRedirectUri } from './redirect-uri.js';
@@ -150,9 +150,9 @@ export async function approveAuthorization(
   const scope = formatScopes(grantedScopes);
   const code = newCredential('authorizationCode');
   await ctx.db.kysely.transaction().execute(async (trx) => {
-    const previous = await findGrant(trx, userId, request.app.id);
-    const { grantScope, withdrawn } = consentOutcome(previous ? parseScopeString(previous.scope) : [], request.scopes, grantedScopes);
-    const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope: grantScope }, now);
+    const previous = await lockGrantForConsent(trx, { id: randomUUID(), userId, appId: request.app.id }, now);
+    const { grantScope, withdrawn } = consentOutcome(parseScopeString(previous.scope), request.scopes, grantedScopes);
+    const grantId = await upsertGrant(trx, { id: previous.id, userId, appId: request.app.id, scope: grantScope }, now);
     // A withdrawn scope takes effect now, not when the tokens carrying it expire.
     await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
     await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));

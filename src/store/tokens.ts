@@ -60,10 +60,22 @@ export async function markRefreshTokenRotated(
 /**
  * Ends every access and refresh token descending from one authorization code. A family lives in
  * one grant; the rows are found through the grant_id index (there is none on family_id).
+ *
+ * A refresh racing this (another connection or process) must not leave a pair behind. So the
+ * refresh tokens go first, and again until a DELETE finds none: a rotation either committed
+ * before a DELETE read the table (its new pair is visible to the next statement), or finds its
+ * token gone and writes nothing. Under READ COMMITTED a DELETE that waited for a rotation's row
+ * lock does not see the row that rotation inserted, hence the repeat; once a DELETE removes
+ * nothing, no rotation of the family is under way and none can start. The access tokens go last,
+ * when every rotation that made one has committed.
  */
 export async function deleteTokenFamily(db: Q, grantId: string, familyId: string): Promise<void> {
+  let deleted: bigint;
+  do {
+    const result = await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).executeTakeFirst();
+    deleted = result.numDeletedRows;
+  } while (deleted > 0n);
   await db.deleteFrom('access_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
-  await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
 }
 
 export async function deleteAccessToken(db: Q, tokenHash: string): Promise<void> {
