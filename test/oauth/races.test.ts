@@ -267,6 +267,35 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
     }
   });
 
+  it("a consent racing a developer's scope change: no grant, code or token with the old scope set survives", async () => {
+    const browser = new Browser(t.app);
+    assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+    for (let trial = 0; trial < 6; trial++) {
+      const wide = ['read_profile', 'read_activity', 'write_activity'];
+      const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, { name: `Narrowed ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
+      // The consent page was shown before the change; the person allows while the developer saves.
+      const page = await browser.get(authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
+      assert.equal(page.status, 200);
+      const form = { ...formFields(page.body, '/oauth2/authorize'), granted_scope: checkboxScopes(page.body), decision: 'allow' };
+      const [decision] = await Promise.all([
+        turns(trial % 3).then(() => browser.post('/oauth2/authorize', form)),
+        turns(Math.floor(trial / 3)).then(() => updateAppSettings(db(), t.clock, app, { scopes: ['read_profile', 'read_activity'] })),
+      ]);
+      assert.equal(decision.status, 303, decision.body.slice(0, 300));
+      const grants = await db().selectFrom('grants').select('scope').where('app_id', '=', app.id).execute();
+      for (const grant of grants) assert.ok(!grant.scope.includes('write_activity'), `trial ${trial}: a grant with the old scopes: ${grant.scope}`);
+      const code = decision.location().searchParams.get('code');
+      if (code === null) {
+        // Decided after the change: the request asked for a scope the app no longer has.
+        assert.equal(decision.location().searchParams.get('error'), 'invalid_scope');
+        continue;
+      }
+      const response = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: app.clientId, client_secret: clientSecret! });
+      if (response.statusCode === 200) assert.ok(!response.json().scope.includes('write_activity'), `trial ${trial}: a token with the old scopes: ${response.body}`);
+      else assert.equal(response.json().error, 'invalid_grant', response.body);
+    }
+  });
+
   it('a consent form sent twice at once makes one grant, and every code it returned carries only granted scopes', async () => {
     for (let trial = 0; trial < 3; trial++) {
       const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, {
