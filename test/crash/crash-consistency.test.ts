@@ -208,7 +208,7 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
 
   // Load until every kind of write has been answered a few times (or the load stops early), then a
   // moment more that differs from run to run, so the kill lands anywhere in the requests.
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 20_000;
   const progressed = () =>
     chains.every((chain) => chain.refreshTokens.length > 3) &&
     uploaders.every((uploader) => uploader.answered.size >= 2) &&
