@@ -42,7 +42,7 @@ import {
 
 const PASSWORD = 'correct horse battery';
 const REDIRECT_URI = 'https://client.example/callback';
-const CHAINS = 6;
+const CHAINS = 4;
 const UPLOADERS = 2;
 /** Days each uploader cycles over: later batches replace earlier ones' minutes. */
 const UPLOAD_DAYS = 3;

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { registerApp, updateAppSettings } from '../../src/domain/apps.js';
+import { deleteApp, registerApp, updateAppSettings } from '../../src/domain/apps.js';
 import { parseScopeString } from '../../src/oauth/scopes.js';
 import { tokenKey } from '../../src/security/secrets.js';
 import type { TestApp } from '../support/app.js';
@@ -209,6 +209,42 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       await assertAllDead(issued, `trial ${trial}`);
       const grant = await db().selectFrom('grants').select('id').where('user_id', '=', f.user.id).where('app_id', '=', f.app.id).executeTakeFirst();
       assert.equal(grant, undefined);
+    }
+  });
+
+  it('deleting the app racing refreshes of its tokens: once deleted, no token works', async () => {
+    for (let trial = 0; trial < 5; trial++) {
+      const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, { name: `Doomed ${trial}`, redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+      const client: Fixture = { ...f, app, secret: clientSecret! };
+      const browser = new Browser(t.app);
+      assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+      const page = await browser.get(authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT_URI }));
+      const decision = await browser.post('/oauth2/authorize', { ...formFields(page.body, '/oauth2/authorize'), granted_scope: checkboxScopes(page.body), decision: 'allow' });
+      const start = (await exchangeCode(t, client, decision.location().searchParams.get('code')!)).json() as Tokens;
+      const issued = new Issued();
+      issued.add(start);
+      let latest = start.refresh_token;
+      const tab = async () => {
+        for (let i = 0; i < 30; i++) {
+          const response = await refresh(t, client, latest);
+          if (response.statusCode !== 200) {
+            // The client is gone: invalid_client, or invalid_grant if it was read just before.
+            assert.equal(response.statusCode === 401 ? 'invalid_client' : 'invalid_grant', response.json().error, response.body);
+            return;
+          }
+          const tokens = response.json() as Tokens;
+          issued.add(tokens);
+          latest = tokens.refresh_token;
+        }
+      };
+      const tabs = Promise.all([tab(), tab(), tab()]);
+      await turns(trial * 3);
+      await deleteApp(db(), app);
+      await tabs;
+      for (const token of issued.access) assert.equal(await useToken(t, token), 401, `trial ${trial}: an access token of the deleted app works`);
+      const rows = await db().selectFrom('refresh_tokens').select('token_key').where('app_id', '=', app.id).execute();
+      const accessRows = await db().selectFrom('access_tokens').select('token_key').where('app_id', '=', app.id).execute();
+      assert.deepEqual([rows.length, accessRows.length], [0, 0], `trial ${trial}: token rows of the deleted app`);
     }
   });
 
