@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, GrantTable } from '../db/schema.js';
+import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type Grant = Selectable<GrantTable>;
@@ -37,9 +38,11 @@ async function deleteCredentialsOfGrants(db: Q, grantIds: GrantIds): Promise<voi
 }
 
 /** Ends a grant and every code and token issued under it. */
-export async function deleteGrant(db: Q, grantId: string): Promise<void> {
-  await deleteCredentialsOfGrants(db, (q) => q.selectFrom('grants').select('id').where('id', '=', grantId));
-  await db.deleteFrom('grants').where('id', '=', grantId).execute();
+export function deleteGrant(db: Q, grantId: string): Promise<void> {
+  return atomically(db, async (trx) => {
+    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('id', '=', grantId));
+    await trx.deleteFrom('grants').where('id', '=', grantId).execute();
+  });
 }
 
 /** Grants of an app whose scope set differs from `scope` (SPEC §3.3). */
@@ -129,12 +132,14 @@ const upsertGrantRow = preparedQuery(
 );
 
 /** Ends a user's grant for an app, with its codes and tokens. */
-export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
-  await deleteCredentialsOfGrants(db, (q) => q.selectFrom('grants').select('id').where('user_id', '=', userId).where('app_id', '=', appId));
-  const result = await db
-    .deleteFrom('grants')
-    .where('user_id', '=', userId)
-    .where('app_id', '=', appId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+  return atomically(db, async (trx) => {
+    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('user_id', '=', userId).where('app_id', '=', appId));
+    const result = await trx
+      .deleteFrom('grants')
+      .where('user_id', '=', userId)
+      .where('app_id', '=', appId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
 }

@@ -148,7 +148,7 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
   // The consenter: consent, then exchange the code.
   const consents = { exchanged: [] as Tokens[], kept: [] as string[], exchangeInFlight: null as string | null };
   // The revoker: tokens, then an RFC 7009 revocation of the refresh token or of the access token.
-  const revocations = { answered: [] as Revocation[], cycles: 0 };
+  const revocations = { answered: [] as Revocation[], inFlight: new Map<string, Revocation>(), cycles: 0 };
   // The leaver: consent, tokens, then "remove app" on the account page.
   const leaving = { grantMayExist: true };
   let cycle = 0;
@@ -191,16 +191,20 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
     untilKilled(log, 'revoker', async () => {
       const tokens = await exchangeForTokens(client, await authorizationCode(revokerBrowser!, client));
       const kind = revocations.cycles++ % 2 === 0 ? 'refresh_token' : 'access_token';
+      revocations.inFlight.set('revoker', { tokens, kind });
       const answer = await send(base, 'POST', '/oauth2/revoke', {
         form: { token: kind === 'refresh_token' ? tokens.refresh_token : tokens.access_token, client_id: client.clientId, client_secret: client.secret },
       });
       expectStatus(answer, 200, 'revocation');
+      revocations.inFlight.delete('revoker');
       revocations.answered.push({ tokens, kind });
     }),
     untilKilled(log, 'leaver', async () => {
       const code = await consent(leaverBrowser!, client, `l${cycle++}`, () => (leaving.grantMayExist = true));
       const tokens = await exchangeForTokens(client, code);
+      revocations.inFlight.set('leaver', { tokens, kind: 'account' });
       await revokeOnAccountPage(leaverBrowser!, registered.app.id);
+      revocations.inFlight.delete('leaver');
       leaving.grantMayExist = false;
       revocations.answered.push({ tokens, kind: 'account' });
     }),
@@ -310,6 +314,16 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
       assert.equal(refresh.status, 400, `${kind} revocation: the refresh token works after the restart`);
       assert.equal(refresh.json().error, 'invalid_grant');
     }
+  }
+  // A revocation in flight at the kill happened wholly or not at all: its tokens (and, for the
+  // account page, the grant) are all gone or all there.
+  for (const { tokens, kind } of revocations.inFlight.values()) {
+    if (kind === 'access_token') continue; // one row: nothing to be half-done
+    const grant = await db.selectFrom('grants').select('id').where('user_id', '=', leaver!.id).executeTakeFirst();
+    const accessWorks = (await profileStatus(base, tokens.access_token)) === 200;
+    const refreshWorks = (await refreshWith(client, tokens.refresh_token)).status === 200;
+    assert.equal(refreshWorks, accessWorks, `${kind} revocation in flight at the kill: half done`);
+    if (kind === 'account') assert.equal(grant !== undefined, accessWorks, 'account-page revocation in flight at the kill: the grant and its tokens disagree');
   }
   if (!leaving.grantMayExist) {
     assert.equal(await db.selectFrom('grants').select('id').where('user_id', '=', leaver!.id).executeTakeFirst(), undefined, 'the removed app is back');
