@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app.js';
 import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
-import { appByClientIdLookup, type App } from '../store/apps.js';
+import { appByClientIdLookup, lockedAppScopes, type App } from '../store/apps.js';
 import { insertAuthorizationCode } from '../store/codes.js';
-import { deleteGrantCredentialsWithScopes, findGrant, upsertGrant, type Grant } from '../store/grants.js';
+import { deleteGrantCredentialsWithScopes, findGrant, lockGrantForConsent, upsertGrant, type Grant } from '../store/grants.js';
 import { findUserById } from '../store/users.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { requestedRedirectUri } from './redirect-uri.js';
@@ -185,14 +185,26 @@ export async function approveAuthorization(
   const now = ctx.clock();
   const scope = formatScopes(grantedScopes);
   const code = newCredential('authorizationCode');
-  await ctx.db.kysely.transaction().execute(async (trx) => {
-    const previous = await findGrant(trx, userId, request.app.id);
-    const { grantScope, withdrawn } = consentOutcome(previous ? parseScopeString(previous.scope) : [], request.scopes, grantedScopes);
-    const grantId = await upsertGrant(trx, { id: randomUUID(), userId, appId: request.app.id, scope: grantScope }, now);
+  const recorded = await ctx.db.kysely.transaction().execute(async (trx) => {
+    // The request was checked against the app's scopes before this transaction; a developer may
+    // have narrowed them since (docs/oauth.md "When tokens stop working").
+    const registered = await lockedAppScopes(trx, ctx.db.dialect, request.app.id);
+    if (!registered || grantedScopes.some((name) => !registered.includes(name))) return false;
+    const previous = await lockGrantForConsent(trx, { id: randomUUID(), userId, appId: request.app.id }, now);
+    const { grantScope, withdrawn } = consentOutcome(parseScopeString(previous.scope), request.scopes, grantedScopes);
+    const grantId = await upsertGrant(trx, { id: previous.id, userId, appId: request.app.id, scope: grantScope }, now);
     // A withdrawn scope takes effect now, not when the tokens carrying it expire.
     await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
     await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));
+    return true;
   });
+  if (!recorded) {
+    return authorizationResponseUrl(ctx.config, request.redirectUri, {
+      error: 'invalid_scope',
+      error_description: 'the app is no longer registered for a requested scope',
+      state: request.state,
+    });
+  }
   return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Dialect } from '../db/database.js';
 import type { AppTable, Database } from '../db/schema.js';
 
 type Q = Kysely<Database>;
@@ -112,6 +112,19 @@ export function appByClientIdLookup(db: Db): (clientId: string) => Promise<App |
     clientLookups.set(db, lookup);
   }
   return lookup;
+}
+
+/**
+ * An app's registered scopes for a consent being recorded, in its transaction. On PostgreSQL the
+ * row is share-locked until the consent commits, so a developer's change of the scopes (an UPDATE
+ * of the row) and the consent happen one after the other: the change ends the consent's grant if
+ * its set differs, or the consent sees the new set. SQLite runs one write transaction at a time.
+ */
+export async function lockedAppScopes(db: Q, dialect: Dialect, appId: string): Promise<string[] | undefined> {
+  let query = db.selectFrom('apps').select('scopes').where('id', '=', appId);
+  if (dialect === 'postgres') query = query.forShare();
+  const row = await query.executeTakeFirst();
+  return row && (row.scopes === '' ? [] : row.scopes.split(' '));
 }
 
 export async function findAppById(db: Q, id: string): Promise<App | undefined> {

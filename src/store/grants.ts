@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, GrantTable } from '../db/schema.js';
+import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type Grant = Selectable<GrantTable>;
@@ -13,9 +14,35 @@ export async function findGrant(db: Q, userId: string, appId: string): Promise<G
   return (await selectGrant(db, userId, appId)).rows[0];
 }
 
-/** Deleting a grant cascades to every code and token issued under it. */
-export async function deleteGrant(db: Q, grantId: string): Promise<void> {
-  await db.deleteFrom('grants').where('id', '=', grantId).execute();
+/** The ids of the grants to end, as a subquery. */
+type GrantIds = (db: Q) => SelectQueryBuilder<Database, 'grants', { id: string }>;
+
+/**
+ * Ends every code and token of the grants `grantIds` selects, before the grants themselves go.
+ * The foreign keys would cascade from a deleted grant to its codes and tokens, but in the opposite
+ * order to a refresh racing it, which locks its old token first and the grant last (the
+ * foreign-key check of the pair it inserts, at the end of its statement): on PostgreSQL the two
+ * deadlock, and one fails after deadlock_timeout. Deleted first, the way a code exchange and a
+ * refresh lock them, the rows make a racing exchange or refresh wait and then find nothing, or
+ * finish first. The refresh tokens go again until a DELETE finds none (see deleteTokenFamily in
+ * tokens.ts): under READ COMMITTED a DELETE that waited for a rotation does not see the pair that
+ * rotation inserted.
+ */
+async function deleteCredentialsOfGrants(db: Q, grantIds: GrantIds): Promise<void> {
+  await db.deleteFrom('authorization_codes').where('grant_id', 'in', grantIds(db)).execute();
+  let deleted: bigint;
+  do {
+    deleted = (await db.deleteFrom('refresh_tokens').where('grant_id', 'in', grantIds(db)).executeTakeFirst()).numDeletedRows;
+  } while (deleted > 0n);
+  await db.deleteFrom('access_tokens').where('grant_id', 'in', grantIds(db)).execute();
+}
+
+/** Ends a grant and every code and token issued under it. */
+export function deleteGrant(db: Q, grantId: string): Promise<void> {
+  return atomically(db, async (trx) => {
+    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('id', '=', grantId));
+    await trx.deleteFrom('grants').where('id', '=', grantId).execute();
+  });
 }
 
 /** Grants of an app whose scope set differs from `scope` (SPEC §3.3). */
@@ -30,6 +57,7 @@ export async function countGrantsWithOtherScope(db: Q, appId: string, scope: str
 }
 
 export async function deleteGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
+  await deleteCredentialsOfGrants(db, (q) => q.selectFrom('grants').select('id').where('app_id', '=', appId).where('scope', '!=', scope));
   const result = await db
     .deleteFrom('grants')
     .where('app_id', '=', appId)
@@ -57,6 +85,30 @@ export async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, d
 }
 
 /**
+ * The user's grant for an app, locked until the transaction ends, for a consent to change it:
+ * created with no scope when there is none (the consent gives it one before committing). Two
+ * consents sent at once (a double click, two tabs) are so decided one after the other, the second
+ * seeing the scopes the first left, as the withdrawal rule needs (authorize.ts consentOutcome); a
+ * plain read would let both start from the same scopes. Returns the grant's id and its scope
+ * before this consent ('' for a new grant).
+ */
+export async function lockGrantForConsent(db: Q, grant: { id: string; userId: string; appId: string }, now: number): Promise<{ id: string; scope: string }> {
+  const { rows } = await lockGrantRow(db, grant.id, grant.userId, grant.appId, '', now, now, now);
+  return rows[0]!;
+}
+
+const lockGrantRow = preparedQuery(
+  (db: Q, id: string, userId: string, appId: string, noScope: string, createdAt: number, updatedAt: number, touchedAt: number) =>
+    db
+      .insertInto('grants')
+      .values({ id, user_id: userId, app_id: appId, scope: noScope, created_at: createdAt, updated_at: updatedAt, last_used_at: null })
+      // An update, even of nothing that matters, locks the row (PostgreSQL waits here for another
+      // consent's transaction to end); SQLite runs one write transaction at a time anyway.
+      .onConflict((oc) => oc.columns(['user_id', 'app_id']).doUpdateSet({ updated_at: touchedAt }))
+      .returning(['id', 'scope']),
+);
+
+/**
  * Records a user's consent for an app (one row per user and app). The grant's scope set becomes
  * `grant.scope` (what `consentOutcome` made of the consent page); returns the grant's id.
  */
@@ -79,12 +131,15 @@ const upsertGrantRow = preparedQuery(
       .returning('id'),
 );
 
-/** Ends a user's grant for an app; its codes and tokens go with it (foreign-key cascade). */
-export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('grants')
-    .where('user_id', '=', userId)
-    .where('app_id', '=', appId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Ends a user's grant for an app, with its codes and tokens. */
+export function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+  return atomically(db, async (trx) => {
+    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('user_id', '=', userId).where('app_id', '=', appId));
+    const result = await trx
+      .deleteFrom('grants')
+      .where('user_id', '=', userId)
+      .where('app_id', '=', appId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
 }

@@ -60,10 +60,33 @@ export async function markRefreshTokenRotated(
 /**
  * Ends every access and refresh token descending from one authorization code. A family lives in
  * one grant; the rows are found through the grant_id index (there is none on family_id).
+ *
+ * A refresh racing this (another connection or process) must not leave a pair behind. So the
+ * refresh tokens go first, and again until a DELETE finds none: a rotation either committed
+ * before a DELETE read the table (its new pair is visible to the next statement), or finds its
+ * token gone and writes nothing. Under READ COMMITTED a DELETE that waited for a rotation's row
+ * lock does not see the row that rotation inserted, hence the repeat; once a DELETE removes
+ * nothing, no rotation of the family is under way and none can start. The access tokens go last,
+ * when every rotation that made one has committed. (In a transaction, a rotation that reaches a
+ * deleted row waits for the commit, then finds nothing.)
  */
-export async function deleteTokenFamily(db: Q, grantId: string, familyId: string): Promise<void> {
-  await db.deleteFrom('access_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
-  await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
+export function deleteTokenFamily(db: Q, grantId: string, familyId: string): Promise<void> {
+  return atomically(db, async (trx) => {
+    let deleted: bigint;
+    do {
+      const result = await trx.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).executeTakeFirst();
+      deleted = result.numDeletedRows;
+    } while (deleted > 0n);
+    await trx.deleteFrom('access_tokens').where('grant_id', '=', grantId).where('family_id', '=', familyId).execute();
+  });
+}
+
+/**
+ * Runs `work` in a transaction (or in the one `db` already is): a revocation of several
+ * statements happens wholly or not at all, even if the process dies between them.
+ */
+export function atomically<T>(db: Q, work: (trx: Q) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
 export async function deleteAccessToken(db: Q, tokenHash: string): Promise<void> {
