@@ -114,7 +114,13 @@ export function appByClientIdLookup(db: Db): (clientId: string) => Promise<App |
   return lookup;
 }
 
+/** App ids, like client ids, are visible ASCII: anything else (a NUL PostgreSQL would refuse) names no app. */
+export function isAppIdSyntax(id: string): boolean {
+  return isClientIdSyntax(id);
+}
+
 export async function findAppById(db: Q, id: string): Promise<App | undefined> {
+  if (!isAppIdSyntax(id)) return undefined;
   const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
   return row && appFromRow(row);
 }

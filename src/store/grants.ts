@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, GrantTable } from '../db/schema.js';
+import { isAppIdSyntax } from './apps.js';
 
 type Q = Kysely<Database>;
 export type Grant = Selectable<GrantTable>;
@@ -81,6 +82,7 @@ const upsertGrantRow = preparedQuery(
 
 /** Ends a user's grant for an app; its codes and tokens go with it (foreign-key cascade). */
 export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+  if (!isAppIdSyntax(appId)) return false;
   const result = await db
     .deleteFrom('grants')
     .where('user_id', '=', userId)
