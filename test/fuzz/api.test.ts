@@ -80,7 +80,7 @@ export const API_ROUTES: Route[] = [
 ];
 
 /** Cases per database in `npm test`. */
-const RUNS = 1500;
+const RUNS = 1000;
 
 forEachDialect('fuzzing the resource API', (dialect) => {
   let target: FuzzTarget;

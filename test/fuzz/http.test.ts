@@ -16,7 +16,7 @@ export const HEALTH_ROUTES: Route[] = [
 ];
 
 /** Cases per database in `npm test`. */
-const RUNS = 1000;
+const RUNS = 600;
 
 forEachDialect('fuzzing health checks and unknown paths', (dialect) => {
   let target: FuzzTarget;

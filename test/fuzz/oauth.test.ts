@@ -90,7 +90,7 @@ export const OAUTH_ROUTES: Route[] = [
 ];
 
 /** Cases per database in `npm test`. */
-const RUNS = 1500;
+const RUNS = 1000;
 
 forEachDialect('fuzzing the authorization server', (dialect) => {
   let target: FuzzTarget;

@@ -8,6 +8,7 @@
  *   FUZZ_STATS=1       print how often each route answered each status (how deep the cases reach)
  */
 import assert from 'node:assert/strict';
+import { basename } from 'node:path';
 import type { TestContext } from 'node:test';
 import fc from 'fast-check';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -85,9 +86,11 @@ export async function fuzz(context: TestContext, target: FuzzTarget, requests: f
   context.diagnostic(`${details.numRuns} cases, FUZZ_SEED=${details.seed}`);
   for (const [key, count] of [...statistics].sort()) context.diagnostic(`${String(count).padStart(6)} ${key}`);
   if (details.failed) {
-    const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH="${details.counterexamplePath}"`;
+    // Each test file runs in its own process: argv[1] names it.
+    const file = `fuzz/${basename(process.argv[1] ?? '', '.js')}`;
+    const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH="${details.counterexamplePath}" node scripts/test.mjs ${file}`;
     const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    assert.fail(`fuzzing found a failing case; replay it with ${replay} node scripts/test.mjs fuzz/\n${error}\n\n${fc.defaultReportMessage(details)}`);
+    assert.fail(`fuzzing found a failing case; replay it with ${replay}\n${error}\n\n${fc.defaultReportMessage(details)}`);
   }
   await assertStillServing(target);
 }

@@ -108,7 +108,7 @@ export const WEB_ROUTES: Route[] = [
 ];
 
 /** Cases per database in `npm test`. */
-const RUNS = 1500;
+const RUNS = 1000;
 
 forEachDialect('fuzzing the pages', (dialect) => {
   let target: FuzzTarget;
