@@ -28,9 +28,21 @@ export function allowedStatuses(spec: RequestSpec): Set<number> {
   const readers = spec.pathMangled && route ? [...spec.servedBy, route] : spec.servedBy;
   if (readers.some((reader) => reader.method !== 'GET') && parsesBody) add(400, 415);
   if (headerNames.has('content-length') && parsesBody) add(400, 413);
+  // A path the router cannot take apart (a malformed escape, a parameter over 100 characters) is
+  // refused before any route; which of these two it gets is not the route's to say.
+  if (!decodes(spec.path) || spec.path.split('/').some((segment) => segment.length > 100)) add(400, 404);
   // A signed-in page sends HEAD, like any method but GET, to sign in with a 303 (also a fine answer).
   if (spec.method === 'HEAD' && allowed.has(302)) add(303);
   return allowed;
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Internals that must never reach a client: stack frames, paths, SQL and its errors, error codes. */
