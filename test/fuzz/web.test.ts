@@ -14,6 +14,7 @@ import { pathParameter, requestsTo, type Route } from './requests.js';
 const returnTo = fc.constantFrom(
   '/account', '/dashboard', '/oauth2/authorize?client_id=x&redirect_uri=y', '//evil.example', '/\\evil.example', 'https://evil.example/',
   '/%2F%2Fevil.example', '/\t/evil.example', ' /account', '/account#x', '/./account', '/..//evil.example', 'javascript:alert(1)',
+  '/€', '/café', '/\u202Eaccount', '/account?x=😀',
 );
 
 /**
