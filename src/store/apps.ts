@@ -127,7 +127,13 @@ export async function lockedAppScopes(db: Q, dialect: Dialect, appId: string): P
   return row && (row.scopes === '' ? [] : row.scopes.split(' '));
 }
 
+/** App ids, like client ids, are visible ASCII: anything else (a NUL PostgreSQL would refuse) names no app. */
+export function isAppIdSyntax(id: string): boolean {
+  return isClientIdSyntax(id);
+}
+
 export async function findAppById(db: Q, id: string): Promise<App | undefined> {
+  if (!isAppIdSyntax(id)) return undefined;
   const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
   return row && appFromRow(row);
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, GrantTable } from '../db/schema.js';
+import { isAppIdSyntax } from './apps.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -132,7 +133,8 @@ const upsertGrantRow = preparedQuery(
 );
 
 /** Ends a user's grant for an app, with its codes and tokens. */
-export function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+  if (!isAppIdSyntax(appId)) return false;
   return atomically(db, async (trx) => {
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('user_id', '=', userId).where('app_id', '=', appId));
     const result = await trx

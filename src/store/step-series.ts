@@ -448,11 +448,31 @@ function postgresSums(pool: pg.Pool): (plan: BucketPlan, shape: SeriesQuery) => 
     if (readColumns === undefined) {
       // Beyond MAX_PREPARED_SHAPES a shape is not kept, nor prepared on the server's connections.
       const kept = byText.size < MAX_PREPARED_SHAPES;
-      readColumns = postgresSeriesColumns(pool, shape, kept);
+      readColumns = shape.values.length < MAX_UNNEST_COLUMNS ? postgresSeriesColumns(pool, shape, kept) : postgresOwnColumns(pool, shape);
       if (kept) byText.set(shape.text, readColumns);
     }
     const read = readColumns;
     return async (userId) => sumsOf(plan, shape, await read(withUser(shape.values, userId)));
+  };
+}
+
+/**
+ * PostgreSQL's limit on the columns of a function in FROM: the batched statement unnests one
+ * column per value of the shape, plus the ordinality. A shape with more values (a daily series of
+ * years in a zone whose midnights are not on UTC hours, like Australia/Lord_Howe: corrections
+ * for every day) is read by a statement of its own.
+ */
+const MAX_UNNEST_COLUMNS = 1664;
+
+/** PostgreSQL: one series read by its own statement, not batched with others. */
+function postgresOwnColumns(pool: pg.Pool, shape: SeriesQuery): (values: unknown[]) => Promise<SeriesColumns> {
+  const text = numberedPlaceholders(shape.text);
+  const count = shape.columns.length;
+  return async (values) => {
+    const result = await pool.query<Array<number | string>>({ text, values, rowMode: 'array' });
+    const columns = Array.from({ length: count }, (): Array<number | string> => []);
+    for (const row of result.rows) for (let c = 0; c < count; c++) columns[c]!.push(row[c]!);
+    return columns;
   };
 }
 

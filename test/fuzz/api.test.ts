@@ -1,0 +1,95 @@
+/**
+ * Fuzzing the resource API (src/api/routes.ts): the user resource at /v1/users/me and /users
+ * (GET, PUT) and the steps collection (GET a series, POST samples), with real bearer tokens of
+ * every scope and of one scope mixed in with broken ones.
+ */
+import { after, before, it } from 'node:test';
+import fc from 'fast-check';
+import { forEachDialect } from '../support/databases.js';
+import { hostileJson, hostileText } from './hostile.js';
+import { timeZone, unixSeconds } from './plausible.js';
+import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
+import { requestsTo, type Route } from './requests.js';
+
+/** A JSON value for a field: usually of the right type and near its limits, sometimes anything. */
+function jsonField<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
+  return fc.oneof({ weight: 3, arbitrary: right }, { weight: 1, arbitrary: hostileJson });
+}
+
+const displayName = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('Walker', 'Ada Lovelace', ' Ada ', 'Zoë', '步行者', 'x'.repeat(100)) }, { weight: 2, arbitrary: hostileText() });
+const stepGoal = fc.oneof(fc.integer({ min: -2, max: 200_002 }), fc.constantFrom(0, 1, 200_000, 1.5, 1e21, -0));
+const strideLength = fc.oneof(fc.integer({ min: 28, max: 252 }), fc.constant(null), fc.constantFrom(30, 250, 29.9));
+
+/** A change of the profile: most fields plausible, or anything at all. */
+const profileChange = fc.oneof(
+  fc.record({ display_name: displayName, timezone: timeZone, daily_step_goal: stepGoal, stride_length_cm: strideLength }, { requiredKeys: [] }),
+  fc.record(
+    {
+      display_name: jsonField(displayName),
+      timezone: jsonField(timeZone),
+      daily_step_goal: jsonField(stepGoal),
+      stride_length_cm: jsonField(strideLength),
+      id: jsonField(fc.uuid()),
+      created_at: jsonField(fc.integer()),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
+const now = () => Math.floor(Date.now() / 1000);
+const minute = fc.integer({ min: -20_000, max: 2_000 }).map((offset) => now() - (now() % 60) + offset * 60);
+const validSample = fc.record({ start_time: minute, value: fc.integer({ min: 0, max: 1000 }) });
+const hostileSample = fc.record(
+  {
+    start_time: jsonField(fc.oneof(minute.map((t) => t + 1), fc.constantFrom(0, -60, 2 ** 53, 1e12), minute)),
+    value: jsonField(fc.oneof(fc.integer({ min: -1, max: 1001 }), fc.constantFrom(0, 1000, 0.5))),
+    extra: hostileJson,
+  },
+  { requiredKeys: [] },
+);
+/** A batch of valid samples, sometimes with one bad one (the whole batch must then be refused). */
+const samples = fc
+  .tuple(fc.array(validSample, { maxLength: 20 }), fc.option(fc.tuple(fc.nat(), hostileSample), { freq: 2 }))
+  .map(([valid, bad]) => (bad === null ? valid : [...valid.slice(0, bad[0] % (valid.length + 1)), bad[1], ...valid.slice(bad[0] % (valid.length + 1))]));
+/** A week of minutes is the most one request may carry; one more is refused. */
+const fullWeek = fc.constantFrom(10_080, 10_081).map((count) => ({
+  samples: Array.from({ length: count }, (_, i) => ({ start_time: now() - (now() % 60) - i * 60, value: i % 1001 })),
+}));
+const sampleBatch = fc.oneof(
+  { weight: 20, arbitrary: fc.record({ samples: fc.oneof({ weight: 4, arbitrary: samples }, { weight: 1, arbitrary: hostileJson }) }, { requiredKeys: [] }) },
+  { weight: 1, arbitrary: fullWeek },
+);
+
+const bearerRoute = { face: 'api', credentials: 'bearer', rateLimited: true } as const;
+
+export const API_ROUTES: Route[] = [
+  ...['/v1/users/me', '/users'].flatMap((path): Route[] => [
+    { ...bearerRoute, method: 'GET', path, statuses: [200, 401, 403] },
+    { ...bearerRoute, method: 'PUT', path, statuses: [200, 400, 401, 403], json: profileChange },
+  ]),
+  ...['/v1/users/me/activities/steps', '/v1/users/me/activities/steps/'].flatMap((path): Route[] => [
+    {
+      ...bearerRoute,
+      method: 'GET',
+      path,
+      statuses: [200, 400, 401, 403],
+      fields: { start_time: unixSeconds, end_time: unixSeconds, granularity: fc.constantFrom('minute', 'hour', 'day', 'week', 'DAY', ''), timezone: timeZone },
+    },
+    { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: sampleBatch },
+  ]),
+];
+
+/** Cases per database in `npm test`. */
+const RUNS = 1000;
+
+forEachDialect('fuzzing the resource API', (dialect) => {
+  let target: FuzzTarget;
+  before(async () => {
+    target = await createFuzzTarget(dialect);
+  });
+  after(() => target.t.close());
+
+  it('answers every malformed, hostile or half-valid request within the error contract', async (context) => {
+    await fuzz(context, target, requestsTo(API_ROUTES), RUNS);
+  });
+});

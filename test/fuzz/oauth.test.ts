@@ -1,0 +1,105 @@
+/**
+ * Fuzzing the authorization server (src/oauth/routes.ts): RFC 8414 metadata, the authorization
+ * endpoint (GET: login or consent page or redirect; POST: the consent decision), and the client
+ * endpoints — token, revocation, introspection. Every answer holds the invariants of
+ * invariants.ts, on every database.
+ */
+import { after, before, it } from 'node:test';
+import fc from 'fast-check';
+import { forEachDialect } from '../support/databases.js';
+import { realValue } from './hostile.js';
+import { PUBLIC_REDIRECT_URI, REDIRECT_URI } from './world.js';
+import { base64url43, clientId, mostly, redirectUri, scopeList } from './plausible.js';
+import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
+import { requestsTo, type Route } from './requests.js';
+
+const authorizationRequest = {
+  response_type: mostly(['code'], ['token', 'code id_token', 'CODE', 'code ']),
+  client_id: clientId,
+  redirect_uri: redirectUri,
+  // The seed's name for redirect_uri: sent alone, or with it (then both must agree).
+  redirect_url: null,
+  state: fc.string(),
+  scope: scopeList,
+  code_challenge: fc.oneof({ weight: 3, arbitrary: realValue(['codeChallenge']) }, { weight: 1, arbitrary: base64url43 }),
+  code_challenge_method: mostly(['S256'], ['plain', 's256', 'S512']),
+  prompt: fc.constantFrom('consent', 'none', 'login', 'consent login', 'select_account'),
+};
+
+const clientCredentials = {
+  client_id: clientId,
+  client_secret: realValue(['clientSecret']),
+};
+
+/** Each app's own redirect URI (or a near miss of it), so that requests get to the checks behind it. */
+const forConfidentialApp = { client_id: realValue(['clientId']), redirect_uri: mostly([REDIRECT_URI], [`${REDIRECT_URI}/`, PUBLIC_REDIRECT_URI]) };
+const forPublicApp = { client_id: realValue(['publicClientId']), redirect_uri: mostly([PUBLIC_REDIRECT_URI], ['http://127.0.0.1:10/cb', REDIRECT_URI]) };
+
+const authorizeGet: Omit<Route, 'fields'> = { method: 'GET', path: '/oauth2/authorize', face: 'page', statuses: [200, 302, 400], credentials: 'session' };
+const consentPost: Route = {
+  method: 'POST',
+  path: '/oauth2/authorize',
+  face: 'page',
+  statuses: [303, 400, 403],
+  fields: {
+    ...authorizationRequest,
+    csrf_token: realValue(['csrf']),
+    decision: mostly(['allow', 'deny'], ['ALLOW', 'allow ']),
+    granted_scope: scopeList,
+  },
+  credentials: 'session',
+};
+const clientEndpoint: Omit<Route, 'path'> = { method: 'POST', face: 'api', statuses: [200, 400, 401], credentials: 'client', rateLimited: true };
+const tokenRequest = {
+  grant_type: mostly(['authorization_code', 'refresh_token'], ['client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:device_code', 'constructor', '__proto__']),
+  code: realValue(['code', 'code', 'code', 'refreshToken', 'accessToken']),
+  redirect_uri: redirectUri,
+  code_verifier: fc.oneof({ weight: 3, arbitrary: realValue(['codeVerifier']) }, { weight: 1, arbitrary: base64url43 }),
+  refresh_token: realValue(['refreshToken', 'refreshToken', 'refreshToken', 'accessToken', 'code']),
+  scope: scopeList,
+  ...clientCredentials,
+};
+
+/**
+ * Some routes appear more than once: with every field, and with the fields of one scenario (the
+ * confidential or the public app, a code exchange, a refresh) so that more cases get deep.
+ */
+export const OAUTH_ROUTES: Route[] = [
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', face: 'api', statuses: [200], credentials: 'none' },
+  { ...authorizeGet, fields: authorizationRequest },
+  { ...authorizeGet, fields: { ...authorizationRequest, ...forConfidentialApp } },
+  { ...authorizeGet, fields: { ...authorizationRequest, ...forPublicApp } },
+  consentPost,
+  { ...consentPost, fields: { ...consentPost.fields, ...forConfidentialApp } },
+  { ...clientEndpoint, path: '/oauth2/token', fields: tokenRequest },
+  {
+    ...clientEndpoint,
+    path: '/oauth2/token',
+    fields: { ...tokenRequest, grant_type: fc.constant('authorization_code'), code: realValue(['code']), redirect_uri: mostly([REDIRECT_URI], [PUBLIC_REDIRECT_URI]), refresh_token: null },
+  },
+  { ...clientEndpoint, path: '/oauth2/token', fields: { ...tokenRequest, grant_type: fc.constant('refresh_token'), refresh_token: realValue(['refreshToken']), code: null, code_verifier: null } },
+  ...(['/oauth2/revoke', '/oauth2/introspect'] as const).map((path): Route => ({
+    ...clientEndpoint,
+    path,
+    fields: {
+      token: realValue(['accessToken', 'refreshToken', 'narrowToken', 'code', 'clientSecret']),
+      token_type_hint: fc.constantFrom('access_token', 'refresh_token', 'code', 'id_token', ''),
+      ...clientCredentials,
+    },
+  })),
+];
+
+/** Cases per database in `npm test`. */
+const RUNS = 1000;
+
+forEachDialect('fuzzing the authorization server', (dialect) => {
+  let target: FuzzTarget;
+  before(async () => {
+    target = await createFuzzTarget(dialect);
+  });
+  after(() => target.t.close());
+
+  it('answers every malformed, hostile or half-valid request within the error contract', async (context) => {
+    await fuzz(context, target, requestsTo(OAUTH_ROUTES), RUNS);
+  });
+});
