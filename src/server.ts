@@ -11,6 +11,9 @@ export async function serve(config: Config): Promise<void> {
   const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
   await migrateToLatest(db);
   const app = await buildApp({ config, db, clock: systemClock });
+  // The sign-in forms' CSRF key is made now, while the database is known to be writable, rather
+  // than by the first sign-in page (which a full disk would then refuse).
+  await app.serverSecrets.preSessionCsrf();
   checkpointsFailed = (error) => app.log.warn({ err: error }, 'background WAL checkpoints stopped; the server connection checkpoints again');
 
   const sweep = async () => {
