@@ -6,13 +6,14 @@
  * The load, paced to SOAK_RATE requests per second in all:
  *   - refresh chains: each rotates its refresh token (RFC 6749 §6), reads the profile and a
  *     7-day steps series with the new access token, and now and then uploads a day of minutes;
- *   - one browser at a time: a complete authorization-code flow (sign-in with Argon2id, consent,
- *     exchange), then the refresh token revoked (RFC 7009) and its access token checked refused.
+ *   - SOAK_FLOWS times a second, one browser at a time: a complete authorization-code flow (sign-in
+ *     with Argon2id, consent, exchange), then the refresh token revoked (RFC 7009) and its access
+ *     token checked refused. Sign-ins are rarer than API calls, as on a real service.
  * Token, code and session lifetimes are short and the sweeper runs every SWEEP_INTERVAL, so that
  * expiry and sweeping happen many times during the run.
  *
  * Environment: SOAK_SECONDS (default 300), SOAK_RATE (requests/s, default 400), SOAK_CHAINS
- * (default 8). Exits 1 when a check fails.
+ * (default 8), SOAK_FLOWS (flows/s, default 2). Exits 1 when a check fails.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ import { ALL_SCOPES, prepareStride, startStride, STRIDE_ENDPOINTS, strideTokens,
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const RATE = Number(process.env.SOAK_RATE ?? 400);
 const CHAINS = Number(process.env.SOAK_CHAINS ?? 8);
+const FLOWS_PER_SECOND = Number(process.env.SOAK_FLOWS ?? 2);
 const SWEEP_INTERVAL = 20;
 const SERVER_ENV = {
   ACCESS_TOKEN_TTL: '60',
@@ -49,7 +51,7 @@ class Recorder {
 
   private current(): MinuteSample {
     const index = Math.floor((performance.now() - this.startedAt) / 60_000);
-    while (this.minutes.length <= index) this.minutes.push({ latenciesMs: [], serverErrors: 0, unexpected: 0, rssMb: [] });
+    while (this.minutes.length <= index) this.minutes.push({ latenciesMs: [], byKind: {}, serverErrors: 0, unexpected: 0, rssMb: [] });
     return this.minutes[index]!;
   }
 
@@ -64,7 +66,9 @@ class Recorder {
       return null;
     }
     const minute = this.current();
-    minute.latenciesMs.push(performance.now() - started);
+    const ms = performance.now() - started;
+    minute.latenciesMs.push(ms);
+    (minute.byKind[label] ??= []).push(ms);
     if (response.status >= 500) minute.serverErrors += 1;
     if (response.status !== expected) {
       this.unexpected(`${label}: ${response.status} ${response.body.slice(0, 160)}`);
@@ -166,7 +170,9 @@ async function chain(run: Run, tokens: TokenSet, index: number): Promise<void> {
 async function flowsAndRevocations(run: Run): Promise<number> {
   const { server, setup, recorder, pace } = run;
   let flows = 0;
+  const nextFlow = pacer(FLOWS_PER_SECOND);
   while (Date.now() < run.until) {
+    await nextFlow();
     const connections = new Connections();
     try {
       await pace();
@@ -224,6 +230,14 @@ function formatMinutes(minutes: readonly MinuteSummary[]): string {
   return [header, ...rows].map((cells) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ')).join('\n');
 }
 
+function formatKinds(minutes: readonly MinuteSummary[]): string {
+  const kinds = [...new Set(minutes.flatMap((m) => Object.keys(m.p99ByKindMs)))];
+  const header = ['minute', ...kinds];
+  const rows = minutes.map((m) => [String(m.minute), ...kinds.map((k) => m.p99ByKindMs[k]?.toFixed(2) ?? '—')]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((cells) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ')).join('\n');
+}
+
 async function main(): Promise<void> {
   installCleanup();
   const dir = await mkdtemp(join(tmpdir(), 'stride-soak-'));
@@ -263,8 +277,9 @@ async function main(): Promise<void> {
     });
 
     const out = process.stdout;
-    out.write(`\nsoak: ${SECONDS} s, ${RATE} requests/s paced, ${CHAINS} refresh chains, ${flows} flows with revocations (median ${recorder.flowMedianMs().toFixed(0)} ms)\n\n`);
+    out.write(`\nsoak: ${SECONDS} s, ${RATE} requests/s paced, ${CHAINS} refresh chains, ${flows} flows with revocations at up to ${FLOWS_PER_SECOND}/s (median ${recorder.flowMedianMs().toFixed(0)} ms)\n\n`);
     out.write(`${formatMinutes(minutes)}\n\n`);
+    out.write(`p99 ms by kind of request:\n${formatKinds(minutes)}\n\n`);
     out.write('rows per minute (codes, access tokens, refresh tokens, sessions, step minutes):\n');
     for (const [i, t] of [...tables, finalTables].entries()) {
       const label = i < tables.length ? `  after minute ${i + 1}` : '  at the end';

@@ -8,6 +8,8 @@ import type { Check } from './report.js';
 export interface MinuteSample {
   /** Request latencies of the minute, in milliseconds, any order. */
   latenciesMs: number[];
+  /** The same latencies by kind of request (refresh, upload…), to see where a tail comes from. */
+  byKind: Record<string, number[]>;
   /** Answers with a 5xx status. */
   serverErrors: number;
   /** Answers that were not what the client expected (a refused refresh, a failed upload…). */
@@ -27,6 +29,8 @@ export interface MinuteSummary {
   rssPeakMb: number;
   serverErrors: number;
   unexpected: number;
+  /** p99 of each kind of request, in milliseconds. */
+  p99ByKindMs: Record<string, number>;
 }
 
 export function summarizeMinute(index: number, sample: MinuteSample, seconds = 60): MinuteSummary {
@@ -41,6 +45,9 @@ export function summarizeMinute(index: number, sample: MinuteSample, seconds = 6
     rssPeakMb: sample.rssMb.length > 0 ? Math.max(...sample.rssMb) : NaN,
     serverErrors: sample.serverErrors,
     unexpected: sample.unexpected,
+    p99ByKindMs: Object.fromEntries(
+      Object.entries(sample.byKind).map(([kind, latencies]) => [kind, percentile([...latencies].sort((a, b) => a - b), 99)]),
+    ),
   };
 }
 
@@ -51,8 +58,8 @@ export const MAX_P99_DRIFT = 1.5;
 
 /**
  * The pass rules: zero 5xx and zero unexpected answers over the whole run; no later minute's peak
- * RSS more than 10 % above the RSS at the end of the first minute; the last minute's p99 within
- * 1.5× the second minute's (the first is warm-up).
+ * RSS more than 10 % above the first minute's peak; the last minute's p99 within 1.5× the second
+ * minute's (the first is warm-up).
  */
 export function soakChecks(minutes: readonly MinuteSummary[]): Check[] {
   const serverErrors = minutes.reduce((sum, m) => sum + m.serverErrors, 0);
@@ -65,13 +72,15 @@ export function soakChecks(minutes: readonly MinuteSummary[]): Check[] {
     checks.push({ target: 'at least three minutes', pass: false, actual: `${minutes.length} minutes measured` });
     return checks;
   }
-  const baseline = minutes[0]!.rssEndMb;
+  // Peak against peak: within a minute RSS swings by a young generation's worth (GC's sawtooth),
+  // so the first minute's peak, not one sample of it, is what later minutes must stay near.
+  const baseline = minutes[0]!.rssPeakMb;
   const laterPeak = Math.max(...minutes.slice(1).map((m) => m.rssPeakMb));
   const growth = laterPeak / baseline - 1;
   checks.push({
     target: `RSS growth after the first minute ≤ ${MAX_RSS_GROWTH * 100} %`,
     pass: growth <= MAX_RSS_GROWTH,
-    actual: `${baseline.toFixed(1)} MB → peak ${laterPeak.toFixed(1)} MB (${(growth * 100).toFixed(1)} %)`,
+    actual: `peak ${baseline.toFixed(1)} MB in the first minute → ${laterPeak.toFixed(1)} MB later (${(growth * 100).toFixed(1)} %)`,
   });
   const second = minutes[1]!.p99Ms;
   const last = minutes.at(-1)!.p99Ms;
