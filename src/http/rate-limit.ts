@@ -13,6 +13,9 @@ import { Redis } from 'ioredis';
 import type { RateLimit } from '../config.js';
 import { ApiError } from '../errors.js';
 
+/** How long start-up waits for Redis before serving without it (its connect timeout). */
+const REDIS_READY_WAIT_MS = 2000;
+
 export async function registerRateLimiting(app: FastifyInstance): Promise<void> {
   const { redisUrl, rateLimits } = app.ctx.config;
   // With every limit off (RATE_LIMIT=off) no route asks for one: the plugin and its per-request
@@ -21,12 +24,21 @@ export async function registerRateLimiting(app: FastifyInstance): Promise<void> 
   // Commands fail at once while Redis is unreachable (no offline queue) instead of holding requests,
   // and after a second when it is connected but does not answer (a frozen or overloaded server).
   const redis = redisUrl
-    ? new Redis(redisUrl, { connectTimeout: 2000, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    ? new Redis(redisUrl, { connectTimeout: REDIS_READY_WAIT_MS, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
   if (redis) {
     redis.on('error', (error: unknown) => app.log.warn({ err: error }, 'rate-limit store (Redis) error'));
     app.addHook('onClose', async () => {
       await redis.quit().catch(() => redis.disconnect());
+    });
+    // The first requests are counted too: wait for the connection (as long as connecting may take)
+    // before serving, and serve anyway, failing open, if Redis is not there by then.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, REDIS_READY_WAIT_MS);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
   await app.register(rateLimit, {
