@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `stride` — the operator's command line (SPEC §1). Reads the same environment as the server.
  * Every command prints JSON on stdout with --json; a failure prints one line on stderr and exits 1.
@@ -6,6 +5,13 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { COMMANDS, type CommandResult } from './cli/commands.js';
 import { loadConfig } from './config.js';
+
+/** What one run of `stride` reads its settings from and writes to: the process's own, or a test's. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
 
 export const USAGE = `Usage: stride <command> [options]
 
@@ -40,50 +46,55 @@ const OPTIONS: ParseArgsConfig['options'] = {
   user: { type: 'string' },
 };
 
-async function main(argv: string[]): Promise<number> {
+/** Runs `stride ARGV`; resolves to the exit code (`serve` resolves once it listens). */
+export async function runStride(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    return fail(`${(error as Error).message.split('\n')[0]} (see stride --help)`);
+    return fail(io, `${(error as Error).message.split('\n')[0]} (see stride --help)`);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const positionals = parsed.positionals;
   if (values.help || positionals.length === 0) {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout.write(`${USAGE}\n`);
     return positionals.length === 0 && !values.help ? 1 : 0;
   }
 
   const twoWord = `${positionals[0]} ${positionals[1] ?? ''}`.trim();
   const name = COMMANDS[twoWord] ? twoWord : positionals[0]!;
   const command = COMMANDS[name];
-  if (!command) return fail(`unknown command "${twoWord}" (see stride --help)`);
+  if (!command) return fail(io, `unknown command "${twoWord}" (see stride --help)`);
   const args = positionals.slice(name.split(' ').length);
 
   try {
-    const config = loadConfig();
+    const config = loadConfig(io.env);
     const result: CommandResult = await command({ config, values, args });
     if (result === undefined) return 0;
-    process.stdout.write(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+    io.stdout.write(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
     return 0;
   } catch (error) {
     // Config, validation and command errors all carry a message meant for the operator.
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(io, error instanceof Error ? error.message : String(error));
   }
 }
 
-function fail(reason: string): number {
-  process.stderr.write(`stride: ${reason.split('\n')[0]}\n`);
+function fail(io: CliIo, reason: string): number {
+  io.stderr.write(`stride: ${reason.split('\n')[0]}\n`);
   return 1;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    // `serve` keeps the process alive through its listening socket; everything else ends here.
-    if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
-  },
-  (error: unknown) => {
-    fail(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  },
-);
+/** Runs `stride` as this process: its arguments, environment and output, and exits with the code. */
+export function runStrideProcess(): void {
+  const io: CliIo = { env: process.env, stdout: process.stdout, stderr: process.stderr };
+  runStride(process.argv.slice(2), io).then(
+    (code) => {
+      // `serve` keeps the process alive through its listening socket; everything else ends here.
+      if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exit(code);
+    },
+    (error: unknown) => {
+      fail(io, error instanceof Error ? error.message : String(error));
+      process.exit(1);
+    },
+  );
+}

@@ -1,166 +1,40 @@
+/**
+ * The command line itself (src/cli.ts), run in this process: usage, options and commands it does not
+ * know, and the environment it reads, each failure one line on stderr with a non-zero exit code.
+ */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, it } from 'node:test';
-import { hashCredential } from '../src/security/secrets.js';
-import { findAppByClientId } from '../src/store/apps.js';
-import { runCli } from './support/cli.js';
-import { createTestDatabase, forEachDialect, type TestDatabase } from './support/databases.js';
+import { describe, it } from 'node:test';
+import { runCliInProcess as cli } from './support/cli.js';
 
-const files = mkdtempSync(join(tmpdir(), 'stride-cli-'));
-function file(name: string, text: string): string {
-  const path = join(files, name);
-  writeFileSync(path, text);
-  return path;
+async function expectFailure(args: string[], env: Record<string, string>, pattern: RegExp) {
+  const run = await cli(args, env);
+  assert.equal(run.code, 1, `expected ${args.join(' ')} to fail`);
+  assert.equal(run.stdout, '');
+  assert.equal(run.stderr.trim().split('\n').length, 1, `one line, got: ${run.stderr}`);
+  assert.match(run.stderr, pattern);
 }
 
-forEachDialect('stride CLI', (dialect) => {
-  let database: TestDatabase;
-  let cli: (...args: string[]) => ReturnType<typeof runCli>;
-  before(async () => {
-    database = await createTestDatabase(dialect);
-    cli = (...args) => runCli(args, { DATABASE_URL: database.url, PUBLIC_URL: 'http://localhost:4321' });
-  });
-  after(() => database.drop());
-
-  const expectFailure = async (args: string[], pattern: RegExp) => {
-    const run = await cli(...args);
-    assert.notEqual(run.code, 0, `expected ${args.join(' ')} to fail`);
-    assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trim().split('\n').length, 1, `one line, got: ${run.stderr}`);
-    assert.match(run.stderr, pattern);
-  };
-
-  it('creates a user and refuses a duplicate email in any letter case', async () => {
-    const run = await cli('users', 'create', '--email', 'Dev@Example.com', '--password', 'correct horse', '--name', 'Dev', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    const user = JSON.parse(run.stdout);
-    assert.equal(user.email, 'dev@example.com');
-    assert.equal(user.display_name, 'Dev');
-    const stored = await database.db.kysely.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
-    assert.match(stored.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    await expectFailure(['users', 'create', '--email', 'dev@EXAMPLE.com', '--password', 'another pass'], /^stride: an account with email dev@example.com already exists$/m);
+describe('stride', () => {
+  it('prints its usage on stdout: asked with --help, or given no command (then failing)', async () => {
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: stride <command> \[options\]\n/);
+    assert.equal(help.stderr, '');
+    const none = await cli([]);
+    assert.equal(none.code, 1);
+    assert.equal(none.stdout, help.stdout);
   });
 
-  it('refuses a bad email, a short password and missing options', async () => {
-    await expectFailure(['users', 'create', '--email', 'nope', '--password', 'long enough'], /email/);
-    await expectFailure(['users', 'create', '--email', 'x@example.com', '--password', 'short'], /at least 8/);
-    await expectFailure(['users', 'create', '--email', 'x@example.com'], /--password is required/);
-    await expectFailure(['users', 'create', '--email', 'x@example.com', '--pasword', 'typo'], /Unknown option '--pasword'/);
-    await expectFailure(['frobnicate'], /unknown command "frobnicate"/);
-  });
-
-  let clientId = '';
-  it('creates a confidential app and shows its secret once, storing only a hash', async () => {
-    const run = await cli('apps', 'create', '--owner', 'dev@example.com', '--name', 'Step Counter',
-      '--redirect-uri', 'https://app.example.com/callback', '--redirect-uri', 'http://127.0.0.1:8080/cb',
-      '--scopes', 'read_profile,read_activity', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    const app = JSON.parse(run.stdout);
-    clientId = app.client_id;
-    assert.equal(app.type, 'confidential');
-    assert.deepEqual(app.scopes, ['read_profile', 'read_activity']);
-    assert.deepEqual(app.redirect_uris, ['https://app.example.com/callback', 'http://127.0.0.1:8080/cb']);
-    assert.match(app.client_secret, /^scs_[A-Za-z0-9_-]{43}$/);
-    const stored = await findAppByClientId(database.db.kysely, clientId);
-    assert.equal(stored?.clientSecretHash, hashCredential(app.client_secret));
-    const text = await cli('apps', 'list', '--owner', 'dev@example.com');
-    assert.ok(text.stdout.includes(clientId));
-    assert.ok(!text.stdout.includes(app.client_secret), 'the secret is never shown again');
-  });
-
-  it('creates a public app without a secret', async () => {
-    const run = await cli('apps', 'create', '--owner', 'dev@example.com', '--name', 'Phone',
-      '--redirect-uri', 'com.example.phone:/oauth', '--scopes', 'read_activity', '--public', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    const app = JSON.parse(run.stdout);
-    assert.equal(app.type, 'public');
-    assert.equal(app.client_secret, null);
-  });
-
-  it('refuses bad redirect URIs, unknown scopes and unknown owners', async () => {
-    const base = ['apps', 'create', '--owner', 'dev@example.com', '--name', 'Bad', '--scopes', 'read_profile'];
-    await expectFailure([...base, '--redirect-uri', 'http://evil.example.com/cb'], /must use https/);
-    await expectFailure([...base, '--redirect-uri', 'https://app.example.com/cb#frag'], /fragment/);
-    await expectFailure([...base, '--redirect-uri', 'javascript:alert(1)'], /not allowed/);
-    await expectFailure([...base, '--redirect-uri', '/relative'], /not an absolute URL/);
-    await expectFailure(['apps', 'create', '--owner', 'dev@example.com', '--name', 'Bad', '--redirect-uri', 'https://a.example/cb', '--scopes', 'read_profile,fly'], /unknown scope "fly"/);
-    await expectFailure(['apps', 'create', '--owner', 'ghost@example.com', '--name', 'Bad', '--redirect-uri', 'https://a.example/cb', '--scopes', 'read_profile'], /no user with email ghost@example.com/);
-  });
-
-  it('updates scopes and redirect URIs, and rotates the secret', async () => {
-    const run = await cli('apps', 'update', clientId, '--scopes', 'read_profile', '--redirect-uri', 'https://app.example.com/callback/', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    const app = JSON.parse(run.stdout);
-    assert.deepEqual(app.scopes, ['read_profile']);
-    assert.deepEqual(app.redirect_uris, ['https://app.example.com/callback/']);
-    assert.equal(app.grants_revoked, 0);
-    await expectFailure(['apps', 'update', clientId, '--scopes', 'teleport'], /unknown scope "teleport"/);
-    await expectFailure(['apps', 'update', 'no-such-client', '--scopes', 'read_profile'], /no app with client id no-such-client/);
-
-    const before = (await findAppByClientId(database.db.kysely, clientId))!.clientSecretHash;
-    const rotated = await cli('apps', 'rotate-secret', clientId, '--json');
-    assert.equal(rotated.code, 0, rotated.stderr);
-    const { client_secret: secret } = JSON.parse(rotated.stdout);
-    const after = (await findAppByClientId(database.db.kysely, clientId))!.clientSecretHash;
-    assert.notEqual(after, before);
-    assert.equal(after, hashCredential(secret));
-  });
-
-  it('imports steps from CSV and JSON lines', async () => {
-    await cli('users', 'create', '--email', 'walker@example.com', '--password', 'walk walk walk');
-    const csv = file('ok.csv', 'start_time,value\n1699999980,10\n1700000040,20\n\n# a comment\n1700000100,30\n');
-    const run = await cli('steps', 'import', '--user', 'walker@example.com', csv, '--json');
-    assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(JSON.parse(run.stdout), { imported: 3, user: 'walker@example.com' });
-    const jsonl = file('ok.jsonl', '{"start_time":1700000040,"value":25}\n{"start_time":1700003580,"value":5}\n');
-    assert.equal((await cli('steps', 'import', '--user', 'walker@example.com', jsonl)).code, 0);
-    const rows = await database.db.kysely.selectFrom('step_samples').select(['minute_start', 'value']).orderBy('minute_start').execute();
-    assert.deepEqual(rows.map((r) => [Number(r.minute_start), Number(r.value)]), [
-      [1699999980, 10], [1700000040, 25], [1700000100, 30], [1700003580, 5],
-    ]);
-  });
-
-  it('imports nothing from a file with a bad line, and names the line', async () => {
-    const countBefore = (await database.db.kysely.selectFrom('step_samples').selectAll().execute()).length;
-    const bad = file('bad.csv', 'start_time,value\n1700100000,10\n1700100060,20\n1700100090,30\n');
-    await expectFailure(['steps', 'import', '--user', 'walker@example.com', bad], /line 4: start_time must be a multiple of 60.*nothing was imported/);
-    const negative = file('neg.csv', '1700100000,-3\n');
-    await expectFailure(['steps', 'import', '--user', 'walker@example.com', negative], /line 1: value must be an integer from 0 to 1000/);
-    const garbage = file('garbage.jsonl', '{"start_time":1700100000,"value":1}\n{oops\n');
-    await expectFailure(['steps', 'import', '--user', 'walker@example.com', garbage], /line 2: is not valid JSON/);
-    await expectFailure(['steps', 'import', '--user', 'walker@example.com', join(files, 'missing.csv')], /ENOENT|no such file/);
-    const countAfter = (await database.db.kysely.selectFrom('step_samples').selectAll().execute()).length;
-    assert.equal(countAfter, countBefore);
-  });
-
-  it('prints demo credentials and a working authorization URL', async () => {
-    const run = await cli('demo', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    const demo = JSON.parse(run.stdout);
-    const url = new URL(demo.authorization_url);
-    assert.equal(url.origin + url.pathname, 'http://localhost:4321/oauth2/authorize');
-    assert.equal(url.searchParams.get('client_id'), demo.app.client_id);
-    assert.equal(url.searchParams.get('redirect_uri'), demo.app.redirect_uri);
-    assert.equal(url.searchParams.get('response_type'), 'code');
-    const app = await findAppByClientId(database.db.kysely, demo.app.client_id);
-    assert.deepEqual(app?.redirectUris, [demo.app.redirect_uri]);
-    assert.equal(app?.clientSecretHash, hashCredential(demo.app.client_secret));
-    assert.ok(demo.user.step_samples > 1000, 'the demo user has 90 days of steps');
-    const again = JSON.parse((await cli('demo', '--json')).stdout);
-    assert.equal(again.app.client_id, demo.app.client_id, 'a second run reuses the demo app');
-  });
-
-  it('deletes an app', async () => {
-    const run = await cli('apps', 'delete', clientId);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(await findAppByClientId(database.db.kysely, clientId), undefined);
+  it('refuses an option or a command it does not know', async () => {
+    await expectFailure(['users', 'create', '--email', 'x@example.com', '--pasword', 'typo'], {}, /^stride: Unknown option '--pasword'.*\(see stride --help\)$/m);
+    await expectFailure(['frobnicate'], {}, /^stride: unknown command "frobnicate" \(see stride --help\)$/m);
   });
 
   it('names a bad environment variable in one line', async () => {
-    const run = await runCli(['migrate'], { DATABASE_URL: database.url, ACCESS_TOKEN_TTL: 'forever' });
+    const run = await cli(['migrate'], { DATABASE_URL: 'sqlite::memory:', ACCESS_TOKEN_TTL: 'forever' });
     assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
     assert.equal(run.stderr, 'stride: ACCESS_TOKEN_TTL must be a whole number, got "forever"\n');
+    await expectFailure(['migrate'], { DATABASE_URL: 'mysql://db/stride' }, /^stride: DATABASE_URL must be sqlite:PATH/);
   });
 });

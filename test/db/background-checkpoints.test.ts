@@ -92,15 +92,35 @@ describe('background WAL checkpoints', () => {
     }
   });
 
-  it('stop once, however often asked', { timeout: 10_000 }, async () => {
+  it('stop once, however often asked: no checkpoint after, and the worker\u2019s connection closed', { timeout: 10_000 }, async () => {
     const file = join(dir, 'stopped.sqlite');
     const handle = new SQLite(file);
     handle.pragma('journal_mode = WAL');
-    const checkpoints = startBackgroundCheckpoints(handle, file);
+    const insert = withTable(handle);
+    const errors: Error[] = [];
+    const checkpoints = startBackgroundCheckpoints(handle, file, { intervalMs: 20, onError: (error) => errors.push(error) });
     await sleep(100);
     await Promise.all([checkpoints.stop(), checkpoints.stop()]);
     await checkpoints.stop();
+    // Stopped: commits stay in the log, however many intervals pass.
+    const before = size(file);
+    handle.transaction(() => {
+      for (let i = 0; i < 100; i++) insert.run('z'.repeat(500));
+    })();
+    await sleep(200);
+    assert.equal(size(file), before, 'nothing copied into the database file after stop');
+    assert.ok(size(`${file}-wal`) > 50_000, 'the commits are in the log');
+    // The worker's connection is closed: the server's is the last, so closing it copies the log
+    // back and deletes it (SQLite keeps the log while another connection has the file open).
     handle.close();
+    assert.equal(existsSync(`${file}-wal`), false, 'the log is gone with the last connection');
+    const reopened = new SQLite(file, { readonly: true });
+    try {
+      assert.equal(reopened.prepare('select count(*) from t').pluck().get(), 100);
+    } finally {
+      reopened.close();
+    }
+    assert.deepEqual(errors, []);
   });
 
   it('are not started for a database opened without them (the CLI)', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { MIGRATIONS, migrateToLatest } from '../../src/db/migrate.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliInProcess } from '../support/cli.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 
 const TABLES = [
@@ -36,7 +36,7 @@ forEachDialect('migrations', (dialect) => {
 
   it('do nothing when the schema is up to date', async () => {
     assert.deepEqual(await migrateToLatest(database.db), []);
-    const run = await runCli(['migrate'], { DATABASE_URL: database.url });
+    const run = await runCliInProcess(['migrate'], { DATABASE_URL: database.url });
     assert.equal(run.code, 0);
     assert.equal(run.stdout.trim(), 'the schema is up to date');
   });
@@ -45,7 +45,7 @@ forEachDialect('migrations', (dialect) => {
     await sql`insert into stride_migrations (name, applied_at) values ('999_future', 0)`.execute(database.db.kysely);
     try {
       await assert.rejects(migrateToLatest(database.db), /migration 999_future, which this version of Stride does not know/);
-      const run = await runCli(['migrate'], { DATABASE_URL: database.url });
+      const run = await runCliInProcess(['migrate'], { DATABASE_URL: database.url });
       assert.equal(run.code, 1);
       assert.match(run.stderr, /^stride: the database has migration 999_future/);
     } finally {

@@ -120,7 +120,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     assert.equal(await db.kysely.selectFrom('access_tokens').select('token_key').where('token_key', '=', second.access.token_key).executeTakeFirst(), undefined);
   });
 
-  it('reads the client and a refresh token with one statement, each missing on its own', async () => {
+  it('reads the client and a refresh token together, each missing on its own', async () => {
     const db = t.database.db;
     const rotation = createRefreshRotation(db);
     const s = await subject(t);

@@ -1,4 +1,7 @@
-/** Runs the compiled `stride` CLI in a child process, as an operator would. */
+/**
+ * Runs the `stride` command line: in this process (`runCliInProcess`, for the commands' behaviour),
+ * or the compiled command in a child process, as an operator would (`runCli`, `startServer`).
+ */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +17,24 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * `stride ARGS` with only `env` for its environment (and LOG_LEVEL=silent unless given), its
+ * output collected; the same result as `runCli` without starting a process.
+ */
+export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  // Loaded here, not above: most users of this file only start servers or look for a free port.
+  const { runStride } = await import('../../src/cli.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await runStride(args, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** `stride ARGS` in a child process, with this process's environment and `env`. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
