@@ -6,9 +6,7 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Db } from './db/database.js';
+import type { AppContext } from './context.js';
 import { resourceRoutes } from './api/routes.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ApiError, temporarilyUnavailable } from './errors.js';
@@ -23,25 +21,6 @@ import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
 import { serverSecretOnDemand } from './store/server-secrets.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
-
-export interface AppContext {
-  config: Config;
-  db: Db;
-  clock: Clock;
-}
-
-/** Secrets of the server, read from the database once at start (the same in every process). */
-export interface ServerSecrets {
-  /** Key of the sign-in and sign-up CSRF tokens (src/web/csrf.ts). */
-  preSessionCsrf: () => Promise<Buffer>;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    ctx: AppContext;
-    serverSecrets: ServerSecrets;
-  }
-}
 
 /** Bodies above this size are refused with 413 (a full week of minute samples is ~400 KB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

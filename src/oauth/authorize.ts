@@ -4,7 +4,7 @@
  * routes.ts only connect these to HTTP and the pages.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { appByClientIdLookup, lockedAppScopes, type App } from '../store/apps.js';

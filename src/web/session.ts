@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
 import type { User } from '../store/users.js';

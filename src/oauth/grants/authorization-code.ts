@@ -4,7 +4,7 @@
  * concurrent exchanges on any processes exactly one succeeds. A second use ends every token issued
  * from the code (RFC 6749 §4.1.2, RFC 9700 §4.14).
  */
-import type { AppContext } from '../../app.js';
+import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
 import { consumeAuthorizationCode, findAuthorizationCode, type AuthorizationCode } from '../../store/codes.js';

@@ -4,7 +4,7 @@
  * refresh within the replay window gets the same tokens back (lost responses, two tabs); a reuse
  * after the window is treated as theft and ends the whole grant.
  */
-import type { AppContext } from '../../app.js';
+import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { formatScopes, parseScopeString } from '../scopes.js';
 import { tokenKey } from '../../security/secrets.js';
