@@ -17,7 +17,7 @@ import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
+import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
 import { serverSecretOnDemand } from './store/server-secrets.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
@@ -92,11 +92,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   await app.register(resourceRoutes);
   await app.register(clientEndpointRoutes);
-  // Only the pages and the authorization endpoint read or set cookies (the session, the
+  // Only the pages, the authorization endpoint among them, read or set cookies (the session, the
   // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.
+  // The metadata document keeps the pages' scope (their security headers, HTML 5xx pages).
   await app.register(async (browserFacing) => {
     await browserFacing.register(cookie);
-    await browserFacing.register(oauthRoutes);
+    await browserFacing.register(metadataRoutes);
     await browserFacing.register(webRoutes);
   });
   return app;

@@ -1,7 +1,7 @@
 /**
  * The authorization request (RFC 6749 §4.1.1, SPEC §3.1) as plain functions: validating its
- * parameters, deciding whether consent is remembered, and issuing the code. The routes in
- * routes.ts only connect these to HTTP and the pages.
+ * parameters, deciding whether consent is remembered, and issuing the code. The browser side
+ * (src/web/pages/authorize.ts) only connects these to HTTP and the pages.
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the authorization server (src/oauth/routes.ts): RFC 8414 metadata, the authorization
+ * Fuzzing the authorization server (src/oauth/routes.ts, src/web/pages/authorize.ts): RFC 8414 metadata, the authorization
  * endpoint (GET: login or consent page or redirect; POST: the consent decision), and the client
  * endpoints — token, revocation, introspection. Every answer holds the invariants of
  * invariants.ts, on every database.
