@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
-import { firstUnknownScope, formatScopes } from '../oauth/scopes.js';
+import { firstUnknownScope, formatScopes } from './scopes.js';
 import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
 import { unicodeTextProblem } from './users.js';
 import * as apps from '../store/apps.js';

@@ -3,7 +3,7 @@
  * A change is any subset of the editable fields; anything else is refused, naming the field.
  */
 import { invalidRequest } from '../errors.js';
-import type { User, UserUpdate } from '../store/users.js';
+import type { Profile, ProfileChanges, User, UserUpdate } from '../store/users.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
 import { displayNameProblem } from './users.js';
 
@@ -12,14 +12,7 @@ export const DAILY_STEP_GOAL_MAX = 200_000;
 export const STRIDE_LENGTH_MIN_CM = 30;
 export const STRIDE_LENGTH_MAX_CM = 250;
 
-export interface Profile {
-  id: string;
-  display_name: string;
-  timezone: string;
-  daily_step_goal: number;
-  stride_length_cm: number | null;
-  created_at: number;
-}
+export type { Profile, ProfileChanges };
 
 /** The profile as JSON, for the response serializer (every field, nothing else). */
 export const PROFILE_JSON_SCHEMA = {
@@ -36,9 +29,8 @@ export const PROFILE_JSON_SCHEMA = {
   },
 } as const;
 
-export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm'] as const;
+export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm'] as const satisfies ReadonlyArray<keyof ProfileChanges>;
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
-export type ProfileChanges = Partial<Pick<Profile, EditableField>>;
 
 export function profileOf(user: User): Profile {
   return {

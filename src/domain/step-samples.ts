@@ -2,16 +2,14 @@
  * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
  * `stride steps import` (SPEC §4.3): all-or-nothing, naming the first bad sample.
  */
+import type { StepSample } from '../store/steps.js';
 
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
 export const MAX_STEPS_PER_MINUTE = 1000;
 /** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
 export const MAX_FUTURE_SECONDS = 86_400;
 
-export interface StepSample {
-  start_time: number;
-  value: number;
-}
+export type { StepSample };
 
 /** Why one sample is invalid, or null. `seen` holds the minutes already in the batch. */
 export function sampleProblem(sample: unknown, now: number, seen: Set<number>): string | null {

@@ -8,7 +8,7 @@ import type { Database } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
 import { createStepSums, sumStepsPerBucket } from '../store/step-series.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from './step-buckets.js';
+import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
 
 /** The longest range each granularity may ask for (SPEC §4.2), in seconds. */
 export const RANGE_CAP_SECONDS: Readonly<Record<Granularity, number>> = {

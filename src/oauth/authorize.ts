@@ -13,7 +13,7 @@ import { deleteGrantCredentialsWithScopes, findGrant, lockGrantForConsent, upser
 import { findUserById } from '../store/users.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { requestedRedirectUri } from './redirect-uri.js';
-import { firstUnknownScope, formatScopes, parseScopeString } from './scopes.js';
+import { firstUnknownScope, formatScopes, parseScopeString } from '../domain/scopes.js';
 
 export interface AuthorizationRequest {
   app: App;

@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
-import { formatScopes, parseScopeString } from '../scopes.js';
+import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import { deleteGrant } from '../../store/grants.js';
 import { createRefreshRotation, type RefreshRotation } from '../../store/refresh-rotation.js';

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { listConnectedApps, revokeAppForUser } from '../../domain/grants.js';
 import { EDITABLE_FIELDS, parseProfileChanges, profileOf, userUpdateFor, type EditableField, type ProfileChanges } from '../../domain/profile.js';
-import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { constantTimeEqual } from '../../security/secrets.js';
 import { findAppById } from '../../store/apps.js';
 import { updateUser } from '../../store/users.js';

@@ -19,7 +19,7 @@ import {
   type AuthorizationRefusal,
 } from '../../oauth/authorize.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
-import { parseScopeString } from '../../oauth/scopes.js';
+import { parseScopeString } from '../../domain/scopes.js';
 import { isValidSessionCsrf } from '../csrf.js';
 import { currentSession } from '../session.js';
 import { sendErrorPage } from '../views.js';

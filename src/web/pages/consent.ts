@@ -2,7 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationRequest } from '../../oauth/authorize.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
-import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';

@@ -16,7 +16,7 @@ import {
   type FieldProblem,
 } from '../../domain/apps.js';
 import { countConnectedUsers, listOwnedApps } from '../../domain/dashboard.js';
-import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES, type Scope } from '../../oauth/scopes.js';
+import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES, type Scope } from '../../domain/scopes.js';
 import { findAppByClientId, type App } from '../../store/apps.js';
 import { requireSession, requireSessionForm, signedInLayout, text, values, type Form } from '../forms.js';
 import type { Session } from '../session.js';
