@@ -1,6 +1,6 @@
 /**
  * Builds the Fastify application: shared plumbing (request ids, body parsing and limits, the one
- * error shape of SPEC §5) and the route plugins of each face of Stride.
+ * error shape of README "HTTP conventions") and the route plugins of each face of Stride.
  */
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
@@ -38,7 +38,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Both `/oauth2/token` and `/oauth2/token/` are served (seed §4).
+    // Both `/oauth2/token` and `/oauth2/token/` are served (docs/oauth.md, Endpoints).
     routerOptions: { ignoreTrailingSlash: true },
     // request.ip (and so every per-address rate limit) comes from X-Forwarded-For only when the
     // peer is a proxy the operator trusts (TRUST_PROXY, README).

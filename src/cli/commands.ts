@@ -1,4 +1,4 @@
-/** The commands of `stride` (SPEC §1). Each returns what to print, as text and as JSON. */
+/** The commands of `stride` (README, "Command line"). Each returns what to print, as text and as JSON. */
 import { readFile } from 'node:fs/promises';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';

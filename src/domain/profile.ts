@@ -1,5 +1,5 @@
 /**
- * The user resource of SPEC §4.1: the profile object an app sees, and the checks on a change to it.
+ * The user resource of docs/api.md: the profile object an app sees, and the checks on a change to it.
  * A change is any subset of the editable fields; anything else is refused, naming the field.
  */
 import { invalidRequest } from '../errors.js';
@@ -59,7 +59,7 @@ function integerIn(field: EditableField, value: unknown, min: number, max: numbe
   return value;
 }
 
-/** Checks a PUT body (SPEC §4.1) and returns the changes it asks for. */
+/** Checks a PUT body (docs/api.md, `PUT /v1/users/me`) and returns the changes it asks for. */
 export function parseProfileChanges(body: unknown): ProfileChanges {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest(`the body must be a JSON object with any of ${EDITABLE_FIELDS.join(', ')}`);

@@ -1,6 +1,6 @@
 /**
  * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
- * `stride steps import` (SPEC §4.3): all-or-nothing, naming the first bad sample.
+ * `stride steps import` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
  */
 import type { StepSample } from '../store/steps.js';
 
@@ -48,7 +48,7 @@ export function firstInvalidSample(samples: readonly unknown[], now: number): In
 }
 
 /**
- * Checks the body of an upload, `{"samples": [...]}` (SPEC §4.3), and returns its samples, or the
+ * Checks the body of an upload, `{"samples": [...]}` (docs/api.md), and returns its samples, or the
  * reason the whole batch is refused (naming the first bad sample by its 0-based index).
  */
 export function parseSampleBatch(body: unknown, now: number): { samples: StepSample[] } | { problem: string } {

@@ -1,5 +1,5 @@
 /**
- * The token endpoint (RFC 6749 §3.2, SPEC §3.2): client authentication, then the grant named by
+ * The token endpoint (RFC 6749 §3.2, docs/oauth.md): client authentication, then the grant named by
  * `grant_type`. Adding a grant is one file under grants/ and one line in GRANTS.
  */
 import type { AppContext } from '../context.js';

@@ -17,7 +17,7 @@ const authorizationRequest = {
   response_type: mostly(['code'], ['token', 'code id_token', 'CODE', 'code ']),
   client_id: clientId,
   redirect_uri: redirectUri,
-  // The seed's name for redirect_uri: sent alone, or with it (then both must agree).
+  // The older name for redirect_uri: sent alone, or with it (then both must agree).
   redirect_url: null,
   state: fc.string(),
   scope: scopeList,

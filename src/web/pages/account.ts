@@ -1,7 +1,7 @@
 /**
- * The account page (SPEC faces table: `/account`): the profile, edited with the same rules as
+ * The account page (docs/web.md, `/account`): the profile, edited with the same rules as
  * PUT /v1/users/me, and the connected apps, each with a Revoke button that ends every token of
- * that app for this user (SPEC §3.3).
+ * that app for this user (docs/oauth.md, "When tokens stop working").
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';

@@ -1,4 +1,7 @@
-/** The consent page (SPEC §3.1): the app, its developer, each scope in plain words with a checkbox. */
+/**
+ * The consent page (docs/oauth.md, "Authorization request"): the app, its developer, each scope in
+ * plain words with a checkbox.
+ */
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationRequest } from '../../oauth/authorize.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';

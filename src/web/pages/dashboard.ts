@@ -1,5 +1,5 @@
 /**
- * The developer dashboard (seed §2 "{dashboard_url}", SPEC §1): register apps, see the client id,
+ * The developer dashboard (docs/web.md, `/dashboard`): register apps, see the client id,
  * get the client secret once, rotate it, change settings and delete. Every change goes through
  * src/domain/apps.ts, the rules the CLI uses too. Only an app's owner sees it; anyone else gets 404.
  */
@@ -236,7 +236,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
 
     const scopesChange = formatScopes(settings.scopes) !== formatScopes(owned.scopes);
     if (scopesChange && text(body.confirm_scope_change) !== 'yes') {
-      // SPEC §3.3: say how many users' grants the change ends before making it.
+      // Say how many users' grants the change ends before making it.
       return sendPage(reply, './app-scope-confirm', {
         ...signedInLayout(session, `Change the scopes of ${owned.name}?`, 'dashboard'),
         app: owned,
