@@ -12,6 +12,7 @@ export const DAILY_STEP_GOAL_MAX = 200_000;
 export const STRIDE_LENGTH_MIN_CM = 30;
 export const STRIDE_LENGTH_MAX_CM = 250;
 
+/** Defined by the store that reads and writes them (src/store/users.ts). */
 export type { Profile, ProfileChanges };
 
 /** The profile as JSON, for the response serializer (every field, nothing else). */

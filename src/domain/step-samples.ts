@@ -9,6 +9,7 @@ export const MAX_STEPS_PER_MINUTE = 1000;
 /** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
 export const MAX_FUTURE_SECONDS = 86_400;
 
+/** Defined by the store that writes samples (src/store/steps.ts). */
 export type { StepSample };
 
 /** Why one sample is invalid, or null. `seen` holds the minutes already in the batch. */
