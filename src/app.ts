@@ -1,14 +1,12 @@
 /**
  * Builds the Fastify application: shared plumbing (request ids, body parsing and limits, the one
- * error shape of SPEC §5) and the route plugins of each face of Stride.
+ * error shape of README "HTTP conventions") and the route plugins of each face of Stride.
  */
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Db } from './db/database.js';
+import type { AppContext } from './context.js';
 import { resourceRoutes } from './api/routes.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ApiError, temporarilyUnavailable } from './errors.js';
@@ -19,29 +17,10 @@ import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { clientEndpointRoutes, oauthRoutes } from './oauth/routes.js';
+import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
 import { serverSecretOnDemand } from './store/server-secrets.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
-
-export interface AppContext {
-  config: Config;
-  db: Db;
-  clock: Clock;
-}
-
-/** Secrets of the server, read from the database once at start (the same in every process). */
-export interface ServerSecrets {
-  /** Key of the sign-in and sign-up CSRF tokens (src/web/csrf.ts). */
-  preSessionCsrf: () => Promise<Buffer>;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    ctx: AppContext;
-    serverSecrets: ServerSecrets;
-  }
-}
 
 /** Bodies above this size are refused with 413 (a full week of minute samples is ~400 KB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -59,7 +38,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Both `/oauth2/token` and `/oauth2/token/` are served (seed §4).
+    // Both `/oauth2/token` and `/oauth2/token/` are served (docs/oauth.md, Endpoints).
     routerOptions: { ignoreTrailingSlash: true },
     // request.ip (and so every per-address rate limit) comes from X-Forwarded-For only when the
     // peer is a proxy the operator trusts (TRUST_PROXY, README).
@@ -113,11 +92,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   await app.register(resourceRoutes);
   await app.register(clientEndpointRoutes);
-  // Only the pages and the authorization endpoint read or set cookies (the session, the
+  // Only the pages, the authorization endpoint among them, read or set cookies (the session, the
   // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.
+  // The metadata document keeps the pages' scope (their security headers, HTML 5xx pages).
   await app.register(async (browserFacing) => {
     await browserFacing.register(cookie);
-    await browserFacing.register(oauthRoutes);
+    await browserFacing.register(metadataRoutes);
     await browserFacing.register(webRoutes);
   });
   return app;

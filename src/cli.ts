@@ -1,5 +1,5 @@
 /**
- * `stride` — the operator's command line (SPEC §1). Reads the same environment as the server.
+ * `stride` — the operator's command line (README, "Command line"). Reads the same environment as the server.
  * Every command prints JSON on stdout with --json; a failure prints one line on stderr and exits 1.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';

@@ -1,6 +1,6 @@
 /**
- * Configuration from environment variables (SPEC §1). Every variable is validated at start; a bad
- * value throws a ConfigError whose message is one line naming the variable.
+ * Configuration from environment variables (README, "Configuration"). Every variable is validated
+ * at start; a bad value throws a ConfigError whose message is one line naming the variable.
  */
 import { isIP } from 'node:net';
 

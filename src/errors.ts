@@ -5,6 +5,9 @@
  * `temporarily_unavailable` (docs/operations.md, "When a dependency goes away").
  */
 
+/** The protection space named in every WWW-Authenticate challenge (RFC 7235 §2.2): Basic for clients, Bearer for the API. */
+export const REALM = 'stride';
+
 export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_grant: 400,

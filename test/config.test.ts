@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseRateLimit } from '../src/config.js';
 
 describe('configuration', () => {
-  it('has the defaults of SPEC §1', () => {
+  it('has the defaults the README lists', () => {
     const config = loadConfig({});
     assert.equal(config.port, 3000);
     assert.equal(config.publicUrl, 'http://localhost:3000');

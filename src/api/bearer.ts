@@ -3,11 +3,9 @@
  * resource routes' plugin scope, so it never runs on the token endpoint or the pages.
  */
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError, REALM } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import { createBearerLookup, type BearerGrant, type BearerLookup } from '../store/bearer-lookup.js';
-
-export const REALM = 'stride';
 
 /** How stale a grant's "last used" time may get before a request refreshes it. */
 const LAST_USED_RESOLUTION_SECONDS = 60;

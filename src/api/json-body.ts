@@ -1,6 +1,6 @@
 /**
  * Resource API bodies are JSON only. The app also parses form and text bodies (for the OAuth
- * endpoints), so this check answers those with 415 on the resource routes (SPEC §5).
+ * endpoints), so this check answers those with 415 on the resource routes (docs/api.md).
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';

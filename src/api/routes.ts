@@ -1,5 +1,5 @@
 /**
- * The resource API (SPEC §4): one encapsulated plugin, so the bearer-token hook runs on these
+ * The resource API (docs/api.md): one encapsulated plugin, so the bearer-token hook runs on these
  * routes only and never on the OAuth endpoints or the pages.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The steps collection (SPEC §4.2, §4.3): `GET` a dense series (read_activity), `POST` minute
+ * The steps collection (docs/api.md): `GET` a dense series (read_activity), `POST` minute
  * samples (write_activity). Both with and without the trailing slash (the app ignores it).
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,7 +1,7 @@
 /**
- * The user resource (SPEC §4.1): `GET` needs read_profile, `PUT` write_profile. Served at
- * /v1/users/me and, as the seed writes it, at /users. The profile comes with the bearer check
- * (one query); a change is one statement that returns the changed profile.
+ * The user resource (docs/api.md): `GET` needs read_profile, `PUT` write_profile. Served at
+ * /v1/users/me and also at /users, the path apps written before /v1 use. The profile comes with the
+ * bearer check (one query); a change is one statement that returns the changed profile.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';

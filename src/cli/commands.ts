@@ -1,4 +1,4 @@
-/** The commands of `stride` (SPEC §1). Each returns what to print, as text and as JSON. */
+/** The commands of `stride` (README, "Command line"). Each returns what to print, as text and as JSON. */
 import { readFile } from 'node:fs/promises';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -7,7 +7,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
 import { parseSampleFile } from '../domain/step-samples.js';
 import { createAccount } from '../domain/users.js';
-import { parseScopeString } from '../oauth/scopes.js';
+import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
 import { findAppByClientId, listApps, type App } from '../store/apps.js';
 import { upsertSamples } from '../store/steps.js';

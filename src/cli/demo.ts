@@ -10,7 +10,7 @@ import type { Db } from '../db/database.js';
 import { registerApp, rotateClientSecret } from '../domain/apps.js';
 import type { StepSample } from '../domain/step-samples.js';
 import { createAccount } from '../domain/users.js';
-import { ALL_SCOPES } from '../oauth/scopes.js';
+import { ALL_SCOPES } from '../domain/scopes.js';
 import { hashPassword } from '../security/passwords.js';
 import { listApps } from '../store/apps.js';
 import { upsertSamples } from '../store/steps.js';

@@ -1,13 +1,13 @@
 /**
  * Registering and changing apps: one set of rules shared by the developer dashboard and the CLI
- * (`stride apps …`), so both have the same effects (SPEC §1, §3.3).
+ * (`stride apps …`), so both have the same effects (docs/oauth.md, "When tokens stop working").
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
-import { firstUnknownScope, formatScopes } from '../oauth/scopes.js';
+import { firstUnknownScope, formatScopes } from './scopes.js';
 import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
 import { unicodeTextProblem } from './users.js';
 import * as apps from '../store/apps.js';
@@ -160,7 +160,10 @@ export async function registerApp(
   return { app, clientSecret };
 }
 
-/** How many users' grants a change to `scopes` would end (shown before saving, SPEC §3.3). */
+/**
+ * How many users' grants a change to `scopes` would end (shown before saving; docs/oauth.md, "When
+ * tokens stop working").
+ */
 export async function grantsInvalidatedByScopeChange(db: Kysely<Database>, app: App, scopes: string[]): Promise<number> {
   const next = formatScopes(scopes);
   if (next === formatScopes(app.scopes)) return 0;
@@ -168,8 +171,9 @@ export async function grantsInvalidatedByScopeChange(db: Kysely<Database>, app: 
 }
 
 /**
- * Applies changed settings. A change of the scope set ends every grant whose scope set differs
- * from the new one, with all its tokens (seed §3); returns how many grants were ended.
+ * Applies changed settings. A change of the scope set ends every grant whose scope set differs from
+ * the new one, with all its tokens (docs/oauth.md, "When tokens stop working"); returns how many
+ * grants were ended.
  */
 export async function updateAppSettings(
   db: Kysely<Database>,

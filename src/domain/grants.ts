@@ -1,4 +1,7 @@
-/** A user's standing permissions for apps, as the account page shows and ends them (SPEC §3.3). */
+/**
+ * A user's standing permissions for apps, as the account page shows and ends them (docs/oauth.md,
+ * "When tokens stop working").
+ */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { deleteGrantOfUser } from '../store/grants.js';

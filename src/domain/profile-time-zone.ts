@@ -1,8 +1,8 @@
 /**
- * IANA time zone names, as the profile stores them and the steps API accepts them (SPEC §4.1,
- * §4.2). A name is accepted in any letter case and returned in its IANA spelling when the runtime
- * lists it (europe/berlin → Europe/Berlin); other names the runtime accepts, such as the links
- * Asia/Kolkata or Europe/Kiev, are kept exactly as given.
+ * IANA time zone names, as the profile stores them and the steps API accepts them (docs/api.md). A
+ * name is accepted in any letter case and returned in its IANA spelling when the runtime lists it
+ * (europe/berlin → Europe/Berlin); other names the runtime accepts, such as the links Asia/Kolkata
+ * or Europe/Kiev, are kept exactly as given.
  */
 import { IANAZone } from 'luxon';
 

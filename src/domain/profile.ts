@@ -1,9 +1,9 @@
 /**
- * The user resource of SPEC §4.1: the profile object an app sees, and the checks on a change to it.
+ * The user resource of docs/api.md: the profile object an app sees, and the checks on a change to it.
  * A change is any subset of the editable fields; anything else is refused, naming the field.
  */
 import { invalidRequest } from '../errors.js';
-import type { User, UserUpdate } from '../store/users.js';
+import type { Profile, ProfileChanges, User, UserUpdate } from '../store/users.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
 import { displayNameProblem } from './users.js';
 
@@ -12,14 +12,8 @@ export const DAILY_STEP_GOAL_MAX = 200_000;
 export const STRIDE_LENGTH_MIN_CM = 30;
 export const STRIDE_LENGTH_MAX_CM = 250;
 
-export interface Profile {
-  id: string;
-  display_name: string;
-  timezone: string;
-  daily_step_goal: number;
-  stride_length_cm: number | null;
-  created_at: number;
-}
+/** Defined by the store that reads and writes them (src/store/users.ts). */
+export type { Profile, ProfileChanges };
 
 /** The profile as JSON, for the response serializer (every field, nothing else). */
 export const PROFILE_JSON_SCHEMA = {
@@ -36,9 +30,8 @@ export const PROFILE_JSON_SCHEMA = {
   },
 } as const;
 
-export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm'] as const;
+export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm'] as const satisfies ReadonlyArray<keyof ProfileChanges>;
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
-export type ProfileChanges = Partial<Pick<Profile, EditableField>>;
 
 export function profileOf(user: User): Profile {
   return {
@@ -67,7 +60,7 @@ function integerIn(field: EditableField, value: unknown, min: number, max: numbe
   return value;
 }
 
-/** Checks a PUT body (SPEC §4.1) and returns the changes it asks for. */
+/** Checks a PUT body (docs/api.md, `PUT /v1/users/me`) and returns the changes it asks for. */
 export function parseProfileChanges(body: unknown): ProfileChanges {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest(`the body must be a JSON object with any of ${EDITABLE_FIELDS.join(', ')}`);

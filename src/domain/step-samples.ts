@@ -1,17 +1,16 @@
 /**
  * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
- * `stride steps import` (SPEC §4.3): all-or-nothing, naming the first bad sample.
+ * `stride steps import` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
  */
+import type { StepSample } from '../store/steps.js';
 
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
 export const MAX_STEPS_PER_MINUTE = 1000;
 /** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
 export const MAX_FUTURE_SECONDS = 86_400;
 
-export interface StepSample {
-  start_time: number;
-  value: number;
-}
+/** Defined by the store that writes samples (src/store/steps.ts). */
+export type { StepSample };
 
 /** Why one sample is invalid, or null. `seen` holds the minutes already in the batch. */
 export function sampleProblem(sample: unknown, now: number, seen: Set<number>): string | null {
@@ -50,7 +49,7 @@ export function firstInvalidSample(samples: readonly unknown[], now: number): In
 }
 
 /**
- * Checks the body of an upload, `{"samples": [...]}` (SPEC §4.3), and returns its samples, or the
+ * Checks the body of an upload, `{"samples": [...]}` (docs/api.md), and returns its samples, or the
  * reason the whole batch is refused (naming the first bad sample by its 0-based index).
  */
 export function parseSampleBatch(body: unknown, now: number): { samples: StepSample[] } | { problem: string } {

@@ -1,5 +1,5 @@
 /**
- * The steps time series of SPEC §4.2: parsing and checking the query, and assembling the dense
+ * The steps time series of docs/api.md: parsing and checking the query, and assembling the dense
  * series from the sums the store returns for each bucket.
  */
 import type { Kysely } from 'kysely';
@@ -8,9 +8,9 @@ import type { Database } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
 import { createStepSums, sumStepsPerBucket } from '../store/step-series.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from './step-buckets.js';
+import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
 
-/** The longest range each granularity may ask for (SPEC §4.2), in seconds. */
+/** The longest range each granularity may ask for (docs/api.md), in seconds. */
 export const RANGE_CAP_SECONDS: Readonly<Record<Granularity, number>> = {
   minute: 86_400,
   hour: 31 * 86_400,
@@ -41,7 +41,7 @@ export interface StepBucket {
   value: number;
 }
 
-/** The 200 body of `GET /v1/users/me/activities/steps` (SPEC §4.2). */
+/** The 200 body of `GET /v1/users/me/activities/steps` (docs/api.md). */
 export interface StepSeries {
   granularity: Granularity;
   timezone: string;

@@ -1,7 +1,7 @@
 /**
- * Rate limiting (SPEC §1, §6) with @fastify/rate-limit, shared by every face of Stride. Counters
- * live in Redis when REDIS_URL is set (so every process shares them), else in process memory.
- * If Redis is unreachable, limits are skipped until it is back (fail open, logged).
+ * Rate limiting (docs/oauth.md, "Rate limits") with @fastify/rate-limit, shared by every face of
+ * Stride. Counters live in Redis when REDIS_URL is set (so every process shares them), else in
+ * process memory. If Redis is unreachable, limits are skipped until it is back (fail open, logged).
  * Nothing is limited by default: a route opts in with `config: rateLimitConfig(limit, group)`, or
  * with a `preHandler` from bodyKeyedRateLimit() for a counter keyed by what the body says. An
  * exceeded limit is a 429 `rate_limited` with Retry-After (mapped by the error handler of app.ts).

@@ -1,5 +1,5 @@
 /**
- * Security headers on every response (SPEC §6), fixed at start-up and set by one hook.
+ * Security headers on every response (docs/SECURITY.md), fixed at start-up and set by one hook.
  *
  * Pages, the authorization endpoint and everything else outside the resource API and the
  * client endpoints (token, revocation, introspection) get the headers

@@ -1,10 +1,10 @@
 /**
- * The authorization request (RFC 6749 §4.1.1, SPEC §3.1) as plain functions: validating its
- * parameters, deciding whether consent is remembered, and issuing the code. The routes in
- * routes.ts only connect these to HTTP and the pages.
+ * The authorization request (RFC 6749 §4.1.1, docs/oauth.md) as plain functions: validating its
+ * parameters, deciding whether consent is remembered, and issuing the code. The browser side
+ * (src/web/pages/authorize.ts) only connects these to HTTP and the pages.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { appByClientIdLookup, lockedAppScopes, type App } from '../store/apps.js';
@@ -13,7 +13,7 @@ import { deleteGrantCredentialsWithScopes, findGrant, lockGrantForConsent, upser
 import { findUserById } from '../store/users.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { requestedRedirectUri } from './redirect-uri.js';
-import { firstUnknownScope, formatScopes, parseScopeString } from './scopes.js';
+import { firstUnknownScope, formatScopes, parseScopeString } from '../domain/scopes.js';
 
 export interface AuthorizationRequest {
   app: App;
@@ -90,7 +90,7 @@ export async function checkAuthorizationRequest(
   if (params.response_type === undefined) return fail('invalid_request', 'response_type is required');
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
 
-  // SPEC §2: without `scope` the app's registered set is asked for.
+  // Without `scope` the app's registered set is asked for (RFC 6749 §3.3, docs/oauth.md).
   const scopes = params.scope === undefined || params.scope.trim() === '' ? app.scopes : parseScopeString(params.scope);
   const unknown = firstUnknownScope(scopes);
   if (unknown !== null) return fail('invalid_scope', `unknown scope "${shortened(unknown)}"`);
@@ -174,7 +174,7 @@ export function findUserGrant(ctx: AppContext, userId: string, appId: string): P
 
 /**
  * Records the consent (upserting the grant) and issues a code bound to the app, user, redirect
- * URI, scopes and PKCE challenge (SPEC §3.1). Returns the redirect to send the browser to.
+ * URI, scopes and PKCE challenge (RFC 6749 §4.1.2). Returns the redirect to send the browser to.
  */
 export async function approveAuthorization(
   ctx: AppContext,

@@ -4,10 +4,9 @@
  * PKCE). Failures are 401 `invalid_client`, with a Basic challenge when Basic was tried (§5.2).
  */
 import type { Db } from '../db/database.js';
-import { ApiError, invalidRequest } from '../errors.js';
+import { ApiError, invalidRequest, REALM } from '../errors.js';
 import { constantTimeEqual, hashCredential } from '../security/secrets.js';
 import { appByClientIdLookup, type App } from '../store/apps.js';
-import { REALM } from '../api/bearer.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 

@@ -2,7 +2,7 @@
  * RFC 7662 token introspection for authenticated clients. A client sees `active: true` only for
  * its own live tokens; everything else is `{"active": false}` (§2.2), revealing nothing.
  */
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import { findAccessToken, findRefreshToken } from '../store/tokens.js';

@@ -1,7 +1,7 @@
 /** RFC 8414 authorization server metadata. */
 import type { Config } from '../config.js';
 import { SUPPORTED_CHALLENGE_METHODS } from './pkce.js';
-import { ALL_SCOPES } from './scopes.js';
+import { ALL_SCOPES } from '../domain/scopes.js';
 import { SUPPORTED_GRANT_TYPES } from './token.js';
 
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];

@@ -9,18 +9,19 @@ export function isRegisteredRedirectUri(app: App, uri: string): boolean {
 }
 
 /**
- * The redirect URI of an authorization request: `redirect_uri` (RFC name) or `redirect_url`
- * (seed name). Both may be sent only when they agree. Returns an explanation when unusable.
+ * The redirect URI of an authorization request: `redirect_uri` (RFC 6749 §3.1.2) or `redirect_url`
+ * (an older name apps may still send, docs/oauth.md). Both may be sent only when they agree.
+ * Returns an explanation when unusable.
  */
 export function requestedRedirectUri(
   app: App,
   params: { redirect_uri?: string | undefined; redirect_url?: string | undefined },
 ): { uri: string } | { problem: string } {
-  const { redirect_uri: rfcName, redirect_url: seedName } = params;
-  if (rfcName !== undefined && seedName !== undefined && rfcName !== seedName) {
+  const { redirect_uri: rfcName, redirect_url: olderName } = params;
+  if (rfcName !== undefined && olderName !== undefined && rfcName !== olderName) {
     return { problem: 'redirect_uri and redirect_url were both sent and differ.' };
   }
-  const uri = rfcName ?? seedName;
+  const uri = rfcName ?? olderName;
   if (uri === undefined || uri === '') return { problem: 'The request has no redirect_uri.' };
   if (!isRegisteredRedirectUri(app, uri)) {
     return { problem: 'The redirect_uri is not one registered for this app (it must match exactly).' };

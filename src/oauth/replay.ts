@@ -1,5 +1,5 @@
 /**
- * The stored answer of a refresh-token rotation, for retries inside the replay window (SPEC §3.2).
+ * The stored answer of a refresh-token rotation, for retries inside the replay window (docs/oauth.md).
  * It is encrypted (AES-256-GCM) with a key derived (HKDF-SHA256) from the OLD raw refresh token,
  * which the server never keeps: only a holder of that token can read the answer back.
  */

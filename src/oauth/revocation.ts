@@ -3,7 +3,7 @@
  * an unknown token (or one of another client) still gets 200 (§2.2), so the endpoint reveals
  * nothing. Revoking a refresh token ends its whole family: the access tokens issued with it too.
  */
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import { deleteAccessToken, deleteTokenFamily, findAccessToken, findRefreshToken } from '../store/tokens.js';

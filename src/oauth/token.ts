@@ -1,8 +1,8 @@
 /**
- * The token endpoint (RFC 6749 §3.2, SPEC §3.2): client authentication, then the grant named by
+ * The token endpoint (RFC 6749 §3.2, docs/oauth.md): client authentication, then the grant named by
  * `grant_type`. Adding a grant is one file under grants/ and one line in GRANTS.
  */
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import { ApiError, invalidRequest } from '../errors.js';
 import { authenticateClient } from './client-auth.js';
 import * as authorizationCode from './grants/authorization-code.js';

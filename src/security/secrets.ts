@@ -1,5 +1,5 @@
 /**
- * Random credentials and their stored form (SPEC §6): every secret, token, code and session id is
+ * Random credentials and their stored form (docs/SECURITY.md): every secret, token, code and session id is
  * 256 random bits, shown once, and kept only as its SHA-256. A hash of a 256-bit random value
  * needs no salt or slow hash: it cannot be guessed or brute-forced.
  */

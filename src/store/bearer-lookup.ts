@@ -16,7 +16,7 @@ import type pg from 'pg';
 import { batchedCalls } from '../db/batched-calls.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
-import type { Profile } from '../domain/profile.js';
+import type { Profile } from './users.js';
 
 export interface BearerGrant {
   userId: string;

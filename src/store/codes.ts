@@ -1,4 +1,4 @@
-/** Authorization codes, kept only as the SHA-256 of the code (SPEC §6). */
+/** Authorization codes, kept only as the SHA-256 of the code (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';

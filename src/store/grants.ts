@@ -46,7 +46,7 @@ export function deleteGrant(db: Q, grantId: string): Promise<void> {
   });
 }
 
-/** Grants of an app whose scope set differs from `scope` (SPEC §3.3). */
+/** Grants of an app whose scope set differs from `scope` (docs/oauth.md, "When tokens stop working"). */
 export async function countGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
   const row = await db
     .selectFrom('grants')

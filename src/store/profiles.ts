@@ -6,7 +6,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.js';
-import type { Profile, ProfileChanges } from '../domain/profile.js';
+import type { Profile, ProfileChanges } from './users.js';
 import { numberedPlaceholders } from './bearer-lookup.js';
 
 export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Profile | undefined | Promise<Profile | undefined>;

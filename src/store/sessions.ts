@@ -1,4 +1,4 @@
-/** Browser sessions, kept only as the SHA-256 of the cookie value (SPEC §6). */
+/** Browser sessions, kept only as the SHA-256 of the cookie value (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, SessionTable } from '../db/schema.js';

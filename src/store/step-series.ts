@@ -19,7 +19,7 @@ import { batchedCalls } from '../db/batched-calls.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../domain/step-buckets.js';
+import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../calendar/step-buckets.js';
 import { numberedPlaceholders } from './bearer-lookup.js';
 import { bucketRuns } from './steps.js';
 

@@ -6,7 +6,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import type { StepSample } from '../domain/step-samples.js';
+
+/** One minute of steps (docs/api.md): the minute's start, in seconds since the epoch, and its count. */
+export interface StepSample {
+  start_time: number;
+  value: number;
+}
 
 /** Rollup widths in seconds, each a multiple of the one before. */
 export const ROLLUP_WIDTHS = [900, 3600, 86400] as const;

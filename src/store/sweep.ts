@@ -1,5 +1,5 @@
 /**
- * Deletes expired codes, tokens and sessions (SPEC §6), so tables do not grow without end.
+ * Deletes expired codes, tokens and sessions (README, SWEEP_INTERVAL), so tables do not grow without end.
  * Rotated refresh tokens are kept until their own expiry: reuse detection needs them.
  */
 import type { Kysely } from 'kysely';

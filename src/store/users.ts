@@ -6,6 +6,19 @@ export type User = Selectable<UserTable>;
 export type NewUser = Insertable<UserTable>;
 export type UserUpdate = Updateable<Omit<UserTable, 'id' | 'created_at'>>;
 
+/** The user resource an app sees (docs/api.md): the public part of the user row. */
+export interface Profile {
+  id: string;
+  display_name: string;
+  timezone: string;
+  daily_step_goal: number;
+  stride_length_cm: number | null;
+  created_at: number;
+}
+
+/** The fields of the profile a change may set; checked by src/domain/profile.ts. */
+export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm'>>;
+
 type Q = Kysely<Database>;
 
 export async function insertUser(db: Q, user: NewUser): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * CSRF protection for every state-changing form (SPEC §6).
+ * CSRF protection for every state-changing form (docs/web.md, docs/SECURITY.md).
  * - Signed in: a synchronizer token derived (HMAC-SHA256) from the session's CSRF secret.
  * - Before sign-in (login, sign-up): a signed double-submit cookie (OWASP CSRF Prevention Cheat
  *   Sheet): the cookie holds a random nonce and the form field HMAC-SHA256(server key, nonce), the

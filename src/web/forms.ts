@@ -1,6 +1,6 @@
 /**
  * Small helpers shared by the signed-in pages: reading form values, requiring a session, and the
- * CSRF check every state-changing form goes through (SPEC §6).
+ * CSRF check every state-changing form goes through (docs/SECURITY.md).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_FIELD, isValidSessionCsrf, sessionCsrfToken } from './csrf.js';

@@ -1,8 +1,12 @@
-/** The browser pages: sign-in, sign-up, dashboard, account, the demo callback, and their assets. */
+/**
+ * The browser pages: sign-in, sign-up, the authorization endpoint's sign-in redirect and consent,
+ * dashboard, account, the demo callback, and their assets.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { accountPages } from './pages/account.js';
+import { authorizePages } from './pages/authorize.js';
 import { dashboardPages } from './pages/dashboard.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
 import { loginPages } from './pages/login.js';
@@ -25,6 +29,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', async (_request, reply) => reply.redirect('/account', 302));
   await app.register(loginPages);
   await app.register(signupPages);
+  await app.register(authorizePages);
   await app.register(dashboardPages);
   await app.register(accountPages);
   await app.register(demoCallbackPage);

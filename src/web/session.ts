@@ -1,11 +1,12 @@
 /**
- * Browser sessions (SPEC §6). The cookie holds a random credential; the database keeps only its
- * SHA-256, with the user and a per-session CSRF secret. A new id at every sign-in (no fixation);
- * signing out deletes the row, so the cookie is dead on every process at once.
+ * Browser sessions (docs/oauth.md, "Sign-in"; docs/SECURITY.md). The cookie holds a random
+ * credential; the database keeps only its SHA-256, with the user and a per-session CSRF secret. A
+ * new id at every sign-in (no fixation); signing out deletes the row, so the cookie is dead on
+ * every process at once.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../context.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
 import type { User } from '../store/users.js';

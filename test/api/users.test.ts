@@ -41,7 +41,7 @@ forEachDialect('user profile', (dialect) => {
     assert.equal(profile.created_at, t.clock());
   });
 
-  it('serves the same resource at /users (seed)', async () => {
+  it('serves the same resource at /users', async () => {
     assert.deepEqual((await get('/users')).json(), (await get()).json());
     const response = await put({ daily_step_goal: 7000 }, '/users');
     assert.equal(response.statusCode, 200);

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the authorization server (src/oauth/routes.ts): RFC 8414 metadata, the authorization
+ * Fuzzing the authorization server (src/oauth/routes.ts, src/web/pages/authorize.ts): RFC 8414 metadata, the authorization
  * endpoint (GET: login or consent page or redirect; POST: the consent decision), and the client
  * endpoints — token, revocation, introspection. Every answer holds the invariants of
  * invariants.ts, on every database.
@@ -17,7 +17,7 @@ const authorizationRequest = {
   response_type: mostly(['code'], ['token', 'code id_token', 'CODE', 'code ']),
   client_id: clientId,
   redirect_uri: redirectUri,
-  // The seed's name for redirect_uri: sent alone, or with it (then both must agree).
+  // The older name for redirect_uri: sent alone, or with it (then both must agree).
   redirect_url: null,
   state: fc.string(),
   scope: scopeList,

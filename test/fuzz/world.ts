@@ -15,7 +15,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { registerApp } from '../../src/domain/apps.js';
 import { createAccount } from '../../src/domain/users.js';
 import { mintTokenPair } from '../../src/oauth/issue-tokens.js';
-import { ALL_SCOPES, formatScopes } from '../../src/oauth/scopes.js';
+import { ALL_SCOPES, formatScopes } from '../../src/domain/scopes.js';
 import { hashCredential, newCredential } from '../../src/security/secrets.js';
 import { insertAuthorizationCode } from '../../src/store/codes.js';
 import { upsertGrant } from '../../src/store/grants.js';

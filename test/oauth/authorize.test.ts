@@ -1,4 +1,7 @@
-/** The authorization request (SPEC §3.1): redirect URI rules, errors, consent, CSRF, headers. */
+/**
+ * The authorization request (RFC 6749 §4.1.1, docs/oauth.md): redirect URI rules, errors, consent,
+ * CSRF, headers.
+ */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
@@ -104,9 +107,9 @@ forEachDialect('authorization endpoint', (dialect) => {
     await assertErrorPage({ ...base(), redirect_uri: undefined }, /no redirect_uri/);
   });
 
-  it('accepts redirect_url (seed name) alone and both names when they agree', async () => {
-    const seedName = await browser.get(authorizeUrl({ ...base(), redirect_uri: undefined, redirect_url: OTHER_REDIRECT_URI }));
-    assert.equal(seedName.status, 200);
+  it('accepts redirect_url (the older name) alone and both names when they agree', async () => {
+    const olderName = await browser.get(authorizeUrl({ ...base(), redirect_uri: undefined, redirect_url: OTHER_REDIRECT_URI }));
+    assert.equal(olderName.status, 200);
     const both = await browser.get(authorizeUrl({ ...base(), redirect_url: REDIRECT_URI }));
     assert.equal(both.status, 200);
   });

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { deleteApp, registerApp, updateAppSettings } from '../../src/domain/apps.js';
-import { parseScopeString } from '../../src/oauth/scopes.js';
+import { parseScopeString } from '../../src/domain/scopes.js';
 import { tokenKey } from '../../src/security/secrets.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';

@@ -1,4 +1,4 @@
-/** The refresh_token grant with rotation, the replay window and reuse detection (SPEC §3.2). */
+/** The refresh_token grant with rotation, the replay window and reuse detection (docs/oauth.md). */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
@@ -91,7 +91,7 @@ forEachDialect('token endpoint: refresh_token grant', (dialect) => {
     const badRedirect = await refresh(t, f, tokens.refresh_token, { redirect_uri: `${REDIRECT_URI}/` });
     assert.equal(badRedirect.statusCode, 400);
     assert.equal(badRedirect.json().error, 'access_denied');
-    // redirect_uri is optional; sent exactly, it is accepted (seed §4.2).
+    // redirect_uri is optional; sent exactly, it is accepted (docs/oauth.md, Token endpoint).
     const ok = await refresh(t, f, tokens.refresh_token, { redirect_uri: REDIRECT_URI });
     assert.equal(ok.statusCode, 200);
   });

@@ -1,6 +1,6 @@
 /**
- * Every row of the seed's state table (§3) and every invalidation of SPEC §3.3, each effective on
- * the next request. Each test would fail if its transition broke.
+ * Every state an access token can be in and every invalidation of docs/oauth.md ("When tokens stop
+ * working"), each effective on the next request. Each test would fail if its transition broke.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
@@ -11,7 +11,7 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, encodeForm, obtainCode, obtainTokens, refresh, signIn, useToken, type Fixture } from './flow.js';
 
-forEachDialect('access token states (seed §3)', (dialect) => {
+forEachDialect('access token states', (dialect) => {
   let t: TestApp;
   let f: Fixture;
   before(async () => {

@@ -1,4 +1,7 @@
-/** The token endpoint (SPEC §3.2, §5): client authentication, the code grant and its attacks. */
+/**
+ * The token endpoint (RFC 6749 §3.2, §5.2; docs/oauth.md): client authentication, the code grant
+ * and its attacks.
+ */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
@@ -73,7 +76,7 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
     assert.equal(response.json().error, 'invalid_request');
   });
 
-  it('answers a redirect_uri that differs from the request with access_denied (seed)', async () => {
+  it('answers a redirect_uri that differs from the request with access_denied', async () => {
     const { code } = await obtainCode(t, f);
     for (const variant of [`${REDIRECT_URI}/`, REDIRECT_URI.toUpperCase(), 'https://client.example/other?x=1']) {
       const response = await exchangeCode(t, f, code, { redirect_uri: variant });
@@ -176,7 +179,7 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
     assert.equal(refreshed.statusCode, 200);
   });
 
-  it('answers bad requests with the SPEC §5 codes', async () => {
+  it('answers bad requests with the codes of docs/oauth.md', async () => {
     const cases: Array<[Record<string, string>, number, string]> = [
       [{ client_id: f.app.clientId, client_secret: f.secret }, 400, 'invalid_request'],
       [{ grant_type: 'password', client_id: f.app.clientId, client_secret: f.secret }, 400, 'unsupported_grant_type'],

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { lastIndexAtOrBefore, planBuckets } from '../../src/domain/step-buckets.js';
+import { lastIndexAtOrBefore, planBuckets } from '../../src/calendar/step-buckets.js';
 import { tokenKey } from '../../src/security/secrets.js';
 import { createBearerLookup, type BearerLookup } from '../../src/store/bearer-lookup.js';
 import { createProfileUpdate } from '../../src/store/profiles.js';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { registerApp } from '../../src/domain/apps.js';
-import { formatScopes } from '../../src/oauth/scopes.js';
+import { formatScopes } from '../../src/domain/scopes.js';
 import { newTokenPair, tokenKey } from '../../src/security/secrets.js';
 import { insertUser } from '../../src/store/users.js';
 import type { TestApp } from './app.js';

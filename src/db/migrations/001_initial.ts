@@ -1,6 +1,7 @@
 /**
- * The whole data model of SPEC.md. Portable to SQLite and PostgreSQL: text ids, bigint Unix
- * seconds, 0/1 integers for booleans, no dialect-specific defaults.
+ * The whole data model: users, apps, grants, codes, tokens, sessions, steps and their rollups.
+ * Portable to SQLite and PostgreSQL: text ids, bigint Unix seconds, 0/1 integers for booleans, no
+ * dialect-specific defaults.
  */
 import { SqliteAdapter, sql, type CreateTableBuilder, type Kysely } from 'kysely';
 

@@ -1,10 +1,10 @@
 /**
- * `grant_type=authorization_code` (RFC 6749 §4.1.3, seed §4.2). The code is single-use: the
+ * `grant_type=authorization_code` (RFC 6749 §4.1.3, docs/oauth.md). The code is single-use: the
  * conditional UPDATE that consumes it runs in the transaction that stores the tokens, so of
  * concurrent exchanges on any processes exactly one succeeds. A second use ends every token issued
  * from the code (RFC 6749 §4.1.2, RFC 9700 §4.14).
  */
-import type { AppContext } from '../../app.js';
+import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
 import { consumeAuthorizationCode, findAuthorizationCode, type AuthorizationCode } from '../../store/codes.js';

@@ -4,9 +4,9 @@
  * refresh within the replay window gets the same tokens back (lost responses, two tabs); a reuse
  * after the window is treated as theft and ends the whole grant.
  */
-import type { AppContext } from '../../app.js';
+import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
-import { formatScopes, parseScopeString } from '../scopes.js';
+import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import { deleteGrant } from '../../store/grants.js';
 import { createRefreshRotation, type RefreshRotation } from '../../store/refresh-rotation.js';

@@ -1,14 +1,14 @@
 /**
- * The account page (SPEC faces table: `/account`): the profile, edited with the same rules as
+ * The account page (docs/web.md, `/account`): the profile, edited with the same rules as
  * PUT /v1/users/me, and the connected apps, each with a Revoke button that ends every token of
- * that app for this user (SPEC §3.3).
+ * that app for this user (docs/oauth.md, "When tokens stop working").
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { listConnectedApps, revokeAppForUser } from '../../domain/grants.js';
 import { EDITABLE_FIELDS, parseProfileChanges, profileOf, userUpdateFor, type EditableField, type ProfileChanges } from '../../domain/profile.js';
-import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { constantTimeEqual } from '../../security/secrets.js';
 import { findAppById } from '../../store/apps.js';
 import { updateUser } from '../../store/users.js';

@@ -1,8 +1,11 @@
-/** The consent page (SPEC §3.1): the app, its developer, each scope in plain words with a checkbox. */
+/**
+ * The consent page (docs/oauth.md, "Authorization request"): the app, its developer, each scope in
+ * plain words with a checkbox.
+ */
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationRequest } from '../../oauth/authorize.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
-import { SCOPES, type Scope } from '../../oauth/scopes.js';
+import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';

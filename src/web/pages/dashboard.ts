@@ -1,5 +1,5 @@
 /**
- * The developer dashboard (seed §2 "{dashboard_url}", SPEC §1): register apps, see the client id,
+ * The developer dashboard (docs/web.md, `/dashboard`): register apps, see the client id,
  * get the client secret once, rotate it, change settings and delete. Every change goes through
  * src/domain/apps.ts, the rules the CLI uses too. Only an app's owner sees it; anyone else gets 404.
  */
@@ -16,7 +16,7 @@ import {
   type FieldProblem,
 } from '../../domain/apps.js';
 import { countConnectedUsers, listOwnedApps } from '../../domain/dashboard.js';
-import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES, type Scope } from '../../oauth/scopes.js';
+import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES, type Scope } from '../../domain/scopes.js';
 import { findAppByClientId, type App } from '../../store/apps.js';
 import { requireSession, requireSessionForm, signedInLayout, text, values, type Form } from '../forms.js';
 import type { Session } from '../session.js';
@@ -236,7 +236,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
 
     const scopesChange = formatScopes(settings.scopes) !== formatScopes(owned.scopes);
     if (scopesChange && text(body.confirm_scope_change) !== 'yes') {
-      // SPEC §3.3: say how many users' grants the change ends before making it.
+      // Say how many users' grants the change ends before making it.
       return sendPage(reply, './app-scope-confirm', {
         ...signedInLayout(session, `Change the scopes of ${owned.name}?`, 'dashboard'),
         app: owned,

@@ -1,9 +1,9 @@
 /**
- * Sign-in and sign-out (SPEC §6). A failed sign-in says the same thing, and takes the same time,
- * whether or not the email has an account. Sign-in attempts are rate-limited per client address,
- * and per email address whatever address they come from (RATE_LIMIT_LOGIN_ACCOUNT, README): the
- * second counter is keyed by the email as typed (normalised), so being limited says nothing about
- * whether an account has it.
+ * Sign-in and sign-out (docs/web.md, docs/SECURITY.md). A failed sign-in says the same thing, and
+ * takes the same time, whether or not the email has an account. Sign-in attempts are rate-limited
+ * per client address, and per email address whatever address they come from
+ * (RATE_LIMIT_LOGIN_ACCOUNT, README): the second counter is keyed by the email as typed
+ * (normalised), so being limited says nothing about whether an account has it.
  */
 import type { FastifyInstance } from 'fastify';
 import { bodyKeyedRateLimit, rateLimitConfig } from '../../http/rate-limit.js';

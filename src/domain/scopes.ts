@@ -1,4 +1,7 @@
-/** The scopes of SPEC §2, with the plain words the consent page shows for each. */
+/**
+ * The scopes an app may ask for (RFC 6749 §3.3, docs/api.md), with the plain words the consent page
+ * shows for each.
+ */
 
 export const SCOPES = {
   read_profile: 'See your profile: name, time zone, daily step goal and stride length',
@@ -20,7 +23,7 @@ export function parseScopeString(value: string): string[] {
   return value.split(' ').filter((part) => part !== '');
 }
 
-/** The canonical stored form: unique, in the order of SPEC §2, space-separated. */
+/** The canonical stored form: unique, in the order of SCOPES, space-separated. */
 export function formatScopes(scopes: Iterable<string>): string {
   const set = new Set(scopes);
   return ALL_SCOPES.filter((scope) => set.has(scope)).join(' ');

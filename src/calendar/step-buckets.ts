@@ -1,7 +1,7 @@
 /**
- * Buckets of the local clock of a time zone, as UTC instants (SPEC §4.2): minutes, hours and days
- * counted from local midnight, so a day is 23 or 25 hours long at a DST change and starts at
- * 18:30 UTC in Asia/Kolkata.
+ * Buckets of the local clock of a time zone, as UTC instants (docs/api.md, "Buckets and time
+ * zones"): minutes, hours and days counted from local midnight, so a day is 23 or 25 hours long at
+ * a DST change and starts at 18:30 UTC in Asia/Kolkata.
  *
  * A bucket boundary is an instant at which the local clock reads a whole minute, hour or day, or at
  * which an offset change makes the clock jump into another one. Hence:

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planBuckets, rollupWidthFor, startOfLocalDay } from '../../src/domain/step-buckets.js';
+import { planBuckets, rollupWidthFor, startOfLocalDay } from '../../src/calendar/step-buckets.js';
 
 const utc = (year: number, month: number, day: number, hour = 0, minute = 0) => Date.UTC(year, month - 1, day, hour, minute) / 1000;
 const HOUR = 3600;

@@ -1,0 +1,67 @@
+/**
+ * The layers of src/ and the one rule between them: a module imports only its own layer and the
+ * layers listed as beneath it, and nothing in src/ imports in a circle. Checked by
+ * test/architecture.test.ts in `npm test` (type-only imports count too).
+ *
+ * A new folder or top-level module of src/ gets a row here, or the check refuses it.
+ */
+
+/** Bottom first. `uses`: the layers a module of this one may import, besides its own. */
+const LAYERS = [
+  // Plain values and helpers that know nothing of HTTP or the database.
+  { name: 'foundation', path: '^src/(config|errors|clock)\\.ts$|^src/(security|calendar)/', uses: [] },
+  { name: 'db', path: '^src/db/', uses: ['foundation'] },
+  // What every handler is given (config, database, clock).
+  { name: 'context', path: '^src/context\\.ts$', uses: ['foundation', 'db'] },
+  { name: 'store', path: '^src/store/', uses: ['foundation', 'db'] },
+  // Fastify plumbing shared by every face (rate limits, security headers, health, logging):
+  // it knows no route of Stride, so the route plugins above can all use it.
+  { name: 'http', path: '^src/http/', uses: ['foundation', 'db', 'context'] },
+  { name: 'domain', path: '^src/domain/', uses: ['foundation', 'db', 'context', 'store'] },
+  // The protocol: plain functions, and the machine-facing routes (metadata, token, revoke, introspect).
+  { name: 'oauth', path: '^src/oauth/', uses: ['foundation', 'db', 'context', 'store', 'http', 'domain'] },
+  { name: 'api', path: '^src/api/', uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth'] },
+  // The pages, the browser side of the authorization endpoint among them.
+  { name: 'web', path: '^src/web/', uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth'] },
+  // Wiring and entry points.
+  {
+    name: 'entry',
+    path: '^src/(app|server|cli)\\.ts$|^src/cli/|^src/(stride|thread-pool)\\.cts$',
+    uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth', 'api', 'web'],
+  },
+];
+
+const pathOf = (name) => LAYERS.find((layer) => layer.name === name).path;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle ties its modules together: none of them can be read or changed alone.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...LAYERS.map((layer) => ({
+      name: `layer-${layer.name}`,
+      severity: 'error',
+      comment: `${layer.name} imports only ${[layer.name, ...layer.uses].join(', ')} (.dependency-cruiser.cjs)`,
+      from: { path: layer.path },
+      to: { path: '^src/', pathNot: [layer.path, ...layer.uses.map(pathOf)].join('|') },
+    })),
+    {
+      name: 'layer-unknown',
+      severity: 'error',
+      comment: 'Every module of src/ belongs to a layer of .dependency-cruiser.cjs.',
+      from: { path: '^src/', pathNot: LAYERS.map((layer) => layer.path).join('|') },
+      to: {},
+    },
+  ],
+  options: {
+    includeOnly: '^src/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.cts', '.js', '.cjs'] },
+  },
+};

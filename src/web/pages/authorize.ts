@@ -1,0 +1,97 @@
+/**
+ * The browser side of the authorization endpoint (RFC 6749 §4.1.1, docs/oauth.md): GET sends a
+ * signed-out person to sign in, returns at once when consent is remembered, or shows the consent
+ * page; POST receives the consent decision. Every protocol decision is a plain function of
+ * src/oauth/authorize.ts; this module only connects them to the session, the forms and the pages.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  approveAuthorization,
+  checkAuthorizationRequest,
+  consentIsRemembered,
+  deniedRedirect,
+  developerName,
+  errorRedirectIsVetted,
+  findUserGrant,
+  grantCoversRequest,
+  reissueAuthorization,
+  singleValues,
+  type AuthorizationRefusal,
+} from '../../oauth/authorize.js';
+import { redirectHost } from '../../oauth/redirect-uri.js';
+import { parseScopeString } from '../../domain/scopes.js';
+import { isValidSessionCsrf } from '../csrf.js';
+import { currentSession } from '../session.js';
+import { sendErrorPage } from '../views.js';
+import { renderConsent } from './consent.js';
+
+export async function authorizePages(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  // RFC 6749 §4.1.1.
+  app.get('/oauth2/authorize', async (request, reply) => {
+    const { params, repeated } = singleValues(request.query);
+    const check = await checkAuthorizationRequest(ctx, params, repeated);
+    if (!check.ok) return sendRefusal(request, reply, check, 302);
+    const session = await currentSession(request);
+    if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
+    const grant = await findUserGrant(ctx, session.user.id, check.request.app.id);
+    if (grant && consentIsRemembered(grant, check.request)) {
+      return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
+    }
+    const grantedBefore = grantCoversRequest(grant, check.request);
+    return renderConsent(reply, session, check.request, await developerName(ctx, check.request.app), grantedBefore);
+  });
+
+  // The consent decision. Every parameter is validated again: the form is user-controlled input.
+  app.post('/oauth2/authorize', async (request, reply) => {
+    const { params, repeated } = singleValues(request.body);
+    const session = await currentSession(request);
+    if (!session) return sendErrorPage(reply, 403, 'Signed out', 'Your session has ended. Start again from the app.');
+    if (!isValidSessionCsrf(session, params.csrf_token)) {
+      return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page (missing or wrong CSRF token).');
+    }
+    const fields = { ...params };
+    delete fields.csrf_token;
+    delete fields.decision;
+    const check = await checkAuthorizationRequest(ctx, fields, repeated.filter((name) => name !== 'granted_scope'));
+    if (!check.ok) return sendRefusal(request, reply, check, 303);
+    // The person's own answer on the consent page: it goes back to the app (RFC 6749 §4.1.2.1).
+    if (params.decision !== 'allow') return reply.redirect(deniedRedirect(ctx, check.request, 'the user denied access'), 303);
+    const ticked = new Set(grantedScopes(request.body));
+    const granted = check.request.scopes.filter((scope) => ticked.has(scope));
+    // Unticking every scope is the same as Deny.
+    if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
+    return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
+  });
+
+  /**
+   * A request that cannot go on. Without a trustworthy redirect URI: the error page. Otherwise the
+   * error goes back to the app at once only when a person has vetted it (errorRedirectIsVetted,
+   * RFC 9700 §4.11.2); else the error page describes it and offers the way back as a link.
+   */
+  async function sendRefusal(request: FastifyRequest, reply: FastifyReply, check: AuthorizationRefusal, status: 302 | 303): Promise<FastifyReply> {
+    if (check.page !== undefined) return authorizationErrorPage(reply, check.page);
+    const session = await currentSession(request);
+    if (await errorRedirectIsVetted(ctx, session?.user.id, check.app)) return reply.redirect(check.redirectTo, status);
+    return sendErrorPage(
+      reply,
+      400,
+      'This authorization request cannot be completed',
+      `The request to connect ${check.app.name} has an error: ${check.error} (${check.description}). ` +
+        `Anyone can make such a request; go back only if you started it from ${check.app.name}.`,
+      { href: check.redirectTo, label: `Return to ${check.app.name} (${redirectHost(check.redirectUri)}) with this error` },
+    );
+  }
+}
+
+function authorizationErrorPage(reply: FastifyReply, message: string): FastifyReply {
+  return sendErrorPage(reply, 400, 'This authorization request cannot be completed', message);
+}
+
+/** Ticked checkboxes arrive as one value, several, or none. */
+function grantedScopes(body: FastifyRequest['body']): string[] {
+  const value = (body as Record<string, unknown> | undefined)?.granted_scope;
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.filter((v): v is string => typeof v === 'string').flatMap(parseScopeString);
+}
