@@ -1,7 +1,7 @@
 /**
  * The layers of src/ point one way and no import goes in a circle: the rules of
- * .dependency-cruiser.cjs, checked with dependency-cruiser's API (its command line asks for a newer
- * Node than Stride's). Run from the repository root, as `npm test` is.
+ * .dependency-cruiser.cjs, checked with dependency-cruiser's API (`npx depcruise src` prints the
+ * same report). Run from the repository root, as `npm test` is.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
