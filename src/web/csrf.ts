@@ -11,7 +11,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../security/secrets.js';
-import { cookieName, isSecureOrigin, type Session } from './session.js';
+import { cookieName, cookieOptions, type Session } from './session.js';
 
 /** The form field every state-changing form carries. */
 export const CSRF_FIELD = 'csrf_token';
@@ -41,12 +41,7 @@ export async function preSessionCsrfToken(request: FastifyRequest, reply: Fastif
   let nonce = request.cookies[name];
   if (!nonce || !NONCE_SYNTAX.test(nonce)) {
     nonce = randomBytes(32).toString('base64url');
-    reply.setCookie(name, nonce, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: isSecureOrigin(request.server.ctx),
-    });
+    reply.setCookie(name, nonce, cookieOptions(request.server.ctx));
   }
   return signPreSessionNonce(await request.server.serverSecrets.preSessionCsrf(), nonce);
 }

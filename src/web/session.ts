@@ -40,7 +40,8 @@ export function sessionCookieName(ctx: AppContext): string {
   return cookieName(ctx, SESSION_COOKIE);
 }
 
-function cookieOptions(ctx: AppContext, maxAge?: number) {
+/** The attributes of every cookie Stride sets; on https they are what a `__Host-` name requires. */
+export function cookieOptions(ctx: AppContext, maxAge?: number) {
   return {
     path: '/',
     httpOnly: true,
