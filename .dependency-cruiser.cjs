@@ -11,18 +11,19 @@ const LAYERS = [
   // Plain values and helpers that know nothing of HTTP or the database.
   { name: 'foundation', path: '^src/(config|errors|clock)\\.ts$|^src/(security|calendar)/', uses: [] },
   { name: 'db', path: '^src/db/', uses: ['foundation'] },
-  // What every handler is given (config, database, clock).
-  { name: 'context', path: '^src/context\\.ts$', uses: ['foundation', 'db'] },
+  // SQL and transactions live here and in db/ only; the layers above see narrow stores.
   { name: 'store', path: '^src/store/', uses: ['foundation', 'db'] },
+  // What every handler is given (config, stores, clock).
+  { name: 'context', path: '^src/context\\.ts$', uses: ['foundation', 'store'] },
   // Fastify plumbing shared by every face (rate limits, security headers, health, logging):
   // it knows no route of Stride, so the route plugins above can all use it.
-  { name: 'http', path: '^src/http/', uses: ['foundation', 'db', 'context'] },
-  { name: 'domain', path: '^src/domain/', uses: ['foundation', 'db', 'context', 'store'] },
+  { name: 'http', path: '^src/http/', uses: ['foundation', 'context'] },
+  { name: 'domain', path: '^src/domain/', uses: ['foundation', 'context', 'store'] },
   // The protocol: plain functions, and the machine-facing routes (metadata, token, revoke, introspect).
-  { name: 'oauth', path: '^src/oauth/', uses: ['foundation', 'db', 'context', 'store', 'http', 'domain'] },
-  { name: 'api', path: '^src/api/', uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth'] },
+  { name: 'oauth', path: '^src/oauth/', uses: ['foundation', 'context', 'store', 'http', 'domain'] },
+  { name: 'api', path: '^src/api/', uses: ['foundation', 'context', 'store', 'http', 'domain', 'oauth'] },
   // The pages, the browser side of the authorization endpoint among them.
-  { name: 'web', path: '^src/web/', uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth'] },
+  { name: 'web', path: '^src/web/', uses: ['foundation', 'context', 'store', 'http', 'domain', 'oauth'] },
   // Wiring and entry points.
   {
     name: 'entry',
@@ -51,6 +52,13 @@ module.exports = {
       to: { path: '^src/', pathNot: [layer.path, ...layer.uses.map(pathOf)].join('|') },
     })),
     {
+      name: 'database-drivers-in-store',
+      severity: 'error',
+      comment: 'SQL and transactions are written in store/ and db/ only; the layers above use the stores.',
+      from: { path: '^src/', pathNot: '^src/(store|db)/' },
+      to: { path: '^node_modules/(kysely|better-sqlite3|pg)/' },
+    },
+    {
       name: 'layer-unknown',
       severity: 'error',
       comment: 'Every module of src/ belongs to a layer of .dependency-cruiser.cjs.',
@@ -59,7 +67,9 @@ module.exports = {
     },
   ],
   options: {
-    includeOnly: '^src/',
+    // The database drivers are seen too, for database-drivers-in-store; nothing inside node_modules is followed.
+    includeOnly: '^(src/|node_modules/(kysely|better-sqlite3|pg)/)',
+    doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.cts', '.js', '.cjs'] },

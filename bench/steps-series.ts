@@ -15,8 +15,7 @@ import { openDatabase, type Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { MAX_SAMPLES_PER_REQUEST, type StepSample } from '../src/domain/step-samples.js';
 import { createStepSeriesReader, type SeriesRequest } from '../src/domain/step-series.js';
-import { upsertSamples } from '../src/store/steps.js';
-import { insertUser } from '../src/store/users.js';
+import { createStores } from '../src/store/stores.js';
 
 const DAY = 86_400;
 const MINUTES_PER_YEAR = 525_600;
@@ -56,6 +55,7 @@ function minuteValue(time: number, next: () => number): number {
 
 /** Stores `minutes` minutes ending at HISTORY_END through the upload path, a week per batch. */
 async function loadHistory(db: Db, userId: string, minutes: number): Promise<number> {
+  const { steps } = createStores(db);
   const started = performance.now();
   const next = random(42);
   const first = HISTORY_END - minutes * 60;
@@ -65,14 +65,14 @@ async function loadHistory(db: Db, userId: string, minutes: number): Promise<num
       const time = first + i * 60;
       samples.push({ start_time: time, value: minuteValue(time, next) });
     }
-    await upsertSamples(db.kysely, db.dialect, userId, samples);
+    await steps.upsertSamples(userId, samples);
   }
   return (performance.now() - started) / 1000;
 }
 
 async function createUser(db: Db): Promise<string> {
   const id = randomUUID();
-  await insertUser(db.kysely, {
+  await db.kysely.insertInto('users').values({
     id,
     email: `bench-${id}@example.test`,
     password_hash: 'unused',
@@ -80,7 +80,7 @@ async function createUser(db: Db): Promise<string> {
     created_at: 0,
     updated_at: 0,
     stride_length_cm: null,
-  });
+  }).execute();
   return id;
 }
 
@@ -89,7 +89,7 @@ function percentile(sorted: readonly number[], fraction: number): number {
 }
 
 async function timeSeries(db: Db, userId: string, name: string, request: SeriesRequest, runs: number): Promise<SeriesTiming> {
-  const readStepSeries = createStepSeriesReader(db);
+  const readStepSeries = createStepSeriesReader(createStores(db).steps.sums);
   let buckets = 0;
   // Warm-up: the zone's offset table, the prepared statements and SQLite's page cache, as on a
   // running server.

@@ -18,7 +18,6 @@ import { registerRateLimiting } from './http/rate-limit.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
-import { serverSecretOnDemand } from './store/server-secrets.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
 
@@ -65,7 +64,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.server.maxConnections = limits.maxConnections;
   app.decorate('ctx', ctx);
   app.decorate('serverSecrets', {
-    preSessionCsrf: serverSecretOnDemand(ctx.db.kysely, 'pre_session_csrf', ctx.clock),
+    preSessionCsrf: ctx.stores.serverSecret('pre_session_csrf', ctx.clock),
   });
 
   if (['info', 'debug', 'trace'].includes(ctx.config.logLevel)) {

@@ -1,14 +1,14 @@
 /**
- * What every request handler and protocol function is given: the configuration, the database and
- * the clock, built once at start (src/server.ts) and hung on the Fastify instance (src/app.ts).
+ * What every request handler and protocol function is given: the configuration, the stores of the
+ * database and the clock, built once at start (src/app.ts) and hung on the Fastify instance.
  */
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { Db } from './db/database.js';
+import type { Stores } from './store/stores.js';
 
 export interface AppContext {
   config: Config;
-  db: Db;
+  stores: Stores;
   clock: Clock;
 }
 

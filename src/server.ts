@@ -4,13 +4,14 @@ import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { sweepExpired } from './store/sweep.js';
+import { createStores } from './store/stores.js';
 
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
   const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
   await migrateToLatest(db);
-  const app = await buildApp({ config, db, clock: systemClock });
+  const stores = createStores(db);
+  const app = await buildApp({ config, stores, clock: systemClock });
   // The sign-in forms' CSRF key is made now, while the database is known to be writable, rather
   // than by the first sign-in page (which a full disk would then refuse).
   await app.serverSecrets.preSessionCsrf();
@@ -18,7 +19,7 @@ export async function serve(config: Config): Promise<void> {
 
   const sweep = async () => {
     try {
-      const counts = await sweepExpired(db.kysely, systemClock());
+      const counts = await stores.sweepExpired(systemClock());
       app.log.info({ swept: counts }, 'swept expired rows');
     } catch (error) {
       app.log.error({ err: error }, 'sweeping expired rows failed');
@@ -35,7 +36,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     clearInterval(timer);
     await app.close();
-    await db.close();
+    await stores.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError, REALM } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
-import { createBearerLookup, type BearerGrant, type BearerLookup } from '../store/bearer-lookup.js';
+import type { BearerGrant, BearerLookup } from '../store/bearer-lookup.js';
 
 /** How stale a grant's "last used" time may get before a request refreshes it. */
 const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -45,8 +45,8 @@ export function bearerToken(request: FastifyRequest): string | null {
 
 export async function bearerAuth(app: FastifyInstance): Promise<void> {
   app.decorateRequest('auth', null as unknown as BearerGrant);
-  const { db, clock } = app.ctx;
-  const lookup = createBearerLookup(db);
+  const { stores, clock } = app.ctx;
+  const lookup = stores.bearer;
   // A callback hook: on SQLite the lookup is synchronous, and the request goes on without a promise.
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request);

@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors.js';
 import { parseSampleBatch } from '../domain/step-samples.js';
 import { createStepSeriesReader, parseSeriesQuery, STEP_SERIES_JSON_SCHEMA } from '../domain/step-series.js';
-import { upsertSamples } from '../store/steps.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
@@ -14,9 +13,9 @@ import { requireJsonBody } from './json-body.js';
 export const STEPS_PATH = '/v1/users/me/activities/steps/';
 
 export async function stepRoutes(app: FastifyInstance): Promise<void> {
-  const { db, clock } = app.ctx;
+  const { stores, clock } = app.ctx;
   const limit = apiRateLimit(app);
-  const readStepSeries = createStepSeriesReader(db);
+  const readStepSeries = createStepSeriesReader(stores.steps.sums);
   const schema = { response: { 200: STEP_SERIES_JSON_SCHEMA } };
 
   app.get(STEPS_PATH, { config: limit, schema, onRequest: requireScope('read_activity') }, (request) => {
@@ -28,7 +27,7 @@ export async function stepRoutes(app: FastifyInstance): Promise<void> {
   app.post(STEPS_PATH, { config: limit, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {
     const batch = parseSampleBatch(request.body, clock());
     if ('problem' in batch) throw invalidRequest(batch.problem);
-    const accepted = await upsertSamples(db.kysely, db.dialect, request.auth.userId, batch.samples);
+    const accepted = await stores.steps.upsertSamples(request.auth.userId, batch.samples);
     return { accepted };
   });
 }

@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
-import { createProfileUpdate } from '../store/profiles.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
@@ -16,9 +15,9 @@ export const PROFILE_PATHS = ['/v1/users/me', '/users'] as const;
 const schema = { response: { 200: PROFILE_JSON_SCHEMA } };
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
-  const { db, clock } = app.ctx;
+  const { stores, clock } = app.ctx;
   const limit = apiRateLimit(app);
-  const updateProfile = createProfileUpdate(db);
+  const updateProfile = stores.users.updateProfile;
 
   function changed(profile: Profile | undefined): Profile {
     // Deleting a user deletes their tokens, so this only happens in a race with the deletion.

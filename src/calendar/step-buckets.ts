@@ -194,3 +194,15 @@ export function rollupWidthFor(boundaries: readonly number[]): StoredWidth {
   }
   return 60;
 }
+
+/** Contiguous runs [from, to) of the `width`-aligned buckets that contain the given times. */
+export function bucketRuns(times: readonly number[], width: number): Array<[number, number]> {
+  const starts = [...new Set(times.map((t) => t - (t % width)))].sort((a, b) => a - b);
+  const runs: Array<[number, number]> = [];
+  for (const start of starts) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === start) last[1] = start + width;
+    else runs.push([start, start + width]);
+  }
+  return runs;
+}

@@ -2,16 +2,15 @@
 import { readFile } from 'node:fs/promises';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import { openDatabase, type Db } from '../db/database.js';
+import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
 import { parseSampleFile } from '../domain/step-samples.js';
 import { createAccount } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
-import { findAppByClientId, listApps, type App } from '../store/apps.js';
-import { upsertSamples } from '../store/steps.js';
-import { findUserByEmail, findUserById } from '../store/users.js';
+import type { App } from '../store/apps.js';
+import { createStores, type Stores } from '../store/stores.js';
 import { runDemo } from './demo.js';
 
 export type CommandResult = { text: string; json: unknown } | undefined;
@@ -42,19 +41,19 @@ function scopeList(value: string): string[] {
   return parseScopeString(value.replaceAll(',', ' '));
 }
 
-/** Opens the database (bringing its schema up to date unless told not to), runs, closes. */
-async function withDb<T>(config: Config, run: (db: Db) => Promise<T>, options = { migrate: true }): Promise<T> {
+/** Opens the database, brings its schema up to date, runs, closes. */
+async function withStores<T>(config: Config, run: (stores: Stores) => Promise<T>): Promise<T> {
   const db = openDatabase(config.databaseUrl);
   try {
-    if (options.migrate) await migrateToLatest(db);
-    return await run(db);
+    await migrateToLatest(db);
+    return await run(createStores(db));
   } finally {
     await db.close();
   }
 }
 
-async function appOrFail(db: Db, clientId: string): Promise<App> {
-  const app = await findAppByClientId(db.kysely, clientId);
+async function appOrFail(stores: Stores, clientId: string): Promise<App> {
+  const app = await stores.apps.findByClientId(clientId);
   if (!app) throw new CommandError(`no app with client id ${clientId}`);
   return app;
 }
@@ -78,7 +77,8 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   async migrate({ config }) {
-    const applied = await withDb(config, migrateToLatest, { migrate: false });
+    const db = openDatabase(config.databaseUrl);
+    const applied = await migrateToLatest(db).finally(() => db.close());
     return {
       text: applied.length ? `applied ${applied.join(', ')}` : 'the schema is up to date',
       json: { applied },
@@ -89,8 +89,8 @@ export const COMMANDS: Record<string, Command> = {
     const email = required(values, 'email');
     const password = required(values, 'password');
     const name = typeof values.name === 'string' ? values.name : undefined;
-    const user = await withDb(config, (db) =>
-      createAccount(db.kysely, systemClock, { email, password, ...(name !== undefined && { displayName: name }) }),
+    const user = await withStores(config, (stores) =>
+      createAccount(stores.users, systemClock, { email, password, ...(name !== undefined && { displayName: name }) }),
     );
     return {
       text: `created user ${user.email} (id ${user.id})`,
@@ -104,10 +104,10 @@ export const COMMANDS: Record<string, Command> = {
     const redirectUris = (values['redirect-uri'] as string[] | undefined) ?? [];
     if (redirectUris.length === 0) throw new CommandError('--redirect-uri is required');
     const scopes = scopeList(required(values, 'scopes'));
-    return withDb(config, async (db) => {
-      const owner = await findUserByEmail(db.kysely, ownerEmail);
+    return withStores(config, async (stores) => {
+      const owner = await stores.users.findByEmail(ownerEmail);
       if (!owner) throw new CommandError(`no user with email ${ownerEmail}`);
-      const { app, clientSecret } = await appsDomain.registerApp(db.kysely, systemClock, owner.id, {
+      const { app, clientSecret } = await appsDomain.registerApp(stores.apps, systemClock, owner.id, {
         name,
         redirectUris,
         scopes,
@@ -128,9 +128,9 @@ export const COMMANDS: Record<string, Command> = {
     if (Object.keys(changes).length === 0) {
       throw new CommandError('nothing to change: give --name, --scopes or --redirect-uri');
     }
-    return withDb(config, async (db) => {
-      const app = await appOrFail(db, clientId);
-      const result = await appsDomain.updateAppSettings(db.kysely, systemClock, app, changes);
+    return withStores(config, async (stores) => {
+      const app = await appOrFail(stores, clientId);
+      const result = await appsDomain.updateAppSettings(stores.apps, systemClock, app, changes);
       return {
         text: `updated app "${result.app.name}"; ${result.grantsRevoked} grant(s) revoked`,
         json: { ...describeApp(result.app), grants_revoked: result.grantsRevoked },
@@ -140,9 +140,9 @@ export const COMMANDS: Record<string, Command> = {
 
   async 'apps rotate-secret'({ config, args }) {
     const clientId = onePositional(args, 'CLIENT_ID');
-    return withDb(config, async (db) => {
-      const app = await appOrFail(db, clientId);
-      const clientSecret = await appsDomain.rotateClientSecret(db.kysely, systemClock, app);
+    return withStores(config, async (stores) => {
+      const app = await appOrFail(stores, clientId);
+      const clientSecret = await appsDomain.rotateClientSecret(stores.apps, systemClock, app);
       return {
         text: `client_secret: ${clientSecret}   (shown only now; the old secret no longer works)`,
         json: { client_id: app.clientId, client_secret: clientSecret },
@@ -152,24 +152,24 @@ export const COMMANDS: Record<string, Command> = {
 
   async 'apps delete'({ config, args }) {
     const clientId = onePositional(args, 'CLIENT_ID');
-    return withDb(config, async (db) => {
-      const app = await appOrFail(db, clientId);
-      await appsDomain.deleteApp(db.kysely, app);
+    return withStores(config, async (stores) => {
+      const app = await appOrFail(stores, clientId);
+      await stores.apps.delete(app.id);
       return { text: `deleted app "${app.name}" and every token issued to it`, json: { deleted: app.clientId } };
     });
   },
 
   async 'apps list'({ config, values }) {
-    return withDb(config, async (db) => {
+    return withStores(config, async (stores) => {
       let ownerId: string | undefined;
       if (typeof values.owner === 'string') {
-        const owner = await findUserByEmail(db.kysely, values.owner);
+        const owner = await stores.users.findByEmail(values.owner);
         if (!owner) throw new CommandError(`no user with email ${values.owner}`);
         ownerId = owner.id;
       }
-      const apps = await listApps(db.kysely, ownerId);
+      const apps = await stores.apps.list(ownerId);
       const described = await Promise.all(
-        apps.map(async (app) => describeApp(app, (await findUserById(db.kysely, app.ownerId))?.email)),
+        apps.map(async (app) => describeApp(app, (await stores.users.findById(app.ownerId))?.email)),
       );
       const text = described.length
         ? described.map((a) => `${a.client_id}  ${a.type.padEnd(12)} ${a.name}  [${a.scopes.join(' ')}]  owner ${a.owner}`).join('\n')
@@ -188,16 +188,16 @@ export const COMMANDS: Record<string, Command> = {
     } catch (error) {
       throw new CommandError(`${file}: ${(error as Error).message}; nothing was imported`);
     }
-    return withDb(config, async (db) => {
-      const user = await findUserByEmail(db.kysely, email);
+    return withStores(config, async (stores) => {
+      const user = await stores.users.findByEmail(email);
       if (!user) throw new CommandError(`no user with email ${email}`);
-      const imported = await upsertSamples(db.kysely, db.dialect, user.id, samples);
+      const imported = await stores.steps.upsertSamples(user.id, samples);
       return { text: `imported ${imported} minute sample(s) for ${user.email}`, json: { imported, user: user.email } };
     });
   },
 
   async demo({ config }) {
-    const result = await withDb(config, (db) => runDemo(db, config, systemClock));
+    const result = await withStores(config, (stores) => runDemo(stores, config, systemClock));
     return { text: result.text, json: result.json };
   },
 };

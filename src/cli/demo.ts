@@ -6,25 +6,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
 import { registerApp, rotateClientSecret } from '../domain/apps.js';
 import type { StepSample } from '../domain/step-samples.js';
 import { createAccount } from '../domain/users.js';
 import { ALL_SCOPES } from '../domain/scopes.js';
 import { hashPassword } from '../security/passwords.js';
-import { listApps } from '../store/apps.js';
-import { upsertSamples } from '../store/steps.js';
-import { findUserByEmail, updateUser, type User } from '../store/users.js';
+import type { Stores } from '../store/stores.js';
+import type { User, UserStore } from '../store/users.js';
 
 export const DEMO_DEVELOPER_EMAIL = 'developer@demo.stride.local';
 export const DEMO_USER_EMAIL = 'walker@demo.stride.local';
 export const DEMO_APP_NAME = 'Stride Demo App';
 export const DEMO_DAYS = 90;
 
-async function ensureUser(db: Db, clock: Clock, email: string, name: string, password: string): Promise<User> {
-  const existing = await findUserByEmail(db.kysely, email);
-  if (!existing) return createAccount(db.kysely, clock, { email, password, displayName: name });
-  await updateUser(db.kysely, existing.id, { password_hash: await hashPassword(password), updated_at: clock() });
+async function ensureUser(users: UserStore, clock: Clock, email: string, name: string, password: string): Promise<User> {
+  const existing = await users.findByEmail(email);
+  if (!existing) return createAccount(users, clock, { email, password, displayName: name });
+  await users.update(existing.id, { password_hash: await hashPassword(password), updated_at: clock() });
   return existing;
 }
 
@@ -51,21 +49,21 @@ export function syntheticSteps(now: number, days: number, random: () => number =
   return samples;
 }
 
-export async function runDemo(db: Db, config: Config, clock: Clock) {
+export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   const developerPassword = randomBytes(9).toString('base64url');
   const userPassword = randomBytes(9).toString('base64url');
-  const developer = await ensureUser(db, clock, DEMO_DEVELOPER_EMAIL, 'Demo Developer', developerPassword);
-  const user = await ensureUser(db, clock, DEMO_USER_EMAIL, 'Demo Walker', userPassword);
+  const developer = await ensureUser(stores.users, clock, DEMO_DEVELOPER_EMAIL, 'Demo Developer', developerPassword);
+  const user = await ensureUser(stores.users, clock, DEMO_USER_EMAIL, 'Demo Walker', userPassword);
 
   const redirectUri = `${config.publicUrl}/demo/callback`;
-  const existing = (await listApps(db.kysely, developer.id)).find((app) => app.name === DEMO_APP_NAME);
+  const existing = (await stores.apps.list(developer.id)).find((app) => app.name === DEMO_APP_NAME);
   let clientId: string;
   let clientSecret: string;
   if (existing) {
     clientId = existing.clientId;
-    clientSecret = await rotateClientSecret(db.kysely, clock, existing);
+    clientSecret = await rotateClientSecret(stores.apps, clock, existing);
   } else {
-    const registered = await registerApp(db.kysely, clock, developer.id, {
+    const registered = await registerApp(stores.apps, clock, developer.id, {
       name: DEMO_APP_NAME,
       description: 'Created by `stride demo` to try the authorization flow.',
       redirectUris: [redirectUri],
@@ -77,7 +75,7 @@ export async function runDemo(db: Db, config: Config, clock: Clock) {
   }
 
   const samples = syntheticSteps(clock(), DEMO_DAYS);
-  await upsertSamples(db.kysely, db.dialect, user.id, samples);
+  await stores.steps.upsertSamples(user.id, samples);
 
   const state = randomBytes(12).toString('base64url');
   const authorizationUrl = new URL(`${config.authUrl}/oauth2/authorize`);

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { startBackgroundCheckpoints } from './background-checkpoints.js';
 import type { Database } from './schema.js';
@@ -142,14 +142,4 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
     pool,
     close: () => kysely.destroy(),
   };
-}
-
-/** True when a trivial query succeeds (used by /readyz). */
-export async function isReachable(db: Db): Promise<boolean> {
-  try {
-    await sql`select 1`.execute(db.kysely);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -3,16 +3,12 @@
  * (`stride apps …`), so both have the same effects (docs/oauth.md, "When tokens stop working").
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/schema.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, notFound } from '../errors.js';
 import { firstUnknownScope, formatScopes } from './scopes.js';
 import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
 import { unicodeTextProblem } from './users.js';
-import * as apps from '../store/apps.js';
-import type { App } from '../store/apps.js';
-import { countGrantsWithOtherScope, deleteGrantsWithOtherScope } from '../store/grants.js';
+import type { App, AppStore } from '../store/apps.js';
 
 export const APP_NAME_MAX_LENGTH = 100;
 export const APP_DESCRIPTION_MAX_LENGTH = 1000;
@@ -134,7 +130,7 @@ export interface RegisteredApp {
 }
 
 export async function registerApp(
-  db: Kysely<Database>,
+  apps: AppStore,
   clock: Clock,
   ownerId: string,
   settings: AppSettings & { isPublic: boolean; clientId?: string },
@@ -156,7 +152,7 @@ export async function registerApp(
     createdAt: now,
     updatedAt: now,
   };
-  await apps.insertApp(db, app);
+  await apps.insert(app);
   return { app, clientSecret };
 }
 
@@ -164,10 +160,10 @@ export async function registerApp(
  * How many users' grants a change to `scopes` would end (shown before saving; docs/oauth.md, "When
  * tokens stop working").
  */
-export async function grantsInvalidatedByScopeChange(db: Kysely<Database>, app: App, scopes: string[]): Promise<number> {
+export async function grantsInvalidatedByScopeChange(apps: AppStore, app: App, scopes: string[]): Promise<number> {
   const next = formatScopes(scopes);
   if (next === formatScopes(app.scopes)) return 0;
-  return countGrantsWithOtherScope(db, app.id, next);
+  return apps.countGrantsWithOtherScope(app.id, next);
 }
 
 /**
@@ -176,36 +172,30 @@ export async function grantsInvalidatedByScopeChange(db: Kysely<Database>, app: 
  * grants were ended.
  */
 export async function updateAppSettings(
-  db: Kysely<Database>,
+  apps: AppStore,
   clock: Clock,
   app: App,
   changes: Partial<AppSettings>,
 ): Promise<{ app: App; grantsRevoked: number }> {
   rejectInvalid(changes);
-  return db.transaction().execute(async (trx) => {
-    const scopes = changes.scopes && formatScopes(changes.scopes);
-    const scopeChanged = scopes !== undefined && scopes !== formatScopes(app.scopes);
-    await apps.updateApp(trx, app.id, {
-      ...(changes.name !== undefined && { name: changes.name.trim() }),
-      ...(changes.description !== undefined && { description: changes.description.trim() }),
-      ...(changes.websiteUrl !== undefined && { websiteUrl: changes.websiteUrl.trim() }),
-      ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
-      ...(scopes !== undefined && { scopes: scopes.split(' ') }),
-    }, clock());
-    const grantsRevoked = scopeChanged ? await deleteGrantsWithOtherScope(trx, app.id, scopes) : 0;
-    const updated = await apps.findAppById(trx, app.id);
-    return { app: updated!, grantsRevoked };
-  });
+  const scopes = changes.scopes && formatScopes(changes.scopes);
+  const scopeChanged = scopes !== undefined && scopes !== formatScopes(app.scopes);
+  const changed = {
+    ...(changes.name !== undefined && { name: changes.name.trim() }),
+    ...(changes.description !== undefined && { description: changes.description.trim() }),
+    ...(changes.websiteUrl !== undefined && { websiteUrl: changes.websiteUrl.trim() }),
+    ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
+    ...(scopes !== undefined && { scopes: scopes.split(' ') }),
+  };
+  const { app: updated, grantsEnded } = await apps.update(app.id, changed, clock(), scopeChanged ? scopes : undefined);
+  if (!updated) throw notFound('the app no longer exists');
+  return { app: updated, grantsRevoked: grantsEnded };
 }
 
 /** Issues a new client secret; the old one stops working at once. Public apps have none. */
-export async function rotateClientSecret(db: Kysely<Database>, clock: Clock, app: App): Promise<string> {
+export async function rotateClientSecret(apps: AppStore, clock: Clock, app: App): Promise<string> {
   if (app.isPublic) throw invalidRequest('public apps have no client secret');
   const clientSecret = newCredential('clientSecret');
-  await apps.updateApp(db, app.id, { clientSecretHash: hashCredential(clientSecret) }, clock());
+  await apps.update(app.id, { clientSecretHash: hashCredential(clientSecret) }, clock());
   return clientSecret;
-}
-
-export async function deleteApp(db: Kysely<Database>, app: App): Promise<void> {
-  await apps.deleteApp(db, app.id);
 }

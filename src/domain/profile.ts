@@ -3,7 +3,8 @@
  * A change is any subset of the editable fields; anything else is refused, naming the field.
  */
 import { invalidRequest } from '../errors.js';
-import type { Profile, ProfileChanges, User, UserUpdate } from '../store/users.js';
+import type { Profile, ProfileChanges } from '../store/profiles.js';
+import type { User, UserUpdate } from '../store/users.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
 import { displayNameProblem } from './users.js';
 

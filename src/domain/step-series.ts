@@ -2,11 +2,8 @@
  * The steps time series of docs/api.md: parsing and checking the query, and assembling the dense
  * series from the sums the store returns for each bucket.
  */
-import type { Kysely } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
-import { createStepSums, sumStepsPerBucket } from '../store/step-series.js';
+import type { StepSums } from '../store/step-series.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
 import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
 
@@ -136,28 +133,19 @@ export function parseSeriesQuery(query: Record<string, unknown>, profileZone: st
   return { granularity: granularityText, timezone, start, end };
 }
 
-/**
- * The series for [start, end) widened to whole local buckets: one query to the store whatever the
- * range, reading the coarsest rollups that fit the buckets.
- */
-export async function readStepSeries(db: Kysely<Database>, userId: string, request: SeriesRequest): Promise<StepSeries> {
-  const plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
-  return seriesOf(request, plan, await sumStepsPerBucket(db, userId, plan));
-}
-
 export type StepSeriesReader = (userId: string, request: SeriesRequest) => StepSeries | Promise<StepSeries>;
 
 /** Plans a series reader keeps; when there are more, it starts over. */
 const MAX_KEPT_PLANS = 256;
 
 /**
- * readStepSeries with the store's statements prepared once (the resource API's hot path). A plan
+ * The series for [start, end) widened to whole local buckets: one query to the store whatever the
+ * range, reading the coarsest rollups that fit the buckets (the resource API's hot path). A plan
  * depends only on the zone, granularity and range, which apps ask for again and again for many
  * users ("the last 7 days" in a zone), so plans are kept — and with each its query — and shared
  * between requests: a plan is never modified.
  */
-export function createStepSeriesReader(db: Db): StepSeriesReader {
-  const sums = createStepSums(db);
+export function createStepSeriesReader(sums: StepSums): StepSeriesReader {
   const plans = new Map<string, BucketPlan>();
   return (userId, request) => {
     const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;

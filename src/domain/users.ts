@@ -1,11 +1,9 @@
 /** Creating accounts: shared by sign-up, `stride users create` and `stride demo`. */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/schema.js';
 import { ApiError, invalidRequest } from '../errors.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../security/passwords.js';
-import { findUserByEmail, insertUser, type User } from '../store/users.js';
+import type { User, UserStore } from '../store/users.js';
 
 export const DISPLAY_NAME_MAX_LENGTH = 100;
 const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
@@ -73,11 +71,11 @@ export class DuplicateEmailError extends ApiError {
  * is hashed with Argon2id first, so the two outcomes take the same time: sign-up must not tell
  * a stranger which emails have accounts (docs/web.md).
  */
-export async function createAccountIfFree(db: Kysely<Database>, clock: Clock, input: NewAccount): Promise<User | null> {
+export async function createAccountIfFree(users: UserStore, clock: Clock, input: NewAccount): Promise<User | null> {
   const invalid = validateNewAccount(input);
   if (invalid) throw invalidRequest(invalid.message);
   const email = input.email.trim().toLowerCase();
-  const [existing, passwordHash] = await Promise.all([findUserByEmail(db, email), hashPassword(input.password)]);
+  const [existing, passwordHash] = await Promise.all([users.findByEmail(email), hashPassword(input.password)]);
   if (existing) return null;
   const now = clock();
   const user = {
@@ -92,18 +90,18 @@ export async function createAccountIfFree(db: Kysely<Database>, clock: Clock, in
     updated_at: now,
   };
   try {
-    await insertUser(db, user);
+    await users.insert(user);
   } catch (error) {
     // Two sign-ups with one email at the same moment: the unique index decides.
-    if (await findUserByEmail(db, email)) return null;
+    if (await users.findByEmail(email)) return null;
     throw error;
   }
   return user;
 }
 
 /** For operators (`stride users create`, `stride demo`): a taken email is an error that says so. */
-export async function createAccount(db: Kysely<Database>, clock: Clock, input: NewAccount): Promise<User> {
-  const user = await createAccountIfFree(db, clock, input);
+export async function createAccount(users: UserStore, clock: Clock, input: NewAccount): Promise<User> {
+  const user = await createAccountIfFree(users, clock, input);
   if (!user) throw new DuplicateEmailError(input.email.trim().toLowerCase());
   return user;
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { isReachable } from '../db/database.js';
 import { temporarilyUnavailable } from '../errors.js';
 
 /**
@@ -11,7 +10,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    if (await isReachable(app.ctx.db)) return { status: 'ready' };
+    if (await app.ctx.stores.isReachable()) return { status: 'ready' };
     const error = temporarilyUnavailable('the database is not reachable');
     return reply.code(error.status).headers(error.headers).send(error.toJSON());
   });

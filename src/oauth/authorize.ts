@@ -7,10 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
-import { appByClientIdLookup, lockedAppScopes, type App } from '../store/apps.js';
-import { insertAuthorizationCode } from '../store/codes.js';
-import { deleteGrantCredentialsWithScopes, findGrant, lockGrantForConsent, upsertGrant, type Grant } from '../store/grants.js';
-import { findUserById } from '../store/users.js';
+import type { App } from '../store/apps.js';
+import type { AuthorizationCode } from '../store/codes.js';
+import type { Grant } from '../store/grants.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { requestedRedirectUri } from './redirect-uri.js';
 import { firstUnknownScope, formatScopes, parseScopeString } from '../domain/scopes.js';
@@ -71,7 +70,7 @@ export async function checkAuthorizationRequest(
   }
   const clientId = params.client_id;
   if (!clientId) return { ok: false, page: 'The request has no client_id.' };
-  const app = await appByClientIdLookup(ctx.db)(clientId);
+  const app = await ctx.stores.apps.findByClientId(clientId);
   if (!app) return { ok: false, page: 'No app is registered with this client_id.' };
   const redirect = requestedRedirectUri(app, params);
   if ('problem' in redirect) return { ok: false, page: redirect.problem };
@@ -137,7 +136,7 @@ function shortened(value: string): string {
  */
 export async function errorRedirectIsVetted(ctx: AppContext, userId: string | undefined, app: App): Promise<boolean> {
   if (userId === undefined) return false;
-  return (await findGrant(ctx.db.kysely, userId, app.id)) !== undefined;
+  return (await ctx.stores.grants.find(userId, app.id)) !== undefined;
 }
 
 /**
@@ -145,7 +144,7 @@ export async function errorRedirectIsVetted(ctx: AppContext, userId: string | un
  * shown: a request that ends at the login page or a redirect never needs it.
  */
 export async function developerName(ctx: AppContext, app: App): Promise<string> {
-  const owner = await findUserById(ctx.db.kysely, app.ownerId);
+  const owner = await ctx.stores.users.findById(app.ownerId);
   return owner?.display_name ?? 'unknown developer';
 }
 
@@ -168,10 +167,6 @@ export function consentIsRemembered(grant: Grant | undefined, request: Authoriza
   return grantCoversRequest(grant, request);
 }
 
-export function findUserGrant(ctx: AppContext, userId: string, appId: string): Promise<Grant | undefined> {
-  return findGrant(ctx.db.kysely, userId, appId);
-}
-
 /**
  * Records the consent (upserting the grant) and issues a code bound to the app, user, redirect
  * URI, scopes and PKCE challenge (RFC 6749 §4.1.2). Returns the redirect to send the browser to.
@@ -185,19 +180,10 @@ export async function approveAuthorization(
   const now = ctx.clock();
   const scope = formatScopes(grantedScopes);
   const code = newCredential('authorizationCode');
-  const recorded = await ctx.db.kysely.transaction().execute(async (trx) => {
-    // The request was checked against the app's scopes before this transaction; a developer may
-    // have narrowed them since (docs/oauth.md "When tokens stop working").
-    const registered = await lockedAppScopes(trx, ctx.db.dialect, request.app.id);
-    if (!registered || grantedScopes.some((name) => !registered.includes(name))) return false;
-    const previous = await lockGrantForConsent(trx, { id: randomUUID(), userId, appId: request.app.id }, now);
-    const { grantScope, withdrawn } = consentOutcome(parseScopeString(previous.scope), request.scopes, grantedScopes);
-    const grantId = await upsertGrant(trx, { id: previous.id, userId, appId: request.app.id, scope: grantScope }, now);
-    // A withdrawn scope takes effect now, not when the tokens carrying it expire.
-    await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
-    await insertAuthorizationCode(trx, codeRow(ctx, request, code, { userId, grantId, scope }, now));
-    return true;
-  });
+  const recorded = await ctx.stores.grants.recordConsent(
+    { userId, appId: request.app.id, newGrantId: randomUUID(), granted: grantedScopes, code: codeRow(ctx, request, code, { userId, scope }, now), now },
+    (previousScope) => consentOutcome(parseScopeString(previousScope), request.scopes, grantedScopes),
+  );
   if (!recorded) {
     return authorizationResponseUrl(ctx.config, request.redirectUri, {
       error: 'invalid_scope',
@@ -228,23 +214,22 @@ export function consentOutcome(
 export async function reissueAuthorization(ctx: AppContext, request: AuthorizationRequest, userId: string, grant: Grant): Promise<string> {
   const code = newCredential('authorizationCode');
   const scope = formatScopes(request.scopes);
-  await insertAuthorizationCode(ctx.db.kysely, codeRow(ctx, request, code, { userId, grantId: grant.id, scope }, ctx.clock()));
+  await ctx.stores.codes.insert({ ...codeRow(ctx, request, code, { userId, scope }, ctx.clock()), grant_id: grant.id });
   return authorizationResponseUrl(ctx.config, request.redirectUri, { code, state: request.state });
 }
 
-/** The stored form of a new code: its hash and everything it is bound to. */
+/** The stored form of a new code: its hash and everything it is bound to but its grant. */
 function codeRow(
   ctx: AppContext,
   request: AuthorizationRequest,
   code: string,
-  bound: { userId: string; grantId: string; scope: string },
+  bound: { userId: string; scope: string },
   now: number,
-) {
+): Omit<AuthorizationCode, 'grant_id'> {
   return {
     code_hash: hashCredential(code),
     app_id: request.app.id,
     user_id: bound.userId,
-    grant_id: bound.grantId,
     redirect_uri: request.redirectUri,
     scope: bound.scope,
     code_challenge: request.codeChallenge,

@@ -3,10 +3,9 @@
  * `client_secret_basic`, `client_secret_post`, and `none` for public clients (which must then use
  * PKCE). Failures are 401 `invalid_client`, with a Basic challenge when Basic was tried (§5.2).
  */
-import type { Db } from '../db/database.js';
 import { ApiError, invalidRequest, REALM } from '../errors.js';
 import { constantTimeEqual, hashCredential } from '../security/secrets.js';
-import { appByClientIdLookup, type App } from '../store/apps.js';
+import type { App } from '../store/apps.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -68,14 +67,13 @@ function readCredentials(body: Record<string, string | undefined>, authorization
 }
 
 /**
- * `findApp` reads the app of a client id; a grant may pass one that reads more in the same
- * statement (the refresh grant reads the refresh token with it).
+ * `findApp` reads the app of a client id (the app store's findByClientId); a grant may pass one
+ * that reads more in the same statement (the refresh grant reads the refresh token with it).
  */
 export async function authenticateClient(
-  db: Db,
+  findApp: (clientId: string) => Promise<App | undefined>,
   body: Record<string, string | undefined>,
   authorization: string | undefined,
-  findApp: (clientId: string) => Promise<App | undefined> = appByClientIdLookup(db),
 ): Promise<AuthenticatedClient> {
   const credentials = readCredentials(body, authorization);
   const basicTried = credentials.method === 'client_secret_basic';

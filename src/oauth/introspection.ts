@@ -5,7 +5,6 @@
 import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
-import { findAccessToken, findRefreshToken } from '../store/tokens.js';
 import type { AuthenticatedClient } from './client-auth.js';
 
 export type Introspection =
@@ -19,7 +18,7 @@ export async function introspectToken(
 ): Promise<Introspection> {
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
-  const db = ctx.db.kysely;
+  const { tokens } = ctx.stores;
   const now = ctx.clock();
   const hash = tokenKey(token);
   const active = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number }, tokenType: string): Introspection =>
@@ -27,9 +26,9 @@ export async function introspectToken(
       ? { active: true, scope: row.scope, client_id: client.app.clientId, sub: row.user_id, exp: row.expires_at, iat: row.created_at, token_type: tokenType }
       : { active: false };
 
-  const access = await findAccessToken(db, hash);
+  const access = await tokens.findAccess(hash);
   if (access) return active(access, 'Bearer');
-  const refresh = await findRefreshToken(db, hash);
+  const refresh = await tokens.findRefresh(hash);
   if (refresh && refresh.rotated_at === null) return active(refresh, 'refresh_token');
   return { active: false };
 }

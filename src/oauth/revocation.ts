@@ -6,27 +6,26 @@
 import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
-import { deleteAccessToken, deleteTokenFamily, findAccessToken, findRefreshToken } from '../store/tokens.js';
 import type { AuthenticatedClient } from './client-auth.js';
 
 export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>): Promise<void> {
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
-  const db = ctx.db.kysely;
+  const { tokens } = ctx.stores;
   const hash = tokenKey(token);
   // The hint only orders the search (§2.1); unknown hints are ignored.
   const lookups = body.token_type_hint === 'refresh_token' ? (['refresh', 'access'] as const) : (['access', 'refresh'] as const);
   for (const kind of lookups) {
     if (kind === 'access') {
-      const row = await findAccessToken(db, hash);
+      const row = await tokens.findAccess(hash);
       if (row) {
-        if (row.app_id === client.app.id) await deleteAccessToken(db, hash);
+        if (row.app_id === client.app.id) await tokens.deleteAccess(hash);
         return;
       }
     } else {
-      const row = await findRefreshToken(db, hash);
+      const row = await tokens.findRefresh(hash);
       if (row) {
-        if (row.app_id === client.app.id) await deleteTokenFamily(db, row.grant_id, row.family_id);
+        if (row.app_id === client.app.id) await tokens.deleteFamily(row.grant_id, row.family_id);
         return;
       }
     }

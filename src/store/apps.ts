@@ -1,6 +1,9 @@
+import type SQLite from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
-import type { Db, Dialect } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { AppTable, Database } from '../db/schema.js';
+import { countGrantsWithOtherScope, deleteGrantsWithOtherScope } from './grants.js';
+import { isAppIdSyntax, isClientIdSyntax } from './identifiers.js';
 
 type Q = Kysely<Database>;
 type AppRow = Selectable<AppTable>;
@@ -38,7 +41,86 @@ export function appFromRow(row: AppRow): App {
   };
 }
 
-export async function insertApp(db: Q, app: App): Promise<void> {
+export const APP_COLUMNS =
+  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at';
+
+export interface AppChanges {
+  name?: string;
+  description?: string;
+  websiteUrl?: string;
+  redirectUris?: string[];
+  scopes?: string[];
+  clientSecretHash?: string;
+}
+
+/** An app as the developer dashboard lists it. */
+export interface AppWithUsers extends App {
+  /** Users holding a grant for the app (each has tokens until they revoke it). */
+  connectedUsers: number;
+}
+
+export interface AppStore {
+  /** The app with this client id: the client authentication of every token request reads it. */
+  findByClientId(clientId: string): Promise<App | undefined>;
+  findById(id: string): Promise<App | undefined>;
+  /** Every app, or an owner's, oldest first. */
+  list(ownerId?: string): Promise<App[]>;
+  listWithConnectedUsers(ownerId: string): Promise<AppWithUsers[]>;
+  countConnectedUsers(appId: string): Promise<number>;
+  /** Grants of an app whose scope set differs from `scope` (docs/oauth.md, "When tokens stop working"). */
+  countGrantsWithOtherScope(appId: string, scope: string): Promise<number>;
+  insert(app: App): Promise<void>;
+  /**
+   * Applies `changes` and, when `endGrantsNotOf` is a scope string, ends in the same transaction
+   * every grant of the app whose scope set differs from it, with its codes and tokens. Returns
+   * the app as changed and how many grants ended.
+   */
+  update(id: string, changes: AppChanges, now: number, endGrantsNotOf?: string): Promise<{ app: App | undefined; grantsEnded: number }>;
+  /** Deleting an app cascades to its grants, codes and tokens (foreign keys ON DELETE CASCADE). */
+  delete(id: string): Promise<void>;
+}
+
+export function createAppStore(db: Db): AppStore {
+  const q = db.kysely;
+  return {
+    findByClientId: appByClientIdLookup(db),
+    findById: (id) => findAppById(q, id),
+    async list(ownerId) {
+      let query = q.selectFrom('apps').selectAll().orderBy('created_at').orderBy('id');
+      if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
+      return (await query.execute()).map(appFromRow);
+    },
+    async listWithConnectedUsers(ownerId) {
+      const apps = await this.list(ownerId);
+      if (apps.length === 0) return [];
+      const rows = await q
+        .selectFrom('grants')
+        .select(['app_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('app_id', 'in', apps.map((app) => app.id))
+        .groupBy('app_id')
+        .execute();
+      const counts = new Map(rows.map((row) => [row.app_id, Number(row.n)]));
+      return apps.map((app) => ({ ...app, connectedUsers: counts.get(app.id) ?? 0 }));
+    },
+    async countConnectedUsers(appId) {
+      const row = await q.selectFrom('grants').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    countGrantsWithOtherScope: (appId, scope) => countGrantsWithOtherScope(q, appId, scope),
+    insert: (app) => insertApp(q, app),
+    update: (id, changes, now, endGrantsNotOf) =>
+      q.transaction().execute(async (trx) => {
+        await updateApp(trx, id, changes, now);
+        const grantsEnded = endGrantsNotOf === undefined ? 0 : await deleteGrantsWithOtherScope(trx, id, endGrantsNotOf);
+        return { app: await findAppById(trx, id), grantsEnded };
+      }),
+    async delete(id) {
+      await q.deleteFrom('apps').where('id', '=', id).execute();
+    },
+  };
+}
+
+async function insertApp(db: Q, app: App): Promise<void> {
   await db
     .insertInto('apps')
     .values({
@@ -58,25 +140,17 @@ export async function insertApp(db: Q, app: App): Promise<void> {
     .execute();
 }
 
-/**
- * RFC 6749 Appendix A.1: a client id is visible ASCII and spaces (VSCHAR). Nothing else names an
- * app, so nothing else is looked up — PostgreSQL refuses a NUL in a text value, and a statement
- * batched with other requests' would fail for all of them.
- */
-export function isClientIdSyntax(clientId: string): boolean {
-  return /^[\x20-\x7e]{1,255}$/.test(clientId);
-}
-
 export async function findAppByClientId(db: Q, clientId: string): Promise<App | undefined> {
   if (!isClientIdSyntax(clientId)) return undefined;
   const row = await db.selectFrom('apps').selectAll().where('client_id', '=', clientId).executeTakeFirst();
   return row && appFromRow(row);
 }
 
-export const APP_COLUMNS =
-  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at';
-
-const clientLookups = new WeakMap<Db, (clientId: string) => Promise<App | undefined>>();
+async function findAppById(db: Q, id: string): Promise<App | undefined> {
+  if (!isAppIdSyntax(id)) return undefined;
+  const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && appFromRow(row);
+}
 
 /**
  * findAppByClientId for the client authentication of every token request and for every
@@ -85,75 +159,33 @@ const clientLookups = new WeakMap<Db, (clientId: string) => Promise<App | undefi
  * transaction is open on the handle (it spans awaits), the lookup goes through Kysely, so it never
  * reads inside another request's transaction.
  */
-export function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefined> {
-  let lookup = clientLookups.get(db);
-  if (lookup === undefined) {
-    const handle = db.sqlite;
-    const pool = db.pool;
-    if (handle) {
-      const select = handle.prepare<[string], AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`);
-      lookup = (clientId) => {
-        if (handle.inTransaction) return findAppByClientId(db.kysely, clientId);
-        const row = select.get(clientId);
-        return Promise.resolve(row && appFromRow(row));
-      };
-    } else if (pool) {
-      const text = `SELECT ${APP_COLUMNS} FROM apps WHERE client_id = $1`;
-      lookup = async (clientId) => {
-        const result = await pool.query<AppRow>({ name: 'stride_app_by_client_id', text, values: [clientId] });
-        const row = result.rows[0];
-        return row && appFromRow(row);
-      };
-    } else {
-      lookup = (clientId) => findAppByClientId(db.kysely, clientId);
-    }
-    const byClientId = lookup;
-    lookup = (clientId) => (isClientIdSyntax(clientId) ? byClientId(clientId) : Promise.resolve(undefined));
-    clientLookups.set(db, lookup);
+function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefined> {
+  const handle = db.sqlite;
+  const pool = db.pool;
+  let lookup: (clientId: string) => Promise<App | undefined>;
+  if (handle) {
+    // Prepared on first use: the stores may be made before the schema is migrated.
+    let select: SQLite.Statement<[string], AppRow> | undefined;
+    lookup = (clientId) => {
+      if (handle.inTransaction) return findAppByClientId(db.kysely, clientId);
+      select ??= handle.prepare<[string], AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`);
+      const row = select.get(clientId);
+      return Promise.resolve(row && appFromRow(row));
+    };
+  } else if (pool) {
+    const text = `SELECT ${APP_COLUMNS} FROM apps WHERE client_id = $1`;
+    lookup = async (clientId) => {
+      const result = await pool.query<AppRow>({ name: 'stride_app_by_client_id', text, values: [clientId] });
+      const row = result.rows[0];
+      return row && appFromRow(row);
+    };
+  } else {
+    lookup = (clientId) => findAppByClientId(db.kysely, clientId);
   }
-  return lookup;
+  return (clientId) => (isClientIdSyntax(clientId) ? lookup(clientId) : Promise.resolve(undefined));
 }
 
-/**
- * An app's registered scopes for a consent being recorded, in its transaction. On PostgreSQL the
- * row is share-locked until the consent commits, so a developer's change of the scopes (an UPDATE
- * of the row) and the consent happen one after the other: the change ends the consent's grant if
- * its set differs, or the consent sees the new set. SQLite runs one write transaction at a time.
- */
-export async function lockedAppScopes(db: Q, dialect: Dialect, appId: string): Promise<string[] | undefined> {
-  let query = db.selectFrom('apps').select('scopes').where('id', '=', appId);
-  if (dialect === 'postgres') query = query.forShare();
-  const row = await query.executeTakeFirst();
-  return row && (row.scopes === '' ? [] : row.scopes.split(' '));
-}
-
-/** App ids, like client ids, are visible ASCII: anything else (a NUL PostgreSQL would refuse) names no app. */
-export function isAppIdSyntax(id: string): boolean {
-  return isClientIdSyntax(id);
-}
-
-export async function findAppById(db: Q, id: string): Promise<App | undefined> {
-  if (!isAppIdSyntax(id)) return undefined;
-  const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && appFromRow(row);
-}
-
-export async function listApps(db: Q, ownerId?: string): Promise<App[]> {
-  let query = db.selectFrom('apps').selectAll().orderBy('created_at').orderBy('id');
-  if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
-  return (await query.execute()).map(appFromRow);
-}
-
-export interface AppChanges {
-  name?: string;
-  description?: string;
-  websiteUrl?: string;
-  redirectUris?: string[];
-  scopes?: string[];
-  clientSecretHash?: string;
-}
-
-export async function updateApp(db: Q, id: string, changes: AppChanges, now: number): Promise<void> {
+async function updateApp(db: Q, id: string, changes: AppChanges, now: number): Promise<void> {
   await db
     .updateTable('apps')
     .set({
@@ -167,9 +199,4 @@ export async function updateApp(db: Q, id: string, changes: AppChanges, now: num
     })
     .where('id', '=', id)
     .execute();
-}
-
-/** Deleting an app cascades to its grants, codes and tokens (foreign keys ON DELETE CASCADE). */
-export async function deleteApp(db: Q, id: string): Promise<void> {
-  await db.deleteFrom('apps').where('id', '=', id).execute();
 }

@@ -16,7 +16,8 @@ import type pg from 'pg';
 import { batchedCalls } from '../db/batched-calls.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
-import type { Profile } from './users.js';
+import { numberedPlaceholders } from './placeholders.js';
+import type { Profile } from './profiles.js';
 
 export interface BearerGrant {
   userId: string;
@@ -101,12 +102,6 @@ function grantOf(row: FindRow): BearerGrant {
       created_at: Number(row[10]),
     },
   };
-}
-
-/** `?` placeholders numbered for PostgreSQL (`$1`, `$2`, …); the statements here have no other `?`. */
-export function numberedPlaceholders(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
 }
 
 export function createBearerLookup(db: Db): BearerLookup {

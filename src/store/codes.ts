@@ -1,7 +1,9 @@
 /** Authorization codes, kept only as the SHA-256 of the code (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import type { Db } from '../db/database.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
+import { insertTokenPair, isForeignKeyViolation, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type AuthorizationCode = Selectable<AuthorizationCodeTable>;
@@ -21,7 +23,7 @@ export async function insertAuthorizationCode(db: Q, c: AuthorizationCode): Prom
 
 const selectCode = preparedQuery((db: Q, codeHash: string) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
 
-export async function findAuthorizationCode(db: Q, codeHash: string): Promise<AuthorizationCode | undefined> {
+async function findAuthorizationCode(db: Q, codeHash: string): Promise<AuthorizationCode | undefined> {
   return (await selectCode(db, codeHash)).rows[0];
 }
 
@@ -38,7 +40,41 @@ const markCodeConsumed = preparedQuery((db: Q, consumedAt: number, codeHash: str
     .where('expires_at', '>', now),
 );
 
-export async function consumeAuthorizationCode(db: Q, codeHash: string, now: number): Promise<boolean> {
+async function consumeAuthorizationCode(db: Q, codeHash: string, now: number): Promise<boolean> {
   const result = await markCodeConsumed(db, now, codeHash, now);
   return Number(result.numAffectedRows) === 1;
 }
+
+export interface CodeStore {
+  insert(code: AuthorizationCode): Promise<void>;
+  find(codeHash: string): Promise<AuthorizationCode | undefined>;
+  /**
+   * Consumes a live, unused code and stores the token pair issued for it, in one transaction:
+   * false (and nothing written) when the code was used already, has expired, or its grant or app
+   * was deleted meanwhile.
+   */
+  redeem(codeHash: string, now: number, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<boolean>;
+}
+
+export function createCodeStore(db: Db): CodeStore {
+  const q = db.kysely;
+  return {
+    insert: (code) => insertAuthorizationCode(q, code),
+    find: (codeHash) => findAuthorizationCode(q, codeHash),
+    async redeem(codeHash, now, access, refresh) {
+      try {
+        await q.transaction().execute(async (trx) => {
+          if (!(await consumeAuthorizationCode(trx, codeHash, now))) throw new CodeAlreadyConsumed();
+          await insertTokenPair(trx, access, refresh);
+        });
+        return true;
+      } catch (error) {
+        if (error instanceof CodeAlreadyConsumed || isForeignKeyViolation(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+/** Thrown inside the transaction to roll it back when another request consumed the code first. */
+class CodeAlreadyConsumed extends Error {}

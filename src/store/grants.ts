@@ -1,17 +1,121 @@
+/**
+ * Grants: a user's standing permission for an app (one row per user and app), and the ending of a
+ * grant with every code and token issued under it (docs/oauth.md, "When tokens stop working").
+ */
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
-import { isAppIdSyntax } from './apps.js';
+import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
+import { isAppIdSyntax } from './identifiers.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type Grant = Selectable<GrantTable>;
 
+export interface ConnectedApp {
+  appId: string;
+  clientId: string;
+  name: string;
+  developer: string;
+  scopes: string[];
+  grantedAt: number;
+  lastUsedAt: number | null;
+}
+
+/** A consent given on the consent page, and the code it answers with. */
+export interface Consent {
+  userId: string;
+  appId: string;
+  /** The id of the grant if the user has none yet. */
+  newGrantId: string;
+  /** The scopes ticked; each must still be registered for the app. */
+  granted: readonly string[];
+  /** The code to issue, bound to the grant once its id is known. */
+  code: Omit<AuthorizationCode, 'grant_id'>;
+  now: number;
+}
+
+/** What a consent makes of the grant's scope before it: the new scope, and the scopes withdrawn. */
+export type ConsentRule = (previousScope: string) => { grantScope: string; withdrawn: readonly string[] };
+
+export interface GrantStore {
+  find(userId: string, appId: string): Promise<Grant | undefined>;
+  /** Ends a grant and every code and token issued under it. */
+  delete(grantId: string): Promise<void>;
+  /** The user revokes an app: its grant ends with every code and token; false when there was none. */
+  revokeForUser(userId: string, appId: string): Promise<boolean>;
+  /** The apps a user has granted access to, newest first. */
+  listConnectedApps(userId: string): Promise<ConnectedApp[]>;
+  /**
+   * Records a consent and issues its code, all or nothing: checks that every granted scope is
+   * still registered for the app (false if not, and nothing is written), applies `rule` to the
+   * grant (created if new), ends the codes and tokens that carry a withdrawn scope, inserts the code.
+   */
+  recordConsent(consent: Consent, rule: ConsentRule): Promise<boolean>;
+}
+
+export function createGrantStore(db: Db): GrantStore {
+  const q = db.kysely;
+  return {
+    find: (userId, appId) => findGrant(q, userId, appId),
+    delete: (grantId) => deleteGrant(q, grantId),
+    revokeForUser: (userId, appId) => deleteGrantOfUser(q, userId, appId),
+    async listConnectedApps(userId) {
+      const rows = await q
+        .selectFrom('grants as g')
+        .innerJoin('apps as a', 'a.id', 'g.app_id')
+        .innerJoin('users as o', 'o.id', 'a.owner_id')
+        .select(['a.id', 'a.client_id', 'a.name', 'o.display_name', 'g.scope', 'g.updated_at', 'g.last_used_at'])
+        .where('g.user_id', '=', userId)
+        .orderBy('g.updated_at', 'desc')
+        .orderBy('a.id')
+        .execute();
+      return rows.map((row) => ({
+        appId: row.id,
+        clientId: row.client_id,
+        name: row.name,
+        developer: row.display_name,
+        scopes: row.scope === '' ? [] : row.scope.split(' '),
+        grantedAt: row.updated_at,
+        lastUsedAt: row.last_used_at,
+      }));
+    },
+    recordConsent: ({ userId, appId, newGrantId, granted, code, now }, rule) =>
+      q.transaction().execute(async (trx) => {
+        // The request was checked against the app's scopes before; a developer may have narrowed
+        // them since (docs/oauth.md, "When tokens stop working").
+        const registered = await lockedAppScopes(trx, db.dialect, appId);
+        if (!registered || granted.some((name) => !registered.includes(name))) return false;
+        const previous = await lockGrantForConsent(trx, { id: newGrantId, userId, appId }, now);
+        const { grantScope, withdrawn } = rule(previous.scope);
+        const grantId = await upsertGrant(trx, { id: previous.id, userId, appId, scope: grantScope }, now);
+        // A withdrawn scope takes effect now, not when the tokens carrying it expire.
+        await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
+        await insertAuthorizationCode(trx, { ...code, grant_id: grantId });
+        return true;
+      }),
+  };
+}
+
+/**
+ * An app's registered scopes for a consent being recorded, in its transaction. On PostgreSQL the
+ * row is share-locked until the consent commits, so a developer's change of the scopes (an UPDATE
+ * of the row) and the consent happen one after the other: the change ends the consent's grant if
+ * its set differs, or the consent sees the new set. SQLite runs one write transaction at a time.
+ */
+async function lockedAppScopes(db: Q, dialect: Dialect, appId: string): Promise<string[] | undefined> {
+  let query = db.selectFrom('apps').select('scopes').where('id', '=', appId);
+  if (dialect === 'postgres') query = query.forShare();
+  const row = await query.executeTakeFirst();
+  return row && (row.scopes === '' ? [] : row.scopes.split(' '));
+}
+
 const selectGrant = preparedQuery((db: Q, userId: string, appId: string) =>
   db.selectFrom('grants').selectAll().where('user_id', '=', userId).where('app_id', '=', appId),
 );
 
-export async function findGrant(db: Q, userId: string, appId: string): Promise<Grant | undefined> {
+async function findGrant(db: Q, userId: string, appId: string): Promise<Grant | undefined> {
   return (await selectGrant(db, userId, appId)).rows[0];
 }
 
@@ -39,14 +143,13 @@ async function deleteCredentialsOfGrants(db: Q, grantIds: GrantIds): Promise<voi
 }
 
 /** Ends a grant and every code and token issued under it. */
-export function deleteGrant(db: Q, grantId: string): Promise<void> {
+function deleteGrant(db: Q, grantId: string): Promise<void> {
   return atomically(db, async (trx) => {
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('id', '=', grantId));
     await trx.deleteFrom('grants').where('id', '=', grantId).execute();
   });
 }
 
-/** Grants of an app whose scope set differs from `scope` (docs/oauth.md, "When tokens stop working"). */
 export async function countGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
   const row = await db
     .selectFrom('grants')
@@ -73,7 +176,7 @@ export async function deleteGrantsWithOtherScope(db: Q, appId: string, scope: st
  * scopes are all still granted keep working. Scope strings are space-separated scope names; the
  * names are matched as whole words (`_` escaped, since LIKE reads it as a wildcard).
  */
-export async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, dropped: readonly string[]): Promise<void> {
+async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, dropped: readonly string[]): Promise<void> {
   if (dropped.length === 0) return;
   const carriesDropped = dropped.map((scope) => {
     const pattern = `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`;
@@ -89,11 +192,11 @@ export async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, d
  * The user's grant for an app, locked until the transaction ends, for a consent to change it:
  * created with no scope when there is none (the consent gives it one before committing). Two
  * consents sent at once (a double click, two tabs) are so decided one after the other, the second
- * seeing the scopes the first left, as the withdrawal rule needs (authorize.ts consentOutcome); a
+ * seeing the scopes the first left, as the withdrawal rule needs (ConsentRule); a
  * plain read would let both start from the same scopes. Returns the grant's id and its scope
  * before this consent ('' for a new grant).
  */
-export async function lockGrantForConsent(db: Q, grant: { id: string; userId: string; appId: string }, now: number): Promise<{ id: string; scope: string }> {
+async function lockGrantForConsent(db: Q, grant: { id: string; userId: string; appId: string }, now: number): Promise<{ id: string; scope: string }> {
   const { rows } = await lockGrantRow(db, grant.id, grant.userId, grant.appId, '', now, now, now);
   return rows[0]!;
 }
@@ -111,9 +214,9 @@ const lockGrantRow = preparedQuery(
 
 /**
  * Records a user's consent for an app (one row per user and app). The grant's scope set becomes
- * `grant.scope` (what `consentOutcome` made of the consent page); returns the grant's id.
+ * `grant.scope` (what the ConsentRule made of the consent page); returns the grant's id.
  */
-export async function upsertGrant(
+async function upsertGrant(
   db: Q,
   grant: { id: string; userId: string; appId: string; scope: string },
   now: number,
@@ -133,7 +236,7 @@ const upsertGrantRow = preparedQuery(
 );
 
 /** Ends a user's grant for an app, with its codes and tokens. */
-export async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
+async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
   if (!isAppIdSyntax(appId)) return false;
   return atomically(db, async (trx) => {
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('user_id', '=', userId).where('app_id', '=', appId));

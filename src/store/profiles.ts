@@ -6,8 +6,20 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.js';
-import type { Profile, ProfileChanges } from './users.js';
-import { numberedPlaceholders } from './bearer-lookup.js';
+import { numberedPlaceholders } from './placeholders.js';
+
+/** The user resource an app sees (docs/api.md): the public part of the user row. */
+export interface Profile {
+  id: string;
+  display_name: string;
+  timezone: string;
+  daily_step_goal: number;
+  stride_length_cm: number | null;
+  created_at: number;
+}
+
+/** The fields of the profile a change may set; checked by src/domain/profile.ts. */
+export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm'>>;
 
 export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Profile | undefined | Promise<Profile | undefined>;
 

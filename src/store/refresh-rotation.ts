@@ -24,8 +24,9 @@ import type pg from 'pg';
 import { batchedCalls, type BatchedCall } from '../db/batched-calls.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db } from '../db/database.js';
-import { APP_COLUMNS, appFromRow, findAppByClientId, isClientIdSyntax, type App } from './apps.js';
-import { findRefreshToken, insertTokenPair, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
+import { APP_COLUMNS, appFromRow, findAppByClientId, type App } from './apps.js';
+import { isClientIdSyntax } from './identifiers.js';
+import { findRefreshToken, insertTokenPair, isForeignKeyViolation, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
   /** Hash of the refresh token being exchanged. */
@@ -85,22 +86,20 @@ function clientAndTokenOf(v: ClientAndTokenValues | undefined): ClientAndToken {
   return { app, token };
 }
 
-const implementations = new WeakMap<Db, RefreshRotation>();
-
-/** The rotation store of a database; statements are prepared once per database handle. */
+/**
+ * The rotation store of a database: its statements are prepared once, on first use (the stores
+ * may be made before the schema is migrated).
+ */
 export function createRefreshRotation(db: Db): RefreshRotation {
-  let rotation = implementations.get(db);
-  if (rotation === undefined) {
-    const byDialect = db.sqlite ? sqliteRotation(db, db.sqlite) : db.pool ? postgresRotation(db.pool) : kyselyRotation(db);
-    rotation = {
-      ...byDialect,
-      // A client id no app can have (apps.ts) is not looked up, and its read not batched with others.
-      findWithClient: (clientId, tokenKey) =>
-        isClientIdSyntax(clientId) ? byDialect.findWithClient(clientId, tokenKey) : Promise.resolve({ app: undefined, token: undefined }),
-    };
-    implementations.set(db, rotation);
-  }
-  return rotation;
+  let made: RefreshRotation | undefined;
+  const byDialect = () => (made ??= db.sqlite ? sqliteRotation(db, db.sqlite) : db.pool ? postgresRotation(db.pool) : kyselyRotation(db));
+  return {
+    find: (tokenHash) => byDialect().find(tokenHash),
+    // A client id no app can have (identifiers.ts) is not looked up, and its read not batched with others.
+    findWithClient: (clientId, tokenKey) =>
+      isClientIdSyntax(clientId) ? byDialect().findWithClient(clientId, tokenKey) : Promise.resolve({ app: undefined, token: undefined }),
+    rotate: (rotation) => byDialect().rotate(rotation),
+  };
 }
 
 /** The portable version (Kysely, an async transaction). */
@@ -119,7 +118,7 @@ function kyselyRotation(db: Db): RefreshRotation {
         });
         return true;
       } catch (error) {
-        if (error instanceof LostRace) return false;
+        if (error instanceof LostRace || isForeignKeyViolation(error)) return false;
         throw error;
       }
     },
@@ -275,6 +274,19 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
   };
 
   /**
+   * Alone, a rotation whose grant or app was deleted meanwhile lost that race (isForeignKeyViolation);
+   * in a batch, that error makes batchedCalls run each rotation alone, to find which one it was.
+   */
+  const rotateAlone = async (rotation: Rotation): Promise<boolean> => {
+    try {
+      return (await rotateAll([rotation]))[0]!;
+    } catch (error) {
+      if (isForeignKeyViolation(error)) return false;
+      throw error;
+    }
+  };
+
+  /**
    * One statement for the batch's distinct tokens, then each duplicate alone. When the statement
    * fails (one rotation's grant deleted meanwhile, say, or a deadlock with another process's
    * batch), it rolled back as a whole and batchedCalls runs each rotation alone.
@@ -289,9 +301,9 @@ function postgresRotation(pool: pg.Pool): RefreshRotation {
     // Sorted, so that two processes' batches of the same tokens tend to lock them in the same order
     // (the join's plan decides the order; a deadlock is resolved by running each alone).
     const batch = [...first.values()].sort((x, y) => (x.input.oldHash < y.input.oldHash ? -1 : 1));
-    const rotated = await rotateAll(batch.map((call) => call.input));
+    const rotated = batch.length === 1 ? [await rotateAlone(batch[0]!.input)] : await rotateAll(batch.map((call) => call.input));
     batch.forEach((call, i) => call.resolve(rotated[i]!));
-    for (const call of again) call.resolve((await rotateAll([call.input]))[0]!);
+    for (const call of again) call.resolve(await rotateAlone(call.input));
   };
 
   return {

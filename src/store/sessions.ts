@@ -1,6 +1,7 @@
 /** Browser sessions, kept only as the SHA-256 of the cookie value (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import type { Db } from '../db/database.js';
 import type { Database, SessionTable } from '../db/schema.js';
 import type { User } from './users.js';
 
@@ -11,7 +12,7 @@ const insertSessionRow = preparedQuery((db: Q, idHash: string, userId: string, c
   db.insertInto('sessions').values({ id_hash: idHash, user_id: userId, csrf_secret: csrfSecret, created_at: createdAt, expires_at: expiresAt }),
 );
 
-export async function insertSession(db: Q, session: SessionRow): Promise<void> {
+async function insertSession(db: Q, session: SessionRow): Promise<void> {
   await insertSessionRow(db, session.id_hash, session.user_id, session.csrf_secret, session.created_at, session.expires_at);
 }
 
@@ -31,14 +32,29 @@ const selectLiveSession = preparedQuery((db: Q, idHash: string, now: number) =>
     .where('sessions.expires_at', '>', now),
 );
 
-/** A live session and its user, in one statement: every signed-in page request reads both. */
-export async function findLiveSession(db: Q, idHash: string, now: number): Promise<LiveSession | undefined> {
+async function findLiveSession(db: Q, idHash: string, now: number): Promise<LiveSession | undefined> {
   const [row] = (await selectLiveSession(db, idHash, now)).rows;
   if (!row) return undefined;
   const { session_csrf_secret: csrfSecret, session_expires_at: expiresAt, ...user } = row;
   return { csrfSecret, expiresAt, user };
 }
 
-export async function deleteSession(db: Q, idHash: string): Promise<void> {
+async function deleteSession(db: Q, idHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+}
+
+export interface SessionStore {
+  insert(session: SessionRow): Promise<void>;
+  /** A live session and its user, in one statement: every signed-in page request reads both. */
+  findLive(idHash: string, now: number): Promise<LiveSession | undefined>;
+  delete(idHash: string): Promise<void>;
+}
+
+export function createSessionStore(db: Db): SessionStore {
+  const q = db.kysely;
+  return {
+    insert: (session) => insertSession(q, session),
+    findLive: (idHash, now) => findLiveSession(q, idHash, now),
+    delete: (idHash) => deleteSession(q, idHash),
+  };
 }

@@ -13,15 +13,12 @@
 import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { batchedCalls } from '../db/batched-calls.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { Db, Dialect } from '../db/database.js';
-import type { Database } from '../db/schema.js';
-import { lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../calendar/step-buckets.js';
-import { numberedPlaceholders } from './bearer-lookup.js';
-import { bucketRuns } from './steps.js';
+import { bucketRuns, lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../calendar/step-buckets.js';
+import { numberedPlaceholders } from './placeholders.js';
 
 /**
  * Added before integer division so that dividends stay positive near the Unix epoch (division
@@ -345,16 +342,6 @@ function sumsPerBucket(plan: BucketPlan, grouped: boolean, columns: SeriesColumn
 /** Step sums per bucket index of `plan` from the columns of `query`, whichever kind they are. */
 function sumsOf(plan: BucketPlan, query: SeriesQuery, columns: SeriesColumns): number[] {
   return query.corrections ? correctedSums(plan, query.corrections, columns) : sumsPerBucket(plan, query.grouped, columns);
-}
-
-/** Step sums per bucket index of `plan`, through Kysely (the statement is the same). */
-export async function sumStepsPerBucket(db: Kysely<Database>, userId: string, plan: BucketPlan): Promise<number[]> {
-  if (plan.boundaries.length < 2) return [];
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  const query = seriesQuery(userId, plan, postgres ? 'postgres' : 'sqlite');
-  const { text, values, columns } = query;
-  const { rows } = await db.executeQuery<Record<string, number | string>>(CompiledQuery.raw(postgres ? numberedPlaceholders(text) : text, values));
-  return sumsOf(plan, query, columns.map((column) => rows.map((row) => row[column]!)));
 }
 
 export type StepSums = (userId: string, plan: BucketPlan) => number[] | Promise<number[]>;

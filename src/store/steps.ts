@@ -4,8 +4,10 @@
  * transaction, so rollups always equal the sum of their minutes, whatever was replaced.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db/database.js';
+import type { Db, Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
+import { bucketRuns } from '../calendar/step-buckets.js';
+import { createStepSums, type StepSums } from './step-series.js';
 
 /** One minute of steps (docs/api.md): the minute's start, in seconds since the epoch, and its count. */
 export interface StepSample {
@@ -16,10 +18,24 @@ export interface StepSample {
 /** Rollup widths in seconds, each a multiple of the one before. */
 export const ROLLUP_WIDTHS = [900, 3600, 86400] as const;
 
+export interface StepStore {
+  /** Stores the minutes (a minute sent again replaces its value) and their rollups; returns how many. */
+  upsertSamples(userId: string, samples: readonly StepSample[]): Promise<number>;
+  /** Step sums per bucket of a plan (store/step-series.ts). */
+  sums: StepSums;
+}
+
+export function createStepStore(db: Db): StepStore {
+  return {
+    upsertSamples: (userId, samples) => upsertSamples(db.kysely, db.dialect, userId, samples),
+    sums: createStepSums(db),
+  };
+}
+
 /** Rows per INSERT: 3 parameters each, well under SQLite's 32766-variable limit. */
 const INSERT_CHUNK = 2000;
 
-export async function upsertSamples(
+async function upsertSamples(
   db: Kysely<Database>,
   dialect: Dialect,
   userId: string,
@@ -53,18 +69,6 @@ export async function upsertSamples(
     }
   });
   return samples.length;
-}
-
-/** Contiguous runs [from, to) of the `width`-aligned buckets that contain the given times. */
-export function bucketRuns(times: readonly number[], width: number): Array<[number, number]> {
-  const starts = [...new Set(times.map((t) => t - (t % width)))].sort((a, b) => a - b);
-  const runs: Array<[number, number]> = [];
-  for (const start of starts) {
-    const last = runs[runs.length - 1];
-    if (last && last[1] === start) last[1] = start + width;
-    else runs.push([start, start + width]);
-  }
-  return runs;
 }
 
 async function recomputeRollups(

@@ -5,6 +5,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import type { Db } from '../db/database.js';
 import type { AccessTokenTable, Database, RefreshTokenTable } from '../db/schema.js';
 
 type Q = Kysely<Database>;
@@ -23,12 +24,22 @@ const insertAccessToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.
 // A new refresh token's rotated_at and replay_response are NULL by default.
 const insertRefreshToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('refresh_tokens').values(tokenValues(...columns)));
 
+/**
+ * A new pair refers to its grant and app; when either was deleted by a transaction that committed
+ * while the pair was being written (an app deleted, a grant revoked), the insert fails on the
+ * foreign key, and the exchange or rotation it belongs to wrote nothing: it lost that race.
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 export async function insertTokenPair(db: Q, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<void> {
   await insertAccessToken(db, ...tokenColumns(access));
   await insertRefreshToken(db, ...tokenColumns(refresh));
 }
 
-export function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | undefined> {
+function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | undefined> {
   return db.selectFrom('access_tokens').selectAll().where('token_key', '=', tokenHash).executeTakeFirst();
 }
 
@@ -70,7 +81,7 @@ export async function markRefreshTokenRotated(
  * when every rotation that made one has committed. (In a transaction, a rotation that reaches a
  * deleted row waits for the commit, then finds nothing.)
  */
-export function deleteTokenFamily(db: Q, grantId: string, familyId: string): Promise<void> {
+function deleteTokenFamily(db: Q, grantId: string, familyId: string): Promise<void> {
   return atomically(db, async (trx) => {
     let deleted: bigint;
     do {
@@ -89,6 +100,24 @@ export function atomically<T>(db: Q, work: (trx: Q) => Promise<T>): Promise<T> {
   return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
-export async function deleteAccessToken(db: Q, tokenHash: string): Promise<void> {
+async function deleteAccessToken(db: Q, tokenHash: string): Promise<void> {
   await db.deleteFrom('access_tokens').where('token_key', '=', tokenHash).execute();
+}
+
+export interface TokenStore {
+  findAccess(tokenHash: string): Promise<AccessTokenRow | undefined>;
+  findRefresh(tokenHash: string): Promise<RefreshTokenRow | undefined>;
+  deleteAccess(tokenHash: string): Promise<void>;
+  /** Ends every access and refresh token descending from one authorization code. */
+  deleteFamily(grantId: string, familyId: string): Promise<void>;
+}
+
+export function createTokenStore(db: Db): TokenStore {
+  const q = db.kysely;
+  return {
+    findAccess: (tokenHash) => findAccessToken(q, tokenHash),
+    findRefresh: (tokenHash) => findRefreshToken(q, tokenHash),
+    deleteAccess: (tokenHash) => deleteAccessToken(q, tokenHash),
+    deleteFamily: (grantId, familyId) => deleteTokenFamily(q, grantId, familyId),
+  };
 }

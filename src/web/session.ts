@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
-import { deleteSession, findLiveSession, insertSession } from '../store/sessions.js';
 import type { User } from '../store/users.js';
 
 /** The session cookie's name on http; on https it carries the __Host- prefix (cookieName). */
@@ -59,7 +58,7 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
   let session: Session | null = null;
   if (raw) {
     const idHash = hashCredential(raw);
-    const live = await findLiveSession(ctx.db.kysely, idHash, ctx.clock());
+    const live = await ctx.stores.sessions.findLive(idHash, ctx.clock());
     if (live) session = { idHash, ...live };
   }
   cache.set(request, session);
@@ -70,7 +69,7 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
 export async function startSession(request: FastifyRequest, reply: FastifyReply, user: User): Promise<Session> {
   const ctx = request.server.ctx;
   const previous = request.cookies[sessionCookieName(ctx)];
-  if (previous) await deleteSession(ctx.db.kysely, hashCredential(previous));
+  if (previous) await ctx.stores.sessions.delete(hashCredential(previous));
   const raw = newCredential('session');
   const now = ctx.clock();
   const session: Session = {
@@ -79,7 +78,7 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     csrfSecret: randomBytes(32).toString('base64url'),
     expiresAt: now + ctx.config.sessionTtl,
   };
-  await insertSession(ctx.db.kysely, {
+  await ctx.stores.sessions.insert({
     id_hash: session.idHash,
     user_id: user.id,
     csrf_secret: session.csrfSecret,
@@ -94,7 +93,7 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
 export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const ctx = request.server.ctx;
   const raw = request.cookies[sessionCookieName(ctx)];
-  if (raw) await deleteSession(ctx.db.kysely, hashCredential(raw));
+  if (raw) await ctx.stores.sessions.delete(hashCredential(raw));
   reply.clearCookie(sessionCookieName(ctx), cookieOptions(ctx));
   cache.set(request, null);
 }

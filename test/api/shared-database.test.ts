@@ -7,7 +7,7 @@ import { after, before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
-import { revokeAppForUser } from '../../src/domain/grants.js';
+import { createStores } from '../../src/store/stores.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { bearer, createUser, issueAccessToken } from '../support/tokens.js';
@@ -19,7 +19,7 @@ forEachDialect('two instances sharing one database', (dialect) => {
   before(async () => {
     first = await createTestApp(dialect);
     secondDb = openDatabase(first.database.url);
-    second = await buildApp({ config: first.config, db: secondDb, clock: first.clock });
+    second = await buildApp({ config: first.config, stores: createStores(secondDb), clock: first.clock });
     await second.ready();
   });
   after(async () => {
@@ -35,7 +35,7 @@ forEachDialect('two instances sharing one database', (dialect) => {
     assert.equal((await profile(second)).statusCode, 200);
     assert.equal((await profile(first.app)).statusCode, 200);
 
-    assert.equal(await revokeAppForUser(first.database.db.kysely, user.id, issued.appId), true);
+    assert.equal(await first.database.stores.grants.revokeForUser(user.id, issued.appId), true);
     const afterRevocation = await profile(second);
     assert.equal(afterRevocation.statusCode, 401);
     assert.equal(afterRevocation.json().error, 'invalid_token');

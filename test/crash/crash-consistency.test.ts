@@ -17,9 +17,9 @@ import type { ChildProcess } from 'node:child_process';
 import { registerApp } from '../../src/domain/apps.js';
 import { createAccount } from '../../src/domain/users.js';
 import { newTokenPair, tokenKey } from '../../src/security/secrets.js';
-import { upsertGrant } from '../../src/store/grants.js';
 import { insertTokenPair } from '../../src/store/tokens.js';
-import { insertUser, type User } from '../../src/store/users.js';
+import type { User } from '../../src/store/users.js';
+import { insertGrant } from '../support/tokens.js';
 import { Browser, signIn, type Tokens } from '../oauth/flow.js';
 import { freePort, startServer } from '../support/cli.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
@@ -108,14 +108,14 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
   const db = database.db.kysely;
   const now = clock();
   // One password hash for every account (the hash carries its salt): Argon2id is slow on purpose.
-  const developer = await createAccount(db, clock, { email: `developer-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD, displayName: 'Developer' });
+  const developer = await createAccount(database.stores.users, clock, { email: `developer-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD, displayName: 'Developer' });
   const account = async (name: string): Promise<User> => {
     const user = { ...developer, id: randomUUID(), email: `${name}-${randomBytes(4).toString('hex')}@example.com`, display_name: name };
-    await insertUser(db, user);
+    await database.stores.users.insert(user);
     return user;
   };
   const scope = 'read_profile write_profile read_activity write_activity';
-  const registered = await registerApp(db, clock, developer.id, { name: 'Crash Coach', redirectUris: [REDIRECT_URI], scopes: scope.split(' '), isPublic: false });
+  const registered = await registerApp(database.stores.apps, clock, developer.id, { name: 'Crash Coach', redirectUris: [REDIRECT_URI], scopes: scope.split(' '), isPublic: false });
   const client: Client = { base, clientId: registered.app.clientId, secret: registered.clientSecret!, redirectUri: REDIRECT_URI };
   const [walker, consenter, revoker, leaver] = await Promise.all(['walker', 'consenter', 'revoker', 'leaver'].map(account));
   const [walkerBrowser, consenterBrowser, revokerBrowser, leaverBrowser] = await Promise.all([walker, consenter, revoker, leaver].map((user) => signedInBrowser(base, user!)));
@@ -123,7 +123,7 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
   /** An access token for a new user, made through the store (uploaders need no pages). */
   const uploaderWithToken = async (i: number): Promise<{ user: User; token: string }> => {
     const user = await account(`uploader${i}`);
-    const grantId = await upsertGrant(db, { id: randomUUID(), userId: user.id, appId: registered.app.id, scope }, now);
+    const grantId = await insertGrant(db, { userId: user.id, appId: registered.app.id, scope }, now);
     const { accessToken, refreshToken } = newTokenPair();
     const row = { family_id: randomUUID(), grant_id: grantId, app_id: registered.app.id, user_id: user.id, scope, expires_at: now + 3600, created_at: now };
     await insertTokenPair(db, { ...row, token_key: tokenKey(accessToken) }, { ...row, token_key: tokenKey(refreshToken), rotated_at: null, replay_response: null });

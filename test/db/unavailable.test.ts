@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { createStores } from '../../src/store/stores.js';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
 import { newTokenPair } from '../../src/security/secrets.js';
 import { freePort } from '../support/cli.js';
@@ -71,7 +72,7 @@ describe('a PostgreSQL that accepts connections and never answers', () => {
     const databaseUrl = `postgres://postgres@127.0.0.1:${port}/stride`;
     const db = openDatabase(databaseUrl, { connectTimeoutMs: 300 });
     const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT: 'off', PUBLIC_URL: 'http://stride.test', DATABASE_URL: databaseUrl });
-    const app = await buildApp({ config, db, clock: () => Math.floor(Date.now() / 1000) });
+    const app = await buildApp({ config, stores: createStores(db), clock: () => Math.floor(Date.now() / 1000) });
     try {
       for (const request of [
         { method: 'GET' as const, url: '/v1/users/me', headers: { authorization: `Bearer ${newTokenPair().accessToken}` } },

@@ -18,10 +18,9 @@ import { mintTokenPair } from '../../src/oauth/issue-tokens.js';
 import { ALL_SCOPES, formatScopes } from '../../src/domain/scopes.js';
 import { hashCredential, newCredential } from '../../src/security/secrets.js';
 import { insertAuthorizationCode } from '../../src/store/codes.js';
-import { upsertGrant } from '../../src/store/grants.js';
-import { insertSession } from '../../src/store/sessions.js';
 import { insertTokenPair } from '../../src/store/tokens.js';
 import type { User } from '../../src/store/users.js';
+import { insertGrant } from '../support/tokens.js';
 import { sessionCsrfToken } from '../../src/web/csrf.js';
 import type { Session } from '../../src/web/session.js';
 import type { TestApp } from '../support/app.js';
@@ -47,7 +46,7 @@ export class FuzzWorld {
 
   static async create(t: TestApp): Promise<FuzzWorld> {
     const password = 'fuzzing correct horse';
-    const user = await createAccount(t.database.db.kysely, t.clock, { email: `fuzz-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Fuzz Walker' });
+    const user = await createAccount(t.database.stores.users, t.clock, { email: `fuzz-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Fuzz Walker' });
     const world = new FuzzWorld(t, user, password);
     await world.renew();
     return world;
@@ -71,19 +70,19 @@ export class FuzzWorld {
 
     const session = newCredential('session');
     const csrfSecret = randomBytes(32).toString('base64url');
-    await insertSession(db, { id_hash: hashCredential(session), user_id: this.user.id, csrf_secret: csrfSecret, created_at: now, expires_at: now + 3600 });
+    await this.t.database.stores.sessions.insert({ id_hash: hashCredential(session), user_id: this.user.id, csrf_secret: csrfSecret, created_at: now, expires_at: now + 3600 });
 
-    const confidential = await registerApp(db, this.t.clock, this.user.id, {
+    const confidential = await registerApp(this.t.database.stores.apps, this.t.clock, this.user.id, {
       name: 'Fuzz Target', description: '', websiteUrl: '', redirectUris: [REDIRECT_URI], scopes: [...ALL_SCOPES], isPublic: false,
     });
-    const publicApp = await registerApp(db, this.t.clock, this.user.id, {
+    const publicApp = await registerApp(this.t.database.stores.apps, this.t.clock, this.user.id, {
       name: 'Fuzz Pocket', description: '', websiteUrl: '', redirectUris: [PUBLIC_REDIRECT_URI], scopes: [...ALL_SCOPES], isPublic: true,
     });
     const scope = formatScopes([...ALL_SCOPES]);
-    const grantId = await upsertGrant(db, { id: randomUUID(), userId: this.user.id, appId: confidential.app.id, scope }, now);
+    const grantId = await insertGrant(db, { userId: this.user.id, appId: confidential.app.id, scope }, now);
     const pair = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId, appId: confidential.app.id, userId: this.user.id, scope });
     await insertTokenPair(db, pair.access, pair.refresh);
-    const narrowGrantId = await upsertGrant(db, { id: randomUUID(), userId: this.user.id, appId: publicApp.app.id, scope: 'read_profile' }, now);
+    const narrowGrantId = await insertGrant(db, { userId: this.user.id, appId: publicApp.app.id, scope: 'read_profile' }, now);
     const narrow = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId: narrowGrantId, appId: publicApp.app.id, userId: this.user.id, scope: 'read_profile' });
     await insertTokenPair(db, narrow.access, narrow.refresh);
 

@@ -129,7 +129,7 @@ forEachDialect('authorization endpoint', (dialect) => {
 
   it('escapes app-controlled text on the consent page', async () => {
     const { registerApp } = await import('../../src/domain/apps.js');
-    const { app } = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+    const { app } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: '<script>alert(1)</script> & "co"',
       redirectUris: [REDIRECT_URI],
       scopes: ['read_profile'],
@@ -211,7 +211,7 @@ forEachDialect('authorization endpoint', (dialect) => {
     const { registerApp } = await import('../../src/domain/apps.js');
     // Anyone may register any https redirect URI: this one is an attacker's.
     const attacker = 'https://attacker.example/landing';
-    const { app } = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+    const { app } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Redirector', redirectUris: [attacker], scopes: ['read_profile'], isPublic: false,
     });
     const params = { response_type: 'code', client_id: app.clientId, redirect_uri: attacker, state: 'st' };

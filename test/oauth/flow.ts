@@ -44,17 +44,16 @@ export const REDIRECT_URI = 'https://client.example/callback';
 export const OTHER_REDIRECT_URI = 'https://client.example/other?x=1';
 
 export async function createFixture(t: TestApp): Promise<Fixture> {
-  const db = t.database.db.kysely;
   const password = 'correct horse battery';
-  const developer = await createAccount(db, t.clock, { email: `dev-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Ada Developer' });
-  const user = await createAccount(db, t.clock, { email: `walker-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Walker' });
-  const registered = await registerApp(db, t.clock, developer.id, {
+  const developer = await createAccount(t.database.stores.users, t.clock, { email: `dev-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Ada Developer' });
+  const user = await createAccount(t.database.stores.users, t.clock, { email: `walker-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Walker' });
+  const registered = await registerApp(t.database.stores.apps, t.clock, developer.id, {
     name: 'Pace Coach',
     redirectUris: [REDIRECT_URI, OTHER_REDIRECT_URI],
     scopes: ['read_profile', 'read_activity', 'write_activity'],
     isPublic: false,
   });
-  const publicApp = await registerApp(db, t.clock, developer.id, {
+  const publicApp = await registerApp(t.database.stores.apps, t.clock, developer.id, {
     name: 'Pocket Walker',
     redirectUris: ['com.example.walker:/cb', 'http://127.0.0.1:9/cb'],
     scopes: ['read_profile', 'read_activity'],

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { deleteApp, registerApp, updateAppSettings } from '../../src/domain/apps.js';
+import { registerApp, updateAppSettings } from '../../src/domain/apps.js';
 import { parseScopeString } from '../../src/domain/scopes.js';
 import { tokenKey } from '../../src/security/secrets.js';
 import type { TestApp } from '../support/app.js';
@@ -214,7 +214,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
 
   it('deleting the app racing refreshes of its tokens: once deleted, no token works', async () => {
     for (let trial = 0; trial < 5; trial++) {
-      const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, { name: `Doomed ${trial}`, redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+      const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: `Doomed ${trial}`, redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
       const client: Fixture = { ...f, app, secret: clientSecret! };
       const browser = new Browser(t.app);
       assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
@@ -239,7 +239,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       };
       const tabs = Promise.all([tab(), tab(), tab()]);
       await turns(trial * 3);
-      await deleteApp(db(), app);
+      await t.database.stores.apps.delete(app.id);
       await tabs;
       for (const token of issued.access) assert.equal(await useToken(t, token), 401, `trial ${trial}: an access token of the deleted app works`);
       const rows = await db().selectFrom('refresh_tokens').select('token_key').where('app_id', '=', app.id).execute();
@@ -251,7 +251,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
   it("a developer's scope change racing refreshes: no token with the old scope set survives; grants with the new set keep theirs", async () => {
     for (let trial = 0; trial < 5; trial++) {
       const wide = ['read_profile', 'read_activity', 'write_activity'];
-      const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, { name: `Scoped ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
+      const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: `Scoped ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
       const client: Fixture = { ...f, app, secret: clientSecret! };
       const oldScope = await obtainTokensFor(client, wide.join(' '));
       // A grant that already has exactly the new set keeps its tokens (docs/oauth.md).
@@ -275,7 +275,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       };
       const tabs = Promise.all([tab(), tab(), tab()]);
       await turns(trial * 3);
-      const { grantsRevoked } = await updateAppSettings(db(), t.clock, app, { scopes: ['read_profile', 'read_activity'] });
+      const { grantsRevoked } = await updateAppSettings(t.database.stores.apps, t.clock, app, { scopes: ['read_profile', 'read_activity'] });
       assert.equal(grantsRevoked, 1);
       await tabs;
 
@@ -308,14 +308,14 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
     assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
     for (let trial = 0; trial < 6; trial++) {
       const wide = ['read_profile', 'read_activity', 'write_activity'];
-      const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, { name: `Narrowed ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
+      const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: `Narrowed ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
       // The consent page was shown before the change; the person allows while the developer saves.
       const page = await browser.get(authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
       assert.equal(page.status, 200);
       const form = { ...formFields(page.body, '/oauth2/authorize'), granted_scope: checkboxScopes(page.body), decision: 'allow' };
       const [decision] = await Promise.all([
         turns(trial % 3).then(() => browser.post('/oauth2/authorize', form)),
-        turns(Math.floor(trial / 3)).then(() => updateAppSettings(db(), t.clock, app, { scopes: ['read_profile', 'read_activity'] })),
+        turns(Math.floor(trial / 3)).then(() => updateAppSettings(t.database.stores.apps, t.clock, app, { scopes: ['read_profile', 'read_activity'] })),
       ]);
       const grants = await db().selectFrom('grants').select('scope').where('app_id', '=', app.id).execute();
       for (const grant of grants) assert.ok(!grant.scope.includes('write_activity'), `trial ${trial}: a grant with the old scopes: ${grant.scope}`);
@@ -341,7 +341,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
 
   it('a consent form sent twice at once makes one grant, and every code it returned carries only granted scopes', async () => {
     for (let trial = 0; trial < 3; trial++) {
-      const { app, clientSecret } = await registerApp(db(), t.clock, f.developer.id, {
+      const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
         name: `Twice ${trial}`,
         redirectUris: [REDIRECT_URI],
         scopes: ['read_profile', 'read_activity', 'write_activity'],

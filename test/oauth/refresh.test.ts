@@ -84,7 +84,7 @@ forEachDialect('token endpoint: refresh_token grant', (dialect) => {
   it('refuses a refresh token of another client, an unknown one, and a redirect_uri that is not registered', async () => {
     const tokens = await obtainTokens(t, f);
     const { registerApp } = await import('../../src/domain/apps.js');
-    const other = await registerApp(t.database.db.kysely, t.clock, f.developer.id, { name: 'Other', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+    const other = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Other', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
     const stolen = await refresh(t, f, tokens.refresh_token, { client_id: other.app.clientId, client_secret: other.clientSecret! });
     assert.equal(stolen.json().error, 'invalid_grant');
     assert.equal((await refresh(t, f, 'srt_nope')).json().error, 'invalid_grant');

@@ -13,7 +13,7 @@ forEachDialect('revocation, introspection and metadata', (dialect) => {
   before(async () => {
     t = await createOAuthTestApp(dialect, { PUBLIC_URL: 'https://stride.example', AUTH_URL: 'https://login.stride.example' });
     f = await createFixture(t);
-    const registered = await registerApp(t.database.db.kysely, t.clock, f.developer.id, { name: 'Other', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Other', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
     other = { clientId: registered.app.clientId, secret: registered.clientSecret! };
   });
   after(() => t.close());

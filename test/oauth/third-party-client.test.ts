@@ -71,7 +71,7 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   });
 
   it('completes the flow as a confidential client (client_secret_basic)', async () => {
-    const registered = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Library App', redirectUris: [redirectUri], scopes: ['read_profile', 'read_activity'], isPublic: false,
     });
     const client: oauth.Client = { client_id: registered.app.clientId };
@@ -115,7 +115,7 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   });
 
   it('completes the flow as a public client (PKCE, no secret), with client_secret_post refused', async () => {
-    const registered = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Library Public App', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
     });
     const client: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
@@ -131,7 +131,7 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   });
 
   it('is refused by the library when the wrong code_verifier is sent', async () => {
-    const registered = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Library App 2', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: false,
     });
     const client: oauth.Client = { client_id: registered.app.clientId };

@@ -4,9 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { deleteApp, updateAppSettings } from '../../src/domain/apps.js';
-import { revokeAppForUser } from '../../src/domain/grants.js';
-import { findAppById } from '../../src/store/apps.js';
+import { updateAppSettings } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, encodeForm, obtainCode, obtainTokens, refresh, signIn, useToken, type Fixture } from './flow.js';
@@ -63,12 +61,12 @@ forEachDialect('access token states', (dialect) => {
       payload: encodeForm({ grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/callback', client_id: f.app.clientId, client_secret: f.secret }),
     })).json();
 
-    assert.equal(await revokeAppForUser(t.database.db.kysely, f.user.id, f.app.id), true);
+    assert.equal(await t.database.stores.grants.revokeForUser(f.user.id, f.app.id), true);
     assert.equal(await useToken(t, a.access_token), 401);
     assert.equal(await useToken(t, b.access_token), 401);
     assert.equal((await refresh(t, f, a.refresh_token)).json().error, 'invalid_grant');
     assert.equal(await useToken(t, othersTokens.access_token), 200);
-    assert.equal(await revokeAppForUser(t.database.db.kysely, f.user.id, f.app.id), false);
+    assert.equal(await t.database.stores.grants.revokeForUser(f.user.id, f.app.id), false);
   });
 
   it('valid → invalid when the developer changes the scopes: only grants whose scope set differs', async () => {
@@ -85,15 +83,15 @@ forEachDialect('access token states', (dialect) => {
     assert.equal(partial.scope, 'read_profile read_activity');
 
     // New set = read_profile read_activity: the partial grant matches it, the full one differs.
-    const app = (await findAppById(t.database.db.kysely, fx.app.id))!;
-    const result = await updateAppSettings(t.database.db.kysely, t.clock, app, { scopes: ['read_activity', 'read_profile'] });
+    const app = (await t.database.stores.apps.findById(fx.app.id))!;
+    const result = await updateAppSettings(t.database.stores.apps, t.clock, app, { scopes: ['read_activity', 'read_profile'] });
     assert.equal(result.grantsRevoked, 1);
     assert.equal(await useToken(t, full.access_token), 401);
     assert.equal((await refresh(t, fx, full.refresh_token)).json().error, 'invalid_grant');
     assert.equal(await useToken(t, partial.access_token), 200);
 
     // A change that leaves the set equal revokes nothing.
-    const same = await updateAppSettings(t.database.db.kysely, t.clock, result.app, { scopes: ['read_profile', 'read_activity'], name: 'Renamed' });
+    const same = await updateAppSettings(t.database.stores.apps, t.clock, result.app, { scopes: ['read_profile', 'read_activity'], name: 'Renamed' });
     assert.equal(same.grantsRevoked, 0);
     assert.equal(await useToken(t, partial.access_token), 200);
   });
@@ -101,7 +99,7 @@ forEachDialect('access token states', (dialect) => {
   it('valid → invalid when the app is deleted', async () => {
     const fx = await createFixture(t);
     const tokens = await obtainTokens(t, fx);
-    await deleteApp(t.database.db.kysely, fx.app);
+    await t.database.stores.apps.delete(fx.app.id);
     assert.equal(await useToken(t, tokens.access_token), 401);
     const refreshAfter = await refresh(t, fx, tokens.refresh_token);
     assert.equal(refreshAfter.statusCode, 401, 'the client itself is gone');

@@ -136,7 +136,7 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
   it('refuses a code of another client, and an unknown code', async () => {
     const { code } = await obtainCode(t, f);
     const { registerApp } = await import('../../src/domain/apps.js');
-    const other = await registerApp(t.database.db.kysely, t.clock, f.developer.id, { name: 'Other', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+    const other = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Other', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
     const stolen = await exchangeCode(t, f, code, { client_id: other.app.clientId, client_secret: other.clientSecret! });
     assert.equal(stolen.json().error, 'invalid_grant');
     assert.equal((await exchangeCode(t, f, 'sac_unknown')).json().error, 'invalid_grant');

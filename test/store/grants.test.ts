@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { registerApp } from '../../src/domain/apps.js';
-import { findGrant, upsertGrant } from '../../src/store/grants.js';
+import { hashCredential, newCredential } from '../../src/security/secrets.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { createUser, type TestUser } from '../support/tokens.js';
@@ -21,23 +21,40 @@ forEachDialect('grant store', (dialect) => {
   });
   after(() => t.close());
 
-  it('upsertGrant creates the grant once, then changes its scope and keeps its id', async () => {
+  it('a consent creates the grant once; a later one changes its scope and keeps its id', async () => {
     const db = t.database.db.kysely;
-    const { app } = await registerApp(db, t.clock, user.id, {
+    const grants = t.database.stores.grants;
+    const { app } = await registerApp(t.database.stores.apps, t.clock, user.id, {
       name: 'Grant Test',
       redirectUris: ['https://app.example.test/callback'],
       scopes: ['read_profile', 'read_activity'],
       isPublic: false,
     });
+    const consent = (newGrantId: string, granted: string[], now: number) => ({
+      userId: user.id, appId: app.id, newGrantId, granted, now,
+      code: {
+        code_hash: hashCredential(newCredential('authorizationCode')), app_id: app.id, user_id: user.id, redirect_uri: 'https://app.example.test/callback',
+        scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: now + 60, consumed_at: null, created_at: now,
+      },
+    });
     const created = t.clock();
     const firstId = randomUUID();
-    assert.equal(await upsertGrant(db, { id: firstId, userId: user.id, appId: app.id, scope: 'read_profile' }, created), firstId);
+    assert.equal(await grants.recordConsent(consent(firstId, ['read_profile'], created), () => ({ grantScope: 'read_profile', withdrawn: [] })), true);
 
     t.clock.advance(30);
-    const again = await upsertGrant(db, { id: randomUUID(), userId: user.id, appId: app.id, scope: 'read_activity read_profile' }, t.clock());
-    assert.equal(again, firstId, 'the existing grant answers, not the id proposed for a new one');
+    let previousScope: string | undefined;
+    const rule = (previous: string) => {
+      previousScope = previous;
+      return { grantScope: 'read_activity read_profile', withdrawn: [] };
+    };
+    assert.equal(await grants.recordConsent(consent(randomUUID(), ['read_activity'], t.clock()), rule), true);
+    assert.equal(previousScope, 'read_profile', 'the rule sees the scope the first consent left');
+    const codes = await db.selectFrom('authorization_codes').select('grant_id').where('app_id', '=', app.id).execute();
+    assert.deepEqual(codes.map((code) => code.grant_id), [firstId, firstId], 'both codes belong to the one grant');
 
-    const stored = await findGrant(db, user.id, app.id);
+    assert.equal(await grants.recordConsent(consent(randomUUID(), ['write_activity'], t.clock()), rule), false, 'a scope the app is not registered for records nothing');
+
+    const stored = await grants.find(user.id, app.id);
     assert.ok(stored);
     assert.equal(stored.id, firstId);
     assert.equal(stored.scope, 'read_activity read_profile');

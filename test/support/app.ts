@@ -48,7 +48,7 @@ export async function createTestApp(
     ...env,
   });
   const clock = testClock();
-  const app = await buildApp({ config, db: database.db, clock });
+  const app = await buildApp({ config, stores: database.stores, clock });
   await setup?.(app);
   await app.ready();
   return {

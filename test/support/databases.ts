@@ -11,6 +11,7 @@ import { describe } from 'node:test';
 import pg from 'pg';
 import { openDatabase, type Db, type Dialect } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { createStores, type Stores } from '../../src/store/stores.js';
 
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL;
 
@@ -18,6 +19,8 @@ export const DIALECTS: Dialect[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sql
 
 export interface TestDatabase {
   db: Db;
+  /** The stores of `db`, as the server makes them. */
+  stores: Stores;
   /** A DATABASE_URL another process (the CLI, a second server) can use to reach the same data. */
   url: string;
   /** For PostgreSQL: the schema to put on search_path. */
@@ -33,6 +36,7 @@ export async function createTestDatabase(dialect: Dialect, options: { migrate?: 
     const db = openDatabase(url);
     result = {
       db,
+      stores: createStores(db),
       url,
       drop: async () => {
         await db.close().catch(() => undefined); // a test may have closed it already
@@ -51,6 +55,7 @@ export async function createTestDatabase(dialect: Dialect, options: { migrate?: 
     url.searchParams.set('options', `-c search_path=${schema}`);
     result = {
       db,
+      stores: createStores(db),
       url: url.toString(),
       schema,
       drop: async () => {

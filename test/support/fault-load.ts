@@ -9,9 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/database.js';
 import { registerApp } from '../../src/domain/apps.js';
 import { newCredential, newTokenPair, hashCredential, tokenKey } from '../../src/security/secrets.js';
-import { insertSession } from '../../src/store/sessions.js';
 import { insertTokenPair } from '../../src/store/tokens.js';
-import { insertUser } from '../../src/store/users.js';
+import { createStores } from '../../src/store/stores.js';
 import { SESSION_COOKIE } from '../../src/web/session.js';
 
 const SCOPES = 'read_profile read_activity write_activity';
@@ -29,10 +28,11 @@ export interface Seeded {
 /** A user with a session, a confidential app, a grant, an access token and `chains` refresh tokens. */
 export async function seedClient(db: Db, chains = 3): Promise<Seeded> {
   const kysely = db.kysely;
+  const stores = createStores(db);
   const now = Math.floor(Date.now() / 1000);
   const clock = () => now;
   const userId = randomUUID();
-  await insertUser(kysely, {
+  await stores.users.insert({
     id: userId,
     email: `fault-${userId.slice(0, 8)}@example.test`,
     password_hash: '$argon2id$v=19$m=19456,t=2,p=1$unused$unused',
@@ -43,7 +43,7 @@ export async function seedClient(db: Db, chains = 3): Promise<Seeded> {
     created_at: now,
     updated_at: now,
   });
-  const { app, clientSecret } = await registerApp(kysely, clock, userId, {
+  const { app, clientSecret } = await registerApp(stores.apps, clock, userId, {
     name: 'Fault Load',
     redirectUris: ['https://app.example.test/callback'],
     scopes: ['read_profile', 'read_activity', 'write_activity'],
@@ -68,7 +68,7 @@ export async function seedClient(db: Db, chains = 3): Promise<Seeded> {
     refreshTokens.push(pair.refreshToken);
   }
   const session = newCredential('session');
-  await insertSession(kysely, { id_hash: hashCredential(session), user_id: userId, csrf_secret: 'x'.repeat(43), created_at: now, expires_at: now + 3600 });
+  await stores.sessions.insert({ id_hash: hashCredential(session), user_id: userId, csrf_secret: 'x'.repeat(43), created_at: now, expires_at: now + 3600 });
   return { clientId: app.clientId, clientSecret: clientSecret!, accessToken, refreshTokens, sessionCookie: `${SESSION_COOKIE}=${session}` };
 }
 

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { registerApp } from '../../src/domain/apps.js';
 import { formatScopes } from '../../src/domain/scopes.js';
 import { newTokenPair, tokenKey } from '../../src/security/secrets.js';
-import { insertUser } from '../../src/store/users.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
 import type { TestApp } from './app.js';
 
 export const ALL_RESOURCE_SCOPES = ['read_profile', 'write_profile', 'read_activity', 'write_activity'];
@@ -20,7 +21,7 @@ export async function createUser(t: TestApp, fields: { timezone?: string; displa
   const id = randomUUID();
   const email = `user-${id.slice(0, 8)}@example.test`;
   const now = t.clock();
-  await insertUser(t.database.db.kysely, {
+  await t.database.stores.users.insert({
     id,
     email,
     // Never checked here: these users only authenticate with tokens.
@@ -35,6 +36,13 @@ export async function createUser(t: TestApp, fields: { timezone?: string; displa
   return { id, email };
 }
 
+/** A grant row written directly (tests that need tokens without the pages); returns its id. */
+export async function insertGrant(db: Kysely<Database>, grant: { userId: string; appId: string; scope: string }, now: number): Promise<string> {
+  const id = randomUUID();
+  await db.insertInto('grants').values({ id, user_id: grant.userId, app_id: grant.appId, scope: grant.scope, created_at: now, updated_at: now, last_used_at: null }).execute();
+  return id;
+}
+
 export interface IssuedToken {
   token: string;
   appId: string;
@@ -45,7 +53,7 @@ export interface IssuedToken {
 export async function issueAccessToken(t: TestApp, user: TestUser, scopes: string[], ttl = 3600): Promise<IssuedToken> {
   const db = t.database.db.kysely;
   const now = t.clock();
-  const { app } = await registerApp(db, t.clock, user.id, {
+  const { app } = await registerApp(t.database.stores.apps, t.clock, user.id, {
     name: 'Test App',
     redirectUris: ['https://app.example.test/callback'],
     scopes: ALL_RESOURCE_SCOPES,

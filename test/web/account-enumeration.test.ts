@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { after, before, it } from 'node:test';
-import { findUserByEmail, type User } from '../../src/store/users.js';
+import type { User } from '../../src/store/users.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, formFields, signIn, type Response } from '../oauth/flow.js';
@@ -72,7 +72,7 @@ forEachDialect('sign-in and sign-up with existing emails', (dialect) => {
     assertSameTimeClass(taken.map((a) => a.ms), free.map((a) => a.ms), 'taken/free');
 
     // The free emails now have accounts that sign in; the taken one kept its own password.
-    for (const email of freeEmails) assert.ok(await findUserByEmail(t.database.db.kysely, email));
+    for (const email of freeEmails) assert.ok(await t.database.stores.users.findByEmail(email));
     assert.equal((await signIn(new Browser(t.app), freeEmails[0]!, PROBE_PASSWORD)).status, 303);
     assert.equal((await signIn(new Browser(t.app), existing.email, PROBE_PASSWORD)).status, 401);
     assert.equal((await signIn(new Browser(t.app), existing.email, PASSWORD)).status, 303);

@@ -1,7 +1,6 @@
 /** The account page: profile with the API's rules, connected apps and revocation; layout and assets. */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { findUserById } from '../../src/store/users.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, OTHER_REDIRECT_URI, REDIRECT_URI, refresh, type Fixture } from '../oauth/flow.js';
@@ -52,7 +51,7 @@ forEachDialect('account page', (dialect) => {
     });
     assert.equal(saved.status, 303);
     assert.equal(saved.location().search, '?saved=profile');
-    const stored = await findUserById(t.database.db.kysely, user.id);
+    const stored = await t.database.stores.users.findById(user.id);
     assert.equal(stored?.display_name, 'Pat Walker');
     assert.equal(stored?.timezone, 'Europe/Berlin');
     assert.equal(Number(stored?.daily_step_goal), 12000);
@@ -63,7 +62,7 @@ forEachDialect('account page', (dialect) => {
 
     // An empty stride length clears it (null in the API).
     await submit(browser, '/account', '/account/profile', { display_name: 'Pat', timezone: 'UTC', daily_step_goal: '0', stride_length_cm: '' });
-    assert.equal((await findUserById(t.database.db.kysely, user.id))?.stride_length_cm, null);
+    assert.equal((await t.database.stores.users.findById(user.id))?.stride_length_cm, null);
   });
 
   it('shows each profile error next to its field, keeps the input and saves nothing', async () => {
@@ -86,7 +85,7 @@ forEachDialect('account page', (dialect) => {
     assert.match(response.body, /value="Mars\/Olympus_Mons"/);
     assert.match(response.body, /value="12.5"/);
     assert.match(response.body, /value="400"/);
-    assert.equal((await findUserById(t.database.db.kysely, user.id))?.timezone, 'UTC');
+    assert.equal((await t.database.stores.users.findById(user.id))?.timezone, 'UTC');
   });
 
   it('lists connected apps with scopes in plain words, when granted and last used', async () => {
@@ -114,7 +113,7 @@ forEachDialect('account page', (dialect) => {
     const browser = await signedIn(t, user);
     const tokens = await grantThroughConsent(t, browser, f.app, f.secret, OTHER_REDIRECT_URI);
     const { registerApp } = await import('../../src/domain/apps.js');
-    const other = await registerApp(t.database.db.kysely, t.clock, f.developer.id, {
+    const other = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Other Coach', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false,
     });
     const otherTokens = await grantThroughConsent(t, browser, other.app, other.clientSecret!, REDIRECT_URI);
@@ -168,7 +167,7 @@ forEachDialect('account page', (dialect) => {
     });
     assert.equal(response.status, 400);
     assert.match(response.body, /Display name must not contain bidirectional control characters/);
-    assert.equal((await findUserById(t.database.db.kysely, user.id))?.display_name, 'Plain');
+    assert.equal((await t.database.stores.users.findById(user.id))?.display_name, 'Plain');
   });
 
   it('refuses the profile, revoke and sign-out forms without or with a wrong CSRF token (403)', async () => {
@@ -186,7 +185,7 @@ forEachDialect('account page', (dialect) => {
         assert.equal(response.status, 403, `${action} with ${csrf}`);
       }
     }
-    assert.equal((await findUserById(t.database.db.kysely, user.id))?.display_name, 'Guarded');
+    assert.equal((await t.database.stores.users.findById(user.id))?.display_name, 'Guarded');
     assert.equal(await profileStatus(t, tokens.access_token), 200);
     assert.equal((await browser.get('/account')).status, 200, 'still signed in');
   });

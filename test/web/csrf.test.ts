@@ -75,7 +75,7 @@ forEachDialect('sign-in and sign-up CSRF', (dialect) => {
   it('shares its key with every process on the same database, across restarts', async () => {
     const { nonce, token } = await issuedPair(t.app);
     // A second process on the same database (or this one restarted) reads the same key.
-    const second = await buildApp({ config: t.config, db: t.database.db, clock: t.clock });
+    const second = await buildApp({ config: t.config, stores: t.database.stores, clock: t.clock });
     try {
       assert.deepEqual(await second.serverSecrets.preSessionCsrf(), await t.app.serverSecrets.preSessionCsrf());
       assert.equal((await signInWith(second, f, nonce, token)).status, 303);

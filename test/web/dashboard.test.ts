@@ -198,7 +198,7 @@ forEachDialect('developer dashboard', (dialect) => {
 
   it('previews how many grants a scope change ends, then ends only the differing ones', async () => {
     const db = t.database.db.kysely;
-    const { app, clientSecret } = await (await import('../../src/domain/apps.js')).registerApp(db, t.clock, f.developer.id, {
+    const { app, clientSecret } = await (await import('../../src/domain/apps.js')).registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Scope Shifter', redirectUris: [REDIRECT_URI], scopes: ['read_profile', 'read_activity', 'write_activity'], isPublic: false,
     });
     const full = await newAccount(t, 'Full');

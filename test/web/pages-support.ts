@@ -10,7 +10,7 @@ import { authorizeAndAllow, authorizeUrl, Browser, formFields, signIn, tokenRequ
 export const PASSWORD = 'correct horse battery';
 
 export async function newAccount(t: TestApp, displayName = 'Walker'): Promise<User> {
-  return createAccount(t.database.db.kysely, t.clock, {
+  return createAccount(t.database.stores.users, t.clock, {
     email: `${displayName.toLowerCase().replace(/\W/g, '')}-${randomBytes(4).toString('hex')}@example.com`,
     password: PASSWORD,
     displayName,

@@ -32,10 +32,9 @@ forEachDialect('stored text on every page', (dialect) => {
 
   before(async () => {
     t = await createOAuthTestApp(dialect);
-    const db = t.database.db.kysely;
-    const owner = await createAccount(db, t.clock, { email: 'dev-xss@example.com', password: PASSWORD, displayName: `Dev ${PAYLOAD}` });
-    const user = await createAccount(db, t.clock, { email: 'walker-xss@example.com', password: PASSWORD, displayName: `Walker ${PAYLOAD}` });
-    const registered = await registerApp(db, t.clock, owner.id, {
+    const owner = await createAccount(t.database.stores.users, t.clock, { email: 'dev-xss@example.com', password: PASSWORD, displayName: `Dev ${PAYLOAD}` });
+    const user = await createAccount(t.database.stores.users, t.clock, { email: 'walker-xss@example.com', password: PASSWORD, displayName: `Walker ${PAYLOAD}` });
+    const registered = await registerApp(t.database.stores.apps, t.clock, owner.id, {
       name: `App ${PAYLOAD}`.slice(0, 80),
       redirectUris: [REDIRECT_URI],
       scopes: ['read_profile'],

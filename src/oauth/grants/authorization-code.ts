@@ -7,8 +7,7 @@
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
-import { consumeAuthorizationCode, findAuthorizationCode, type AuthorizationCode } from '../../store/codes.js';
-import { deleteTokenFamily, insertTokenPair } from '../../store/tokens.js';
+import type { AuthorizationCode } from '../../store/codes.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isValidCodeVerifier, verifierMatches } from '../pkce.js';
@@ -30,11 +29,8 @@ function checkPkce(code: AuthorizationCode, verifier: string | undefined): void 
   if (!verifierMatches(verifier, code.code_challenge)) throw invalidGrant('code_verifier does not match the code_challenge');
 }
 
-/** Thrown inside the transaction to roll it back when another request consumed the code first. */
-class CodeAlreadyConsumed extends Error {}
-
 async function refuseReuse(ctx: AppContext, grantId: string, codeHash: string): Promise<never> {
-  await deleteTokenFamily(ctx.db.kysely, grantId, codeHash);
+  await ctx.stores.tokens.deleteFamily(grantId, codeHash);
   throw invalidGrant('the authorization code was already used; the tokens issued from it are revoked');
 }
 
@@ -48,7 +44,7 @@ export async function handler(
   if (redirectUri === undefined) throw invalidRequest('redirect_uri is required');
   const now = ctx.clock();
   const codeHash = hashCredential(rawCode);
-  const code = await findAuthorizationCode(ctx.db.kysely, codeHash);
+  const code = await ctx.stores.codes.find(codeHash);
   // A code of another client is treated as unknown (RFC 6749 §4.1.3), without revoking anything.
   if (!code || code.app_id !== client.app.id) throw invalidGrant('the authorization code is unknown, expired or already used');
   if (code.consumed_at !== null) return refuseReuse(ctx, code.grant_id, codeHash);
@@ -66,14 +62,9 @@ export async function handler(
     userId: code.user_id,
     scope: code.scope,
   });
-  try {
-    await ctx.db.kysely.transaction().execute(async (trx) => {
-      if (!(await consumeAuthorizationCode(trx, codeHash, now))) throw new CodeAlreadyConsumed();
-      await insertTokenPair(trx, minted.access, minted.refresh);
-    });
-  } catch (error) {
-    if (!(error instanceof CodeAlreadyConsumed)) throw error;
-    const current = await findAuthorizationCode(ctx.db.kysely, codeHash);
+  if (!(await ctx.stores.codes.redeem(codeHash, now, minted.access, minted.refresh))) {
+    // Another exchange consumed it first, or it expired meanwhile.
+    const current = await ctx.stores.codes.find(codeHash);
     if (current?.consumed_at != null) return refuseReuse(ctx, current.grant_id, codeHash);
     throw invalidGrant('the authorization code is unknown, expired or already used');
   }

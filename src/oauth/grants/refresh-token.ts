@@ -8,8 +8,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
-import { deleteGrant } from '../../store/grants.js';
-import { createRefreshRotation, type RefreshRotation } from '../../store/refresh-rotation.js';
+import type { RefreshRotation } from '../../store/refresh-rotation.js';
 import { authenticateClient, type AuthenticatedClient } from '../client-auth.js';
 import type { RefreshTokenRow } from '../../store/tokens.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
@@ -37,17 +36,18 @@ function narrowedScope(granted: string, requested: string | undefined): string {
 export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
   if (!rawToken) {
-    await authenticateClient(ctx.db, body, authorization); // an unknown client hears invalid_client first
+    await authenticateClient(ctx.stores.apps.findByClientId, body, authorization); // an unknown client hears invalid_client first
     throw invalidRequest('refresh_token is required');
   }
-  const rotation = createRefreshRotation(ctx.db);
+  const { rotation } = ctx.stores;
   const tokenHash = tokenKey(rawToken);
   let token: RefreshTokenRow | undefined;
-  const client = await authenticateClient(ctx.db, body, authorization, async (clientId) => {
+  const findAppAndToken = async (clientId: string) => {
     const found = await rotation.findWithClient(clientId, tokenHash);
     token = found.token;
     return found.app;
-  });
+  };
+  const client = await authenticateClient(findAppAndToken, body, authorization);
   return rotate(ctx, rotation, client, body, rawToken, tokenHash, token);
 }
 
@@ -115,6 +115,6 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
     throw invalidGrant('the refresh token is unknown, expired or revoked');
   }
   // RFC 9700 §4.14.2: reuse of a rotated refresh token means it may be stolen; end the grant.
-  await deleteGrant(ctx.db.kysely, token.grant_id);
+  await ctx.stores.grants.delete(token.grant_id);
   throw invalidGrant('the refresh token was already used; access for this app has been revoked');
 }

@@ -6,12 +6,9 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { listConnectedApps, revokeAppForUser } from '../../domain/grants.js';
 import { EDITABLE_FIELDS, parseProfileChanges, profileOf, userUpdateFor, type EditableField, type ProfileChanges } from '../../domain/profile.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { constantTimeEqual } from '../../security/secrets.js';
-import { findAppById } from '../../store/apps.js';
-import { updateUser } from '../../store/users.js';
 import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
@@ -78,7 +75,7 @@ function isRevocationProof(session: Session, appId: unknown, proof: unknown): ap
 }
 
 export async function accountPages(app: FastifyInstance): Promise<void> {
-  const { db, clock } = app.ctx;
+  const { stores, clock } = app.ctx;
 
   async function sendAccount(
     reply: FastifyReply,
@@ -87,7 +84,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     status = 200,
   ): Promise<FastifyReply> {
     const zone = session.user.timezone;
-    const connected = (await listConnectedApps(db.kysely, session.user.id)).map((c) => ({
+    const connected = (await stores.grants.listConnectedApps(session.user.id)).map((c) => ({
       ...c,
       scopeWords: c.scopes.map((name) => SCOPES[name as Scope] ?? name),
       granted: { iso: isoTime(c.grantedAt), text: formatTime(c.grantedAt, zone) },
@@ -111,7 +108,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     let notice: string | null = null;
     if (query.saved === 'profile') notice = 'Your profile is saved.';
     if (isRevocationProof(session, query.revoked, query.proof)) {
-      const revoked = await findAppById(db.kysely, query.revoked);
+      const revoked = await stores.apps.findById(query.revoked);
       notice = `${revoked?.name ?? 'The app'} can no longer access your account. Its tokens are revoked.`;
     }
     return sendAccount(reply, session, { notice });
@@ -124,7 +121,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(body[field])])) as ProfileForm;
     const { changes, errors } = parseProfileForm(form);
     if (Object.keys(errors).length > 0) return sendAccount(reply, session, { form, errors }, 400);
-    await updateUser(db.kysely, session.user.id, userUpdateFor(changes, clock()));
+    await stores.users.update(session.user.id, userUpdateFor(changes, clock()));
     return reply.redirect('/account?saved=profile', 303);
   });
 
@@ -133,7 +130,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     if (!session) return reply;
     const { appId } = request.params as { appId: string };
     // Ends the grant with every code, access and refresh token under it, on every process.
-    const ended = await revokeAppForUser(db.kysely, session.user.id, appId);
+    const ended = await stores.grants.revokeForUser(session.user.id, appId);
     if (!ended) return reply.redirect('/account', 303);
     return reply.redirect(`/account?revoked=${encodeURIComponent(appId)}&proof=${revocationProof(session, appId)}`, 303);
   });

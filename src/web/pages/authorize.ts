@@ -12,7 +12,6 @@ import {
   deniedRedirect,
   developerName,
   errorRedirectIsVetted,
-  findUserGrant,
   grantCoversRequest,
   reissueAuthorization,
   singleValues,
@@ -35,7 +34,7 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     if (!check.ok) return sendRefusal(request, reply, check, 302);
     const session = await currentSession(request);
     if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
-    const grant = await findUserGrant(ctx, session.user.id, check.request.app.id);
+    const grant = await ctx.stores.grants.find(session.user.id, check.request.app.id);
     if (grant && consentIsRemembered(grant, check.request)) {
       return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
     }

@@ -6,7 +6,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  deleteApp,
   grantsInvalidatedByScopeChange,
   registerApp,
   rotateClientSecret,
@@ -15,9 +14,8 @@ import {
   type AppSettings,
   type FieldProblem,
 } from '../../domain/apps.js';
-import { countConnectedUsers, listOwnedApps } from '../../domain/dashboard.js';
 import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES, type Scope } from '../../domain/scopes.js';
-import { findAppByClientId, type App } from '../../store/apps.js';
+import type { App } from '../../store/apps.js';
 import { requireSession, requireSessionForm, signedInLayout, text, values, type Form } from '../forms.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
@@ -111,12 +109,12 @@ function fieldErrors(settings: AppSettings): FieldErrors {
 const appPath = (app: App) => `/dashboard/apps/${encodeURIComponent(app.clientId)}`;
 
 export async function dashboardPages(app: FastifyInstance): Promise<void> {
-  const { db, clock } = app.ctx;
+  const { stores, clock } = app.ctx;
 
   /** The app named in the URL when this user owns it; otherwise a 404 page is sent. */
   async function ownedApp(request: FastifyRequest, reply: FastifyReply, session: Session): Promise<App | null> {
     const clientId = (request.params as { clientId: string }).clientId;
-    const found = await findAppByClientId(db.kysely, clientId);
+    const found = await stores.apps.findByClientId(clientId);
     // The same answer for "no such app" and "someone else's app": neither reveals anything.
     if (found && found.ownerId === session.user.id) return found;
     await sendErrorPage(reply, 404, 'App not found', 'There is no app with this client id among your apps.', { href: '/dashboard', label: 'Back to your apps' });
@@ -134,7 +132,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
       ...signedInLayout(session, registered.name, 'dashboard'),
       app: registered,
       path: appPath(registered),
-      connectedUsers: await countConnectedUsers(db.kysely, registered.id),
+      connectedUsers: await stores.apps.countConnectedUsers(registered.id),
       form: options.form ?? formOf(registered),
       errors: options.errors ?? {},
       newSecret: options.newSecret ?? null,
@@ -159,7 +157,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
     const query = request.query as Form;
     return sendPage(reply, './dashboard', {
       ...signedInLayout(session, 'Your apps', 'dashboard'),
-      apps: await listOwnedApps(db.kysely, session.user.id),
+      apps: await stores.apps.listWithConnectedUsers(session.user.id),
       notice: query.deleted === '1' ? 'The app was deleted. Every token it had is revoked.' : null,
     });
   });
@@ -180,14 +178,14 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
     if (Object.keys(errors).length > 0) return sendNewAppForm(reply, session, form, errors, 400);
     const clientId = form.registrationId === undefined ? undefined : clientIdFor(session, form.registrationId);
     const sentAgain = async () => {
-      const existing = clientId === undefined ? undefined : await findAppByClientId(db.kysely, clientId);
+      const existing = clientId === undefined ? undefined : await stores.apps.findByClientId(clientId);
       return existing && existing.ownerId === session.user.id ? existing : undefined;
     };
     const already = await sentAgain();
     if (already) return reply.redirect(`${appPath(already)}?registered=again`, 303);
     let registered;
     try {
-      registered = await registerApp(db.kysely, clock, session.user.id, {
+      registered = await registerApp(stores.apps, clock, session.user.id, {
         ...settings,
         isPublic: form.isPublic,
         ...(clientId !== undefined && { clientId }),
@@ -241,7 +239,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
         ...signedInLayout(session, `Change the scopes of ${owned.name}?`, 'dashboard'),
         app: owned,
         path: appPath(owned),
-        grantsEnded: await grantsInvalidatedByScopeChange(db.kysely, owned, settings.scopes),
+        grantsEnded: await grantsInvalidatedByScopeChange(stores.apps, owned, settings.scopes),
         oldScopes: owned.scopes.map((name) => ({ name, description: SCOPES[name as Scope] ?? name })),
         newScopes: settings.scopes.map((name) => ({ name, description: SCOPES[name as Scope] ?? name })),
         hidden: [
@@ -254,7 +252,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
         ],
       });
     }
-    const { grantsRevoked } = await updateAppSettings(db.kysely, clock, owned, settings);
+    const { grantsRevoked } = await updateAppSettings(stores.apps, clock, owned, settings);
     return reply.redirect(`${appPath(owned)}?saved=1&ended=${grantsRevoked}`, 303);
   });
 
@@ -265,7 +263,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
     const owned = await ownedApp(request, reply, session);
     if (!owned) return reply;
     if (owned.isPublic) return sendErrorPage(reply, 400, 'No client secret', 'Public apps have no client secret to rotate.', { href: appPath(owned), label: 'Back to the app' });
-    const newSecret = await rotateClientSecret(db.kysely, clock, owned);
+    const newSecret = await rotateClientSecret(stores.apps, clock, owned);
     return sendDetail(reply, session, owned, { newSecret, notice: 'A new client secret was issued. The old one no longer works.' });
   });
 
@@ -278,7 +276,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
       ...signedInLayout(session, `Delete ${owned.name}?`, 'dashboard'),
       app: owned,
       path: appPath(owned),
-      connectedUsers: await countConnectedUsers(db.kysely, owned.id),
+      connectedUsers: await stores.apps.countConnectedUsers(owned.id),
     });
   });
 
@@ -289,7 +287,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
     const owned = await ownedApp(request, reply, session);
     if (!owned) return reply;
     // Grants, codes and tokens go with the app (foreign-key cascade).
-    await deleteApp(db.kysely, owned);
+    await stores.apps.delete(owned.id);
     return reply.redirect('/dashboard?deleted=1', 303);
   });
 }

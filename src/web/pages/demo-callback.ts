@@ -4,8 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { hashCredential } from '../../security/secrets.js';
-import { findAppById } from '../../store/apps.js';
-import { findAuthorizationCode } from '../../store/codes.js';
 import { sendPage } from '../views.js';
 
 type Query = Record<string, unknown>;
@@ -40,13 +38,13 @@ function shellQuote(value: string): string {
 
 export async function demoCallbackPage(app: FastifyInstance): Promise<void> {
   app.get('/demo/callback', async (request, reply) => {
-    const { config, db } = app.ctx;
+    const { config, stores } = app.ctx;
     const query = request.query as Query;
     const code = text(query.code);
     const redirectUri = `${config.publicUrl}/demo/callback`;
     // The client_id is public: look it up from the code so the command is ready to run.
-    const stored = code === '' ? undefined : await findAuthorizationCode(db.kysely, hashCredential(code));
-    const storedApp = stored && (await findAppById(db.kysely, stored.app_id));
+    const stored = code === '' ? undefined : await stores.codes.find(hashCredential(code));
+    const storedApp = stored && (await stores.apps.findById(stored.app_id));
     const clientId = storedApp?.clientId ?? 'YOUR_CLIENT_ID';
     const curl = [
       `curl -s -X POST ${config.publicUrl}/oauth2/token \\`,

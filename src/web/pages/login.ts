@@ -8,7 +8,6 @@
 import type { FastifyInstance } from 'fastify';
 import { bodyKeyedRateLimit, rateLimitConfig } from '../../http/rate-limit.js';
 import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
-import { findUserByEmail } from '../../store/users.js';
 import { isEmailSyntax } from '../../domain/users.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, isValidSessionCsrf, preSessionCsrfToken } from '../csrf.js';
 import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
@@ -57,7 +56,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     }
     const email = text(form.email).trim();
     const password = text(form.password);
-    const user = isEmailSyntax(email) ? await findUserByEmail(app.ctx.db.kysely, email) : undefined;
+    const user = isEmailSyntax(email) ? await app.ctx.stores.users.findByEmail(email) : undefined;
     const ok = user ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     if (!user || !ok) {
       return sendPage(reply, './login', {

@@ -40,7 +40,7 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
     const email = text(form.email).trim();
     const displayName = text(form.display_name).trim();
     try {
-      await createAccountIfFree(app.ctx.db.kysely, app.ctx.clock, {
+      await createAccountIfFree(app.ctx.stores.users, app.ctx.clock, {
         email,
         password: text(form.password),
         ...(displayName !== '' && { displayName }),

@@ -1,0 +1,67 @@
+/**
+ * The database as the rest of Stride sees it: one narrow store per capability, made once from the
+ * open database (src/server.ts, src/cli/commands.ts). Protocol, domain and page code take these;
+ * no module outside store/ and db/ holds a database handle, writes SQL or opens a transaction.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { createAppStore, type AppStore } from './apps.js';
+import { createBearerLookup, type BearerLookup } from './bearer-lookup.js';
+import { createCodeStore, type CodeStore } from './codes.js';
+import { createGrantStore, type GrantStore } from './grants.js';
+import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.js';
+import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
+import { createSessionStore, type SessionStore } from './sessions.js';
+import { createStepStore, type StepStore } from './steps.js';
+import { sweepExpired, type SweepCounts } from './sweep.js';
+import { createTokenStore, type TokenStore } from './tokens.js';
+import { createUserStore, type UserStore } from './users.js';
+
+export interface Stores {
+  apps: AppStore;
+  users: UserStore;
+  sessions: SessionStore;
+  grants: GrantStore;
+  codes: CodeStore;
+  tokens: TokenStore;
+  /** The refresh_token grant's reads and its rotation (RFC 9700 §4.14.2). */
+  rotation: RefreshRotation;
+  /** The bearer check of every resource API request. */
+  bearer: BearerLookup;
+  steps: StepStore;
+  /**
+   * The secret `name`, read (or made) when first needed and kept for the life of the process; a
+   * failed read is not kept.
+   */
+  serverSecret(name: ServerSecretName, now: () => number): () => Promise<Buffer>;
+  /** Deletes expired codes, tokens and sessions; returns how many of each. */
+  sweepExpired(now: number): Promise<SweepCounts>;
+  /** True when a trivial query succeeds (`/readyz`). */
+  isReachable(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createStores(db: Db): Stores {
+  return {
+    apps: createAppStore(db),
+    users: createUserStore(db),
+    sessions: createSessionStore(db),
+    grants: createGrantStore(db),
+    codes: createCodeStore(db),
+    tokens: createTokenStore(db),
+    rotation: createRefreshRotation(db),
+    bearer: createBearerLookup(db),
+    steps: createStepStore(db),
+    serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
+    sweepExpired: (now) => sweepExpired(db.kysely, now),
+    async isReachable() {
+      try {
+        await sql`select 1`.execute(db.kysely);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.close(),
+  };
+}
