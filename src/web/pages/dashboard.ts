@@ -3,291 +3,207 @@
  * get the client secret once, rotate it, change settings and delete. Every change goes through
  * src/domain/apps.ts, the rules the CLI uses too. Only an app's owner sees it; anyone else gets 404.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  grantsInvalidatedByScopeChange,
-  registerApp,
-  rotateClientSecret,
-  updateAppSettings,
-  validateAppSettings,
-  type AppSettings,
-  type FieldProblem,
-} from '../../domain/apps.js';
-import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES, type Scope } from '../../domain/scopes.js';
+import { grantsInvalidatedByScopeChange, registerApp, rotateClientSecret, updateAppSettings } from '../../domain/apps.js';
+import { formatScopes, SCOPES, type Scope } from '../../domain/scopes.js';
 import type { App } from '../../store/apps.js';
-import { requireSession, requireSessionForm, signedInLayout, text, values, type Form } from '../forms.js';
+import { requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
+import { clientIdFor, fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
-
-/** The app form as the user typed it; redirect URIs stay one per line so errors keep the input. */
-export interface AppForm {
-  /** Names one filling-in of the registration form, so sending it twice registers one app. */
-  registrationId?: string;
-  name: string;
-  description: string;
-  websiteUrl: string;
-  redirectUris: string;
-  scopes: string[];
-  isPublic: boolean;
-}
-
-export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
-
-const REGISTRATION_ID = /^[A-Za-z0-9_-]{22}$/;
-
-/**
- * The client id of the app a registration form creates: derived from the form's random
- * registration id and the session's secret, so a second submission of the same form (a reload,
- * a double click) names the app already made instead of registering another one. Client ids are
- * public; the session secret stays unguessable behind the HMAC.
- */
-function clientIdFor(session: Session, registrationId: string): string {
-  return createHmac('sha256', session.csrfSecret).update(`app-registration:${registrationId}`).digest('hex').slice(0, 32);
-}
-
-const SCOPE_CHOICES = ALL_SCOPES.map((name) => ({ name, description: SCOPES[name] }));
-
-function readAppForm(form: Form): AppForm {
-  const registrationId = text(form.registration_id);
-  return {
-    ...(REGISTRATION_ID.test(registrationId) && { registrationId }),
-    name: text(form.name),
-    description: text(form.description),
-    websiteUrl: text(form.website_url).trim(),
-    redirectUris: text(form.redirect_uris),
-    // Checkboxes send one value each; the confirmation step sends them space-separated.
-    scopes: formatScopes(values(form.scopes).flatMap(parseScopeString)).split(' ').filter((s) => s !== ''),
-    isPublic: text(form.client_type) === 'public',
-  };
-}
-
-function splitLines(value: string): string[] {
-  return value.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
-}
-
-function settingsOf(form: AppForm): AppSettings {
-  return {
-    name: form.name,
-    description: form.description,
-    websiteUrl: form.websiteUrl,
-    redirectUris: splitLines(form.redirectUris),
-    scopes: form.scopes,
-  };
-}
-
-function formOf(app: App): AppForm {
-  return {
-    name: app.name,
-    description: app.description,
-    websiteUrl: app.websiteUrl,
-    redirectUris: app.redirectUris.join('\n'),
-    scopes: app.scopes,
-    isPublic: app.isPublic,
-  };
-}
-
-const sentence = (message: string) => message.charAt(0).toUpperCase() + message.slice(1) + '.';
-
-/** Every field's problem at once (the domain check stops at the first), so each shows next to its field. */
-function fieldErrors(settings: AppSettings): FieldErrors {
-  const errors: FieldErrors = {};
-  const checks: Array<Partial<AppSettings>> = [
-    { name: settings.name },
-    { description: settings.description },
-    { websiteUrl: settings.websiteUrl },
-    { redirectUris: settings.redirectUris },
-    { scopes: settings.scopes },
-  ];
-  for (const check of checks) {
-    const problem = validateAppSettings(check);
-    if (problem) errors[problem.field] = sentence(problem.message);
-  }
-  return errors;
-}
 
 const appPath = (app: App) => `/dashboard/apps/${encodeURIComponent(app.clientId)}`;
 
 export async function dashboardPages(app: FastifyInstance): Promise<void> {
-  const { stores, clock } = app.ctx;
+  app.get('/dashboard', listOwnApps);
+  app.get('/dashboard/apps/new', newAppForm);
+  app.post('/dashboard/apps', registerFromForm);
+  app.get('/dashboard/apps/:clientId', showApp);
+  app.post('/dashboard/apps/:clientId', saveSettings);
+  app.post('/dashboard/apps/:clientId/secret', rotateSecret);
+  app.get('/dashboard/apps/:clientId/delete', confirmDeletion);
+  app.post('/dashboard/apps/:clientId/delete', deleteOwnApp);
+}
 
-  /** The app named in the URL when this user owns it; otherwise a 404 page is sent. */
-  async function ownedApp(request: FastifyRequest, reply: FastifyReply, session: Session): Promise<App | null> {
-    const clientId = (request.params as { clientId: string }).clientId;
-    const found = await stores.apps.findByClientId(clientId);
-    // The same answer for "no such app" and "someone else's app": neither reveals anything.
-    if (found && found.ownerId === session.user.id) return found;
-    await sendErrorPage(reply, 404, 'App not found', 'There is no app with this client id among your apps.', { href: '/dashboard', label: 'Back to your apps' });
-    return null;
-  }
+/** The app named in the URL when this user owns it; otherwise a 404 page is sent. */
+async function ownedApp(request: FastifyRequest, reply: FastifyReply, session: Session): Promise<App | null> {
+  const clientId = (request.params as { clientId: string }).clientId;
+  const found = await request.server.ctx.stores.apps.findByClientId(clientId);
+  // The same answer for "no such app" and "someone else's app": neither reveals anything.
+  if (found && found.ownerId === session.user.id) return found;
+  await sendErrorPage(reply, 404, 'App not found', 'There is no app with this client id among your apps.', { href: '/dashboard', label: 'Back to your apps' });
+  return null;
+}
 
-  async function sendDetail(
-    reply: FastifyReply,
-    session: Session,
-    registered: App,
-    options: { form?: AppForm; errors?: FieldErrors; newSecret?: string; notice?: string } = {},
-    status = 200,
-  ): Promise<FastifyReply> {
-    return sendPage(reply, './app-detail', {
-      ...signedInLayout(session, registered.name, 'dashboard'),
-      app: registered,
-      path: appPath(registered),
-      connectedUsers: await stores.apps.countConnectedUsers(registered.id),
-      form: options.form ?? formOf(registered),
-      errors: options.errors ?? {},
-      newSecret: options.newSecret ?? null,
-      notice: options.notice ?? null,
-      scopeChoices: SCOPE_CHOICES,
-      describeScope: (name: string) => SCOPES[name as Scope] ?? name,
-    }, status);
-  }
+async function sendDetail(
+  reply: FastifyReply,
+  session: Session,
+  registered: App,
+  options: { form?: AppForm; errors?: FieldErrors; newSecret?: string; notice?: string } = {},
+  status = 200,
+): Promise<FastifyReply> {
+  return sendPage(reply, './app-detail', {
+    ...signedInLayout(session, registered.name, 'dashboard'),
+    app: registered,
+    path: appPath(registered),
+    connectedUsers: await reply.server.ctx.stores.apps.countConnectedUsers(registered.id),
+    form: options.form ?? formOf(registered),
+    errors: options.errors ?? {},
+    newSecret: options.newSecret ?? null,
+    notice: options.notice ?? null,
+    scopeChoices: SCOPE_CHOICES,
+    describeScope: (name: string) => SCOPES[name as Scope] ?? name,
+  }, status);
+}
 
-  function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, errors: FieldErrors, status = 200) {
-    return sendPage(reply, './app-new', {
-      ...signedInLayout(session, 'Register an app', 'dashboard'),
-      form,
-      errors,
-      scopeChoices: SCOPE_CHOICES,
-    }, status);
-  }
+function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, errors: FieldErrors, status = 200) {
+  return sendPage(reply, './app-new', {
+    ...signedInLayout(session, 'Register an app', 'dashboard'),
+    form,
+    errors,
+    scopeChoices: SCOPE_CHOICES,
+  }, status);
+}
 
-  app.get('/dashboard', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
-    const query = request.query as Form;
-    return sendPage(reply, './dashboard', {
-      ...signedInLayout(session, 'Your apps', 'dashboard'),
-      apps: await stores.apps.listWithConnectedUsers(session.user.id),
-      notice: query.deleted === '1' ? 'The app was deleted. Every token it had is revoked.' : null,
+async function listOwnApps(request: FastifyRequest, reply: FastifyReply) {
+  const session = await requireSession(request, reply);
+  if (!session) return reply;
+  const query = request.query as Form;
+  return sendPage(reply, './dashboard', {
+    ...signedInLayout(session, 'Your apps', 'dashboard'),
+    apps: await request.server.ctx.stores.apps.listWithConnectedUsers(session.user.id),
+    notice: query.deleted === '1' ? 'The app was deleted. Every token it had is revoked.' : null,
+  });
+}
+
+async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
+  const session = await requireSession(request, reply);
+  if (!session) return reply;
+  const blank: AppForm = { registrationId: randomBytes(16).toString('base64url'), name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false };
+  return sendNewAppForm(reply, session, blank, {});
+}
+
+async function registerFromForm(request: FastifyRequest, reply: FastifyReply) {
+  const { stores, clock } = request.server.ctx;
+  const session = await requireSessionForm(request, reply, '/dashboard/apps/new');
+  if (!session) return reply;
+  const form = readAppForm(request.body as Form);
+  const settings = settingsOf(form);
+  const errors = fieldErrors(settings);
+  if (Object.keys(errors).length > 0) return sendNewAppForm(reply, session, form, errors, 400);
+  const clientId = form.registrationId === undefined ? undefined : clientIdFor(session, form.registrationId);
+  const sentAgain = async () => {
+    const existing = clientId === undefined ? undefined : await stores.apps.findByClientId(clientId);
+    return existing && existing.ownerId === session.user.id ? existing : undefined;
+  };
+  const already = await sentAgain();
+  if (already) return reply.redirect(`${appPath(already)}?registered=again`, 303);
+  let registered;
+  try {
+    registered = await registerApp(stores.apps, clock, session.user.id, {
+      ...settings,
+      isPublic: form.isPublic,
+      ...(clientId !== undefined && { clientId }),
     });
+  } catch (error) {
+    // The same form sent twice at once: the unique client id lets one of them through.
+    const twin = await sentAgain();
+    if (twin) return reply.redirect(`${appPath(twin)}?registered=again`, 303);
+    throw error;
+  }
+  // The secret exists only in this response; it is stored as a hash.
+  return sendPage(reply, './app-created', {
+    ...signedInLayout(session, `${registered.app.name} is registered`, 'dashboard'),
+    app: registered.app,
+    path: appPath(registered.app),
+    clientSecret: registered.clientSecret,
   });
+}
 
-  app.get('/dashboard/apps/new', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
-    const blank: AppForm = { registrationId: randomBytes(16).toString('base64url'), name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false };
-    return sendNewAppForm(reply, session, blank, {});
-  });
+async function showApp(request: FastifyRequest, reply: FastifyReply) {
+  const session = await requireSession(request, reply);
+  if (!session) return reply;
+  const owned = await ownedApp(request, reply, session);
+  if (!owned) return reply;
+  const query = request.query as Form;
+  let notice: string | undefined;
+  if (query.saved === '1') {
+    const ended = Number.parseInt(text(query.ended), 10);
+    notice = ended > 0 ? `Saved. ${ended} ${ended === 1 ? "user's grant was" : "users' grants were"} ended.` : 'Saved.';
+  } else if (query.registered === 'again') {
+    notice = 'This app was already registered by this form; no second app was made. Its client secret was shown only once: if you did not copy it, rotate it below.';
+  }
+  return sendDetail(reply, session, owned, notice === undefined ? {} : { notice });
+}
 
-  app.post('/dashboard/apps', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/dashboard/apps/new');
-    if (!session) return reply;
-    const form = readAppForm(request.body as Form);
-    const settings = settingsOf(form);
-    const errors = fieldErrors(settings);
-    if (Object.keys(errors).length > 0) return sendNewAppForm(reply, session, form, errors, 400);
-    const clientId = form.registrationId === undefined ? undefined : clientIdFor(session, form.registrationId);
-    const sentAgain = async () => {
-      const existing = clientId === undefined ? undefined : await stores.apps.findByClientId(clientId);
-      return existing && existing.ownerId === session.user.id ? existing : undefined;
-    };
-    const already = await sentAgain();
-    if (already) return reply.redirect(`${appPath(already)}?registered=again`, 303);
-    let registered;
-    try {
-      registered = await registerApp(stores.apps, clock, session.user.id, {
-        ...settings,
-        isPublic: form.isPublic,
-        ...(clientId !== undefined && { clientId }),
-      });
-    } catch (error) {
-      // The same form sent twice at once: the unique client id lets one of them through.
-      const twin = await sentAgain();
-      if (twin) return reply.redirect(`${appPath(twin)}?registered=again`, 303);
-      throw error;
-    }
-    // The secret exists only in this response; it is stored as a hash.
-    return sendPage(reply, './app-created', {
-      ...signedInLayout(session, `${registered.app.name} is registered`, 'dashboard'),
-      app: registered.app,
-      path: appPath(registered.app),
-      clientSecret: registered.clientSecret,
-    });
-  });
+async function saveSettings(request: FastifyRequest, reply: FastifyReply) {
+  const { stores, clock } = request.server.ctx;
+  const session = await requireSessionForm(request, reply, request.url);
+  if (!session) return reply;
+  const owned = await ownedApp(request, reply, session);
+  if (!owned) return reply;
+  const body = request.body as Form;
+  const form = { ...readAppForm(body), isPublic: owned.isPublic };
+  const settings = settingsOf(form);
+  const errors = fieldErrors(settings);
+  if (Object.keys(errors).length > 0) return sendDetail(reply, session, owned, { form, errors }, 400);
 
-  app.get('/dashboard/apps/:clientId', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
-    const owned = await ownedApp(request, reply, session);
-    if (!owned) return reply;
-    const query = request.query as Form;
-    let notice: string | undefined;
-    if (query.saved === '1') {
-      const ended = Number.parseInt(text(query.ended), 10);
-      notice = ended > 0 ? `Saved. ${ended} ${ended === 1 ? "user's grant was" : "users' grants were"} ended.` : 'Saved.';
-    } else if (query.registered === 'again') {
-      notice = 'This app was already registered by this form; no second app was made. Its client secret was shown only once: if you did not copy it, rotate it below.';
-    }
-    return sendDetail(reply, session, owned, notice === undefined ? {} : { notice });
-  });
-
-  app.post('/dashboard/apps/:clientId', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, request.url);
-    if (!session) return reply;
-    const owned = await ownedApp(request, reply, session);
-    if (!owned) return reply;
-    const body = request.body as Form;
-    const form = { ...readAppForm(body), isPublic: owned.isPublic };
-    const settings = settingsOf(form);
-    const errors = fieldErrors(settings);
-    if (Object.keys(errors).length > 0) return sendDetail(reply, session, owned, { form, errors }, 400);
-
-    const scopesChange = formatScopes(settings.scopes) !== formatScopes(owned.scopes);
-    if (scopesChange && text(body.confirm_scope_change) !== 'yes') {
-      // Say how many users' grants the change ends before making it.
-      return sendPage(reply, './app-scope-confirm', {
-        ...signedInLayout(session, `Change the scopes of ${owned.name}?`, 'dashboard'),
-        app: owned,
-        path: appPath(owned),
-        grantsEnded: await grantsInvalidatedByScopeChange(stores.apps, owned, settings.scopes),
-        oldScopes: owned.scopes.map((name) => ({ name, description: SCOPES[name as Scope] ?? name })),
-        newScopes: settings.scopes.map((name) => ({ name, description: SCOPES[name as Scope] ?? name })),
-        hidden: [
-          ['name', form.name],
-          ['description', form.description],
-          ['website_url', form.websiteUrl],
-          ['redirect_uris', settings.redirectUris.join('\n')],
-          ['scopes', formatScopes(settings.scopes)],
-          ['confirm_scope_change', 'yes'],
-        ],
-      });
-    }
-    const { grantsRevoked } = await updateAppSettings(stores.apps, clock, owned, settings);
-    return reply.redirect(`${appPath(owned)}?saved=1&ended=${grantsRevoked}`, 303);
-  });
-
-  app.post('/dashboard/apps/:clientId/secret', async (request, reply) => {
-    const params = request.params as { clientId: string };
-    const session = await requireSessionForm(request, reply, `/dashboard/apps/${encodeURIComponent(params.clientId)}`);
-    if (!session) return reply;
-    const owned = await ownedApp(request, reply, session);
-    if (!owned) return reply;
-    if (owned.isPublic) return sendErrorPage(reply, 400, 'No client secret', 'Public apps have no client secret to rotate.', { href: appPath(owned), label: 'Back to the app' });
-    const newSecret = await rotateClientSecret(stores.apps, clock, owned);
-    return sendDetail(reply, session, owned, { newSecret, notice: 'A new client secret was issued. The old one no longer works.' });
-  });
-
-  app.get('/dashboard/apps/:clientId/delete', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
-    const owned = await ownedApp(request, reply, session);
-    if (!owned) return reply;
-    return sendPage(reply, './app-delete', {
-      ...signedInLayout(session, `Delete ${owned.name}?`, 'dashboard'),
+  const scopesChange = formatScopes(settings.scopes) !== formatScopes(owned.scopes);
+  if (scopesChange && text(body.confirm_scope_change) !== 'yes') {
+    // Say how many users' grants the change ends before making it.
+    return sendPage(reply, './app-scope-confirm', {
+      ...signedInLayout(session, `Change the scopes of ${owned.name}?`, 'dashboard'),
       app: owned,
       path: appPath(owned),
-      connectedUsers: await stores.apps.countConnectedUsers(owned.id),
+      grantsEnded: await grantsInvalidatedByScopeChange(stores.apps, owned, settings.scopes),
+      oldScopes: owned.scopes.map((name) => ({ name, description: SCOPES[name as Scope] ?? name })),
+      newScopes: settings.scopes.map((name) => ({ name, description: SCOPES[name as Scope] ?? name })),
+      hidden: [
+        ['name', form.name],
+        ['description', form.description],
+        ['website_url', form.websiteUrl],
+        ['redirect_uris', settings.redirectUris.join('\n')],
+        ['scopes', formatScopes(settings.scopes)],
+        ['confirm_scope_change', 'yes'],
+      ],
     });
-  });
+  }
+  const { grantsRevoked } = await updateAppSettings(stores.apps, clock, owned, settings);
+  return reply.redirect(`${appPath(owned)}?saved=1&ended=${grantsRevoked}`, 303);
+}
 
-  app.post('/dashboard/apps/:clientId/delete', async (request, reply) => {
-    const params = request.params as { clientId: string };
-    const session = await requireSessionForm(request, reply, `/dashboard/apps/${encodeURIComponent(params.clientId)}/delete`);
-    if (!session) return reply;
-    const owned = await ownedApp(request, reply, session);
-    if (!owned) return reply;
-    // Grants, codes and tokens go with the app (foreign-key cascade).
-    await stores.apps.delete(owned.id);
-    return reply.redirect('/dashboard?deleted=1', 303);
+async function rotateSecret(request: FastifyRequest, reply: FastifyReply) {
+  const params = request.params as { clientId: string };
+  const session = await requireSessionForm(request, reply, `/dashboard/apps/${encodeURIComponent(params.clientId)}`);
+  if (!session) return reply;
+  const owned = await ownedApp(request, reply, session);
+  if (!owned) return reply;
+  if (owned.isPublic) return sendErrorPage(reply, 400, 'No client secret', 'Public apps have no client secret to rotate.', { href: appPath(owned), label: 'Back to the app' });
+  const newSecret = await rotateClientSecret(request.server.ctx.stores.apps, request.server.ctx.clock, owned);
+  return sendDetail(reply, session, owned, { newSecret, notice: 'A new client secret was issued. The old one no longer works.' });
+}
+
+async function confirmDeletion(request: FastifyRequest, reply: FastifyReply) {
+  const session = await requireSession(request, reply);
+  if (!session) return reply;
+  const owned = await ownedApp(request, reply, session);
+  if (!owned) return reply;
+  return sendPage(reply, './app-delete', {
+    ...signedInLayout(session, `Delete ${owned.name}?`, 'dashboard'),
+    app: owned,
+    path: appPath(owned),
+    connectedUsers: await request.server.ctx.stores.apps.countConnectedUsers(owned.id),
   });
+}
+
+async function deleteOwnApp(request: FastifyRequest, reply: FastifyReply) {
+  const params = request.params as { clientId: string };
+  const session = await requireSessionForm(request, reply, `/dashboard/apps/${encodeURIComponent(params.clientId)}/delete`);
+  if (!session) return reply;
+  const owned = await ownedApp(request, reply, session);
+  if (!owned) return reply;
+  // Grants, codes and tokens go with the app (foreign-key cascade).
+  await request.server.ctx.stores.apps.delete(owned.id);
+  return reply.redirect('/dashboard?deleted=1', 303);
 }

@@ -1,0 +1,96 @@
+/**
+ * The app form of the developer dashboard: what the person typed, kept as typed so that a page
+ * with errors shows it again, and its reading into the settings src/domain/apps.ts checks.
+ */
+import { createHmac } from 'node:crypto';
+import { validateAppSettings, type AppSettings, type FieldProblem } from '../../domain/apps.js';
+import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES } from '../../domain/scopes.js';
+import type { App } from '../../store/apps.js';
+import { text, values, type Form } from '../forms.js';
+import type { Session } from '../session.js';
+
+/** The app form as the user typed it; redirect URIs stay one per line so errors keep the input. */
+export interface AppForm {
+  /** Names one filling-in of the registration form, so sending it twice registers one app. */
+  registrationId?: string;
+  name: string;
+  description: string;
+  websiteUrl: string;
+  redirectUris: string;
+  scopes: string[];
+  isPublic: boolean;
+}
+
+export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
+
+const REGISTRATION_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The client id of the app a registration form creates: derived from the form's random
+ * registration id and the session's secret, so a second submission of the same form (a reload,
+ * a double click) names the app already made instead of registering another one. Client ids are
+ * public; the session secret stays unguessable behind the HMAC.
+ */
+export function clientIdFor(session: Session, registrationId: string): string {
+  return createHmac('sha256', session.csrfSecret).update(`app-registration:${registrationId}`).digest('hex').slice(0, 32);
+}
+
+export const SCOPE_CHOICES = ALL_SCOPES.map((name) => ({ name, description: SCOPES[name] }));
+
+export function readAppForm(form: Form): AppForm {
+  const registrationId = text(form.registration_id);
+  return {
+    ...(REGISTRATION_ID.test(registrationId) && { registrationId }),
+    name: text(form.name),
+    description: text(form.description),
+    websiteUrl: text(form.website_url).trim(),
+    redirectUris: text(form.redirect_uris),
+    // Checkboxes send one value each; the confirmation step sends them space-separated.
+    scopes: formatScopes(values(form.scopes).flatMap(parseScopeString)).split(' ').filter((s) => s !== ''),
+    isPublic: text(form.client_type) === 'public',
+  };
+}
+
+function splitLines(value: string): string[] {
+  return value.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+}
+
+export function settingsOf(form: AppForm): AppSettings {
+  return {
+    name: form.name,
+    description: form.description,
+    websiteUrl: form.websiteUrl,
+    redirectUris: splitLines(form.redirectUris),
+    scopes: form.scopes,
+  };
+}
+
+export function formOf(app: App): AppForm {
+  return {
+    name: app.name,
+    description: app.description,
+    websiteUrl: app.websiteUrl,
+    redirectUris: app.redirectUris.join('\n'),
+    scopes: app.scopes,
+    isPublic: app.isPublic,
+  };
+}
+
+const sentence = (message: string) => message.charAt(0).toUpperCase() + message.slice(1) + '.';
+
+/** Every field's problem at once (the domain check stops at the first), so each shows next to its field. */
+export function fieldErrors(settings: AppSettings): FieldErrors {
+  const errors: FieldErrors = {};
+  const checks: Array<Partial<AppSettings>> = [
+    { name: settings.name },
+    { description: settings.description },
+    { websiteUrl: settings.websiteUrl },
+    { redirectUris: settings.redirectUris },
+    { scopes: settings.scopes },
+  ];
+  for (const check of checks) {
+    const problem = validateAppSettings(check);
+    if (problem) errors[problem.field] = sentence(problem.message);
+  }
+  return errors;
+}
