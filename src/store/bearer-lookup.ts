@@ -38,8 +38,9 @@ export interface BearerLookup {
   touch(grantId: string, now: number): void | Promise<void>;
 }
 
-const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at,
-  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at`;
+/** The columns of FindRow; the grant's and the user's under names of their own. */
+const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at as grant_last_used_at,
+  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at`;
 
 const FIND_JOINS = `from access_tokens t
   inner join grants g on g.id = t.grant_id
@@ -48,28 +49,24 @@ const FIND_JOINS = `from access_tokens t
 /** Most bearer checks one PostgreSQL statement answers; more start the next. */
 const MAX_BATCH = 256;
 
-/**
- * On SQLite the row comes back as one JSON array: better-sqlite3 (on Node 20) stores each value
- * into its JS array through V8's generic property store, which costs more than JSON.parse.
- */
-const FIND_SQLITE_SQL = `select json_array(${FIND_COLUMNS}) ${FIND_JOINS} where t.token_key = ? and t.expires_at > ?`;
+const FIND_SQLITE_SQL = `select ${FIND_COLUMNS} ${FIND_JOINS} where t.token_key = ? and t.expires_at > ?`;
 
 const TOUCH_SQL = 'update grants set last_used_at = ? where id = ?';
 
-/** Columns of FIND_COLUMNS, in order. */
-type FindRow = [
-  userId: string,
-  appId: string,
-  grantId: string,
-  scope: string,
-  expiresAt: number | string,
-  lastUsedAt: number | string | null,
-  displayName: string,
-  timezone: string,
-  dailyStepGoal: number | string,
-  strideLengthCm: number | string | null,
-  createdAt: number | string,
-];
+/** A row of FIND_COLUMNS, by name; int8 columns are numbers on PostgreSQL too (db/database.ts). */
+interface FindRow {
+  user_id: string;
+  app_id: string;
+  grant_id: string;
+  scope: string;
+  expires_at: number;
+  grant_last_used_at: number | null;
+  display_name: string;
+  timezone: string;
+  daily_step_goal: number;
+  stride_length_cm: number | null;
+  user_created_at: number;
+}
 
 /** Parsed scope strings: few distinct values (the sorted subsets of the four scopes). */
 const scopeLists = new Map<string, readonly string[]>();
@@ -87,19 +84,19 @@ function scopesOf(scope: string): readonly string[] {
 
 function grantOf(row: FindRow): BearerGrant {
   return {
-    userId: row[0],
-    appId: row[1],
-    grantId: row[2],
-    scopes: scopesOf(row[3]),
-    expiresAt: Number(row[4]),
-    grantLastUsedAt: row[5] === null ? null : Number(row[5]),
+    userId: row.user_id,
+    appId: row.app_id,
+    grantId: row.grant_id,
+    scopes: scopesOf(row.scope),
+    expiresAt: row.expires_at,
+    grantLastUsedAt: row.grant_last_used_at,
     profile: {
-      id: row[0],
-      display_name: row[6],
-      timezone: row[7],
-      daily_step_goal: Number(row[8]),
-      stride_length_cm: row[9] === null ? null : Number(row[9]),
-      created_at: Number(row[10]),
+      id: row.user_id,
+      display_name: row.display_name,
+      timezone: row.timezone,
+      daily_step_goal: row.daily_step_goal,
+      stride_length_cm: row.stride_length_cm,
+      created_at: row.user_created_at,
     },
   };
 }
@@ -108,12 +105,12 @@ export function createBearerLookup(db: Db): BearerLookup {
   const { sqlite } = db;
   if (sqlite) {
     // Prepared on first use: the app may be built before the schema is migrated.
-    let find: Statement | undefined;
+    let find: Statement<[string, number], FindRow> | undefined;
     let touch: Statement | undefined;
     const findOne = (tokenHash: string, now: number) => {
-      find ??= sqlite.prepare(FIND_SQLITE_SQL).pluck(true);
-      const row = find.get(tokenHash, now) as string | undefined;
-      return row === undefined ? undefined : grantOf(JSON.parse(row) as FindRow);
+      find ??= sqlite.prepare<[string, number], FindRow>(FIND_SQLITE_SQL);
+      const row = find.get(tokenHash, now);
+      return row && grantOf(row);
     };
     const turnRead = sqliteTurnReads(sqlite);
     return {
@@ -153,8 +150,8 @@ function postgresFindMany(pool: pg.Pool) {
   return batchedCalls<{ tokenHash: string; now: number }, BearerGrant | undefined>(async (calls) => {
     const keys = [...new Set(calls.map((call) => call.input.tokenHash))];
     const earliest = Math.min(...calls.map((call) => call.input.now));
-    const result = await pool.query<[string, ...FindRow]>({ name: 'stride_bearer_find_many', text, values: [keys, earliest], rowMode: 'array' });
-    const rows = new Map(result.rows.map(([key, ...row]) => [key, row as FindRow]));
+    const result = await pool.query<FindRow & { key: string }>({ name: 'stride_bearer_find_many', text, values: [keys, earliest] });
+    const rows = new Map(result.rows.map((row) => [row.key, row]));
     for (const { input, resolve } of calls) {
       const row = rows.get(input.tokenHash);
       const grant = row && grantOf(row);

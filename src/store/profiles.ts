@@ -23,6 +23,7 @@ export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' |
 
 export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Profile | undefined | Promise<Profile | undefined>;
 
+/** Returns the profile's fields under their own names: the row is the Profile. */
 const UPDATE_SQL = `update users set
   display_name = coalesce(?, display_name),
   timezone = coalesce(?, timezone),
@@ -31,26 +32,6 @@ const UPDATE_SQL = `update users set
   updated_at = ?
 where id = ?
 returning id, display_name, timezone, daily_step_goal, stride_length_cm, created_at`;
-
-type ProfileRow = [
-  id: string,
-  displayName: string,
-  timezone: string,
-  dailyStepGoal: number | string,
-  strideLengthCm: number | string | null,
-  createdAt: number | string,
-];
-
-function profileOfRow(row: ProfileRow): Profile {
-  return {
-    id: row[0],
-    display_name: row[1],
-    timezone: row[2],
-    daily_step_goal: Number(row[3]),
-    stride_length_cm: row[4] === null ? null : Number(row[4]),
-    created_at: Number(row[5]),
-  };
-}
 
 function valuesOf(userId: string, changes: ProfileChanges, now: number): unknown[] {
   const strideChanged = changes.stride_length_cm !== undefined;
@@ -69,19 +50,17 @@ function valuesOf(userId: string, changes: ProfileChanges, now: number): unknown
 export function createProfileUpdate(db: Db): ProfileUpdate {
   const { sqlite } = db;
   if (sqlite) {
-    let update: Statement | undefined;
+    let update: Statement<unknown[], Profile> | undefined;
     return (userId, changes, now) => {
-      update ??= sqlite.prepare(UPDATE_SQL).raw(true);
-      const row = update.get(...valuesOf(userId, changes, now)) as ProfileRow | undefined;
-      return row && profileOfRow(row);
+      update ??= sqlite.prepare<unknown[], Profile>(UPDATE_SQL);
+      return update.get(...valuesOf(userId, changes, now));
     };
   }
   const pool = db.pool;
   if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
   const text = numberedPlaceholders(UPDATE_SQL);
   return async (userId, changes, now) => {
-    const result = await pool.query<ProfileRow>({ name: 'stride_profile_update', text, values: valuesOf(userId, changes, now), rowMode: 'array' });
-    const row = result.rows[0];
-    return row && profileOfRow(row);
+    const result = await pool.query<Profile>({ name: 'stride_profile_update', text, values: valuesOf(userId, changes, now) });
+    return result.rows[0];
   };
 }
