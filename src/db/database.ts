@@ -12,15 +12,15 @@ import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-export interface Db {
+interface OpenDatabase {
   kysely: Kysely<Database>;
-  dialect: Dialect;
-  /** The better-sqlite3 handle, for the few hot-path statements prepared once (SQLite only). */
-  sqlite: SQLite.Database | null;
-  /** The pg pool, for the few hot-path statements prepared by name (PostgreSQL only). */
-  pool: pg.Pool | null;
   close(): Promise<void>;
 }
+
+/** The open database: one Kysely for both dialects, and the dialect's own handle for the hot paths. */
+export type Db =
+  | (OpenDatabase & { dialect: 'sqlite'; sqlite: SQLite.Database; pool: null })
+  | (OpenDatabase & { dialect: 'postgres'; sqlite: null; pool: pg.Pool });
 
 // int8 columns (Unix seconds) come back from pg as strings by default; every such value here fits
 // in a double, so read them as numbers. COUNT(*) and SUM() also return int8/numeric.

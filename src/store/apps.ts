@@ -160,10 +160,9 @@ async function findAppById(db: Q, id: string): Promise<App | undefined> {
  * reads inside another request's transaction.
  */
 function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefined> {
-  const handle = db.sqlite;
-  const pool = db.pool;
   let lookup: (clientId: string) => Promise<App | undefined>;
-  if (handle) {
+  if (db.dialect === 'sqlite') {
+    const handle = db.sqlite;
     // Prepared on first use: the stores may be made before the schema is migrated.
     let select: SQLite.Statement<[string], AppRow> | undefined;
     lookup = (clientId) => {
@@ -172,15 +171,14 @@ function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefi
       const row = select.get(clientId);
       return Promise.resolve(row && appFromRow(row));
     };
-  } else if (pool) {
+  } else {
+    const pool = db.pool;
     const text = `SELECT ${APP_COLUMNS} FROM apps WHERE client_id = $1`;
     lookup = async (clientId) => {
       const result = await pool.query<AppRow>({ name: 'stride_app_by_client_id', text, values: [clientId] });
       const row = result.rows[0];
       return row && appFromRow(row);
     };
-  } else {
-    lookup = (clientId) => findAppByClientId(db.kysely, clientId);
   }
   return (clientId) => (isClientIdSyntax(clientId) ? lookup(clientId) : Promise.resolve(undefined));
 }

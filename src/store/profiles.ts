@@ -48,16 +48,15 @@ function valuesOf(userId: string, changes: ProfileChanges, now: number): unknown
 
 /** Applies a profile change and returns the profile after it (undefined: no such user). */
 export function createProfileUpdate(db: Db): ProfileUpdate {
-  const { sqlite } = db;
-  if (sqlite) {
+  if (db.dialect === 'sqlite') {
+    const { sqlite } = db;
     let update: Statement<unknown[], Profile> | undefined;
     return (userId, changes, now) => {
       update ??= sqlite.prepare<unknown[], Profile>(UPDATE_SQL);
       return update.get(...valuesOf(userId, changes, now));
     };
   }
-  const pool = db.pool;
-  if (!pool) throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
+  const { pool } = db;
   const text = numberedPlaceholders(UPDATE_SQL);
   return async (userId, changes, now) => {
     const result = await pool.query<Profile>({ name: 'stride_profile_update', text, values: valuesOf(userId, changes, now) });

@@ -10,15 +10,8 @@
  * in the bucket that contains its first instant, so a 25-hour day collects the groups of both of
  * its offsets, and a repeated hour (same local unit, two offsets) stays two buckets.
  */
-import { createHash } from 'node:crypto';
-import type SQLite from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
-import type pg from 'pg';
-import { batchedCalls } from '../db/batched-calls.js';
-import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
-import type { Db, Dialect } from '../db/database.js';
+import type { Dialect } from '../db/database.js';
 import { bucketRuns, lastIndexAtOrBefore, rollupWidthFor, STORED_WIDTHS, type BucketPlan, type StoredWidth } from '../calendar/step-buckets.js';
-import { numberedPlaceholders } from './placeholders.js';
 
 /**
  * Added before integer division so that dividends stay positive near the Unix epoch (division
@@ -48,7 +41,7 @@ export interface SeriesQuery {
  * Stands for the user's id among the values of a series' query: the query of a plan is the same
  * for every user, built once per plan, and the id is put in per request (withUser).
  */
-const USER = Symbol('user id');
+export const USER = Symbol('user id');
 
 class QueryText {
   readonly values: unknown[] = [];
@@ -257,14 +250,14 @@ function mod(value: number, divisor: number): number {
  * (`grouped` false), `span index, start of the local-clock unit, sum of its steps` (`grouped`
  * true), or `width, t, value` (corrections). PostgreSQL sends bigints and sums as text.
  */
-type SeriesColumns = ReadonlyArray<ReadonlyArray<number | string>>;
+export type SeriesColumns = ReadonlyArray<ReadonlyArray<number | string>>;
 
 const STORED_COLUMNS = ['t', 'value'] as const;
 const GROUPED_COLUMNS = ['span', 'unit_start', 'steps'] as const;
 const CORRECTED_COLUMNS = ['width', 't', 'value'] as const;
 
 /** The column of each kind that holds an instant (SQLite sends it relative to the series start). */
-const TIME_COLUMNS: ReadonlySet<string> = new Set(['t', 'unit_start']);
+export const TIME_COLUMNS: ReadonlySet<string> = new Set(['t', 'unit_start']);
 
 /**
  * Stored rows are grouped by the database only when there are many more of them than buckets (a
@@ -280,7 +273,7 @@ export function seriesQuery(userId: string, plan: BucketPlan, dialect: Dialect =
 }
 
 /** The values of a series' query with the user's id put in. */
-function withUser(values: readonly unknown[], userId: string): unknown[] {
+export function withUser(values: readonly unknown[], userId: string): unknown[] {
   return values.map((value) => (value === USER ? userId : value));
 }
 
@@ -340,160 +333,36 @@ function sumsPerBucket(plan: BucketPlan, grouped: boolean, columns: SeriesColumn
 }
 
 /** Step sums per bucket index of `plan` from the columns of `query`, whichever kind they are. */
-function sumsOf(plan: BucketPlan, query: SeriesQuery, columns: SeriesColumns): number[] {
+export function sumsOf(plan: BucketPlan, query: SeriesQuery, columns: SeriesColumns): number[] {
   return query.corrections ? correctedSums(plan, query.corrections, columns) : sumsPerBucket(plan, query.grouped, columns);
 }
 
 export type StepSums = (userId: string, plan: BucketPlan) => number[] | Promise<number[]>;
 
-/** Distinct statement texts kept prepared; a series of a rarer shape beyond these is prepared each time. */
-const MAX_PREPARED_SHAPES = 200;
-
-/**
- * On SQLite the rows come back as ONE JSON text of one array per column, `[[t…],[value…]]`:
- * better-sqlite3 (on Node 20) stores each value of each row into its JS array through V8's
- * generic property store, and JSON.parse builds the arrays natively. Instants are sent relative to
- * the series start (the first value bound), so that every number is a small integer,
- * cheaper to print and to parse. For 30 rows: 16 µs as rows, 7 µs as one text of integers
- * separated by commas, 4.5 µs as this (docs/api.md).
- */
-function asColumnsText(query: SeriesQuery): string {
-  const time = timeColumnOf(query.columns);
-  const arrays = query.columns.map((column, c) =>
-    c === time ? `json_group_array(${column} - cast(? as integer))` : `json_group_array(${column})`,
-  );
-  // The series start is bound once, before the query's values.
-  return `select json_array(${arrays.join(', ')}) from (${query.text})`;
-}
-
-/** The index of the one column of a series query that holds an instant. */
-export function timeColumnOf(columns: readonly string[]): number {
-  const found = columns.flatMap((column, c) => (TIME_COLUMNS.has(column) ? [c] : []));
-  if (found.length !== 1) throw new Error(`a series query needs exactly one time column, got ${columns.join(', ')}`);
-  return found[0]!;
-}
-
-/** The columns of asColumnsText's JSON, the instants of column `time` made absolute again. */
-export function columnsFromJson(json: string, time: number, start: number): number[][] {
-  const parsed = JSON.parse(json) as number[][];
-  const times = parsed[time]!;
-  for (let row = 0; row < times.length; row++) times[row]! += start;
-  return parsed;
-}
-
 /** A plan's step sums for one user: the plan's statement, prepared, bound to the user's values. */
-type SumsOfPlan = (userId: string) => Promise<number[]>;
+export type SumsOfPlan = (userId: string) => Promise<number[]>;
+
+/** A dialect's execution of series queries (sqlite/step-series.ts, postgres/step-series.ts). */
+export type SumsOfPlanMaker = (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan;
+
+/** Distinct statement texts kept prepared; a series of a rarer shape beyond these is prepared each time. */
+export const MAX_PREPARED_SHAPES = 200;
 
 /**
  * Step sums per bucket index of `plan`. The query of a plan is built once and kept with the plan
  * (plans are kept by the series reader, see step-series.ts in domain/), and each statement text is
- * prepared once: better-sqlite3 statements on SQLite, statements prepared by name on PostgreSQL
- * (series of one shape asked for together read by one statement).
+ * prepared once by the dialect's `sumsOfPlan`: better-sqlite3 statements on SQLite, statements
+ * prepared by name on PostgreSQL (series of one shape asked for together read by one statement).
  */
-export function createStepSums(db: Db): StepSums {
-  const { sqlite, pool } = db;
-  let sumsOfPlan: (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan;
-  if (sqlite) sumsOfPlan = sqliteSums(sqlite);
-  else if (pool) sumsOfPlan = postgresSums(pool);
-  else throw new Error('the database has neither a SQLite handle nor a PostgreSQL pool');
+export function createStepSums(dialect: Dialect, sumsOfPlan: SumsOfPlanMaker): StepSums {
   const ofPlan = new WeakMap<BucketPlan, SumsOfPlan>();
   return (userId, plan) => {
     if (plan.boundaries.length < 2) return [];
     let sums = ofPlan.get(plan);
     if (sums === undefined) {
-      sums = sumsOfPlan(plan, seriesShape(plan, db.dialect));
+      sums = sumsOfPlan(plan, seriesShape(plan, dialect));
       ofPlan.set(plan, sums);
     }
     return sums(userId);
   };
-}
-
-function sqliteSums(sqlite: SQLite.Database): (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan {
-  const statements = new Map<string, Statement>();
-  const turnRead = sqliteTurnReads(sqlite);
-  return (plan, shape) => {
-    let statement = statements.get(shape.text);
-    if (statement === undefined) {
-      statement = sqlite.prepare(asColumnsText(shape)).pluck(true);
-      if (statements.size < MAX_PREPARED_SHAPES) statements.set(shape.text, statement);
-    }
-    const prepared = statement;
-    const start = plan.boundaries[0]!;
-    const time = timeColumnOf(shape.columns);
-    return (userId) => {
-      const values = withUser(shape.values, userId);
-      // With the other reads of the turn, in one read transaction.
-      return turnRead(() => sumsOf(plan, shape, columnsFromJson(prepared.get(start, ...values) as string, time, start)));
-    };
-  };
-}
-
-function postgresSums(pool: pg.Pool): (plan: BucketPlan, shape: SeriesQuery) => SumsOfPlan {
-  const byText = new Map<string, (values: unknown[]) => Promise<SeriesColumns>>();
-  return (plan, shape) => {
-    let readColumns = byText.get(shape.text);
-    if (readColumns === undefined) {
-      // Beyond MAX_PREPARED_SHAPES a shape is not kept, nor prepared on the server's connections.
-      const kept = byText.size < MAX_PREPARED_SHAPES;
-      readColumns = shape.values.length < MAX_UNNEST_COLUMNS ? postgresSeriesColumns(pool, shape, kept) : postgresOwnColumns(pool, shape);
-      if (kept) byText.set(shape.text, readColumns);
-    }
-    const read = readColumns;
-    return async (userId) => sumsOf(plan, shape, await read(withUser(shape.values, userId)));
-  };
-}
-
-/**
- * PostgreSQL's limit on the columns of a function in FROM: the batched statement unnests one
- * column per value of the shape, plus the ordinality. A shape with more values (a daily series of
- * years in a zone whose midnights are not on UTC hours, like Australia/Lord_Howe: corrections
- * for every day) is read by a statement of its own.
- */
-const MAX_UNNEST_COLUMNS = 1664;
-
-/** PostgreSQL: one series read by its own statement, not batched with others. */
-function postgresOwnColumns(pool: pg.Pool, shape: SeriesQuery): (values: unknown[]) => Promise<SeriesColumns> {
-  const text = numberedPlaceholders(shape.text);
-  const count = shape.columns.length;
-  return async (values) => {
-    const result = await pool.query<Array<number | string>>({ text, values, rowMode: 'array' });
-    const columns = Array.from({ length: count }, (): Array<number | string> => []);
-    for (const row of result.rows) for (let c = 0; c < count; c++) columns[c]!.push(row[c]!);
-    return columns;
-  };
-}
-
-/** Most series one PostgreSQL statement reads; more start the next. */
-const MAX_BATCH = 64;
-
-/**
- * PostgreSQL: the series of one shape asked for during one turn of the event loop are read by ONE
- * statement (batched-calls.ts) — the shape's statement as a lateral subquery over arrays of each
- * series' values, its rows tagged with the series they answer — prepared by name once per shape.
- * OFFSET 0 keeps the subquery from being flattened into a join, so it stays one index range scan
- * per series whatever the planner knew of the tables when it made the plan.
- */
-function postgresSeriesColumns(pool: pg.Pool, shape: SeriesQuery, named: boolean): (values: unknown[]) => Promise<SeriesColumns> {
-  const arrays = shape.values.map((value, i) => `$${i + 1}::${value === USER || typeof value === 'string' ? 'text' : 'bigint'}[]`);
-  const columns = shape.values.map((_, i) => `v${i + 1}`);
-  let n = 0;
-  const inner = shape.text.replace(/\?/g, () => `k.${columns[n++]}`);
-  const text = `select k.n, s.* from unnest(${arrays.join(', ')}) with ordinality as k(${columns.join(', ')}, n)
-    cross join lateral (select * from (${inner}) as q offset 0) as s`;
-  const name = `stride_steps_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-  const count = shape.columns.length;
-  return batchedCalls<unknown[], SeriesColumns>(async (calls) => {
-    const result = await pool.query<[number | string, ...Array<number | string>]>({
-      ...(named && { name }),
-      text,
-      values: shape.values.map((_, i) => calls.map((call) => call.input[i])),
-      rowMode: 'array',
-    });
-    const perCall = calls.map(() => Array.from({ length: count }, (): Array<number | string> => []));
-    for (const row of result.rows) {
-      const ofCall = perCall[Number(row[0]) - 1]!;
-      for (let c = 0; c < count; c++) ofCall[c]!.push(row[c + 1]!);
-    }
-    calls.forEach((call, i) => call.resolve(perCall[i]!));
-  }, MAX_BATCH);
 }

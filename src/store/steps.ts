@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { bucketRuns } from '../calendar/step-buckets.js';
-import { createStepSums, type StepSums } from './step-series.js';
+import type { StepSums } from './step-series.js';
 
 /** One minute of steps (docs/api.md): the minute's start, in seconds since the epoch, and its count. */
 export interface StepSample {
@@ -25,10 +25,10 @@ export interface StepStore {
   sums: StepSums;
 }
 
-export function createStepStore(db: Db): StepStore {
+export function createStepStore(db: Db, sums: StepSums): StepStore {
   return {
     upsertSamples: (userId, samples) => upsertSamples(db.kysely, db.dialect, userId, samples),
-    sums: createStepSums(db),
+    sums,
   };
 }
 

@@ -6,13 +6,20 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { createAppStore, type AppStore } from './apps.js';
-import { createBearerLookup, type BearerLookup } from './bearer-lookup.js';
+import type { BearerLookup } from './bearer-lookup.js';
+import { postgresBearerLookup } from './postgres/bearer-lookup.js';
+import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
 import { createCodeStore, type CodeStore } from './codes.js';
 import { createGrantStore, type GrantStore } from './grants.js';
 import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.js';
+import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
+import { sqliteRefreshRotation } from './sqlite/refresh-rotation.js';
 import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
 import { createSessionStore, type SessionStore } from './sessions.js';
+import { createStepSums } from './step-series.js';
 import { createStepStore, type StepStore } from './steps.js';
+import { postgresSums } from './postgres/step-series.js';
+import { sqliteSums } from './sqlite/step-series.js';
 import { sweepExpired, type SweepCounts } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createUserStore, type UserStore } from './users.js';
@@ -49,9 +56,9 @@ export function createStores(db: Db): Stores {
     grants: createGrantStore(db),
     codes: createCodeStore(db),
     tokens: createTokenStore(db),
-    rotation: createRefreshRotation(db),
-    bearer: createBearerLookup(db),
-    steps: createStepStore(db),
+    rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
+    bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
+    steps: createStepStore(db, createStepSums(db.dialect, db.sqlite ? sqliteSums(db.sqlite) : postgresSums(db.pool))),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
     sweepExpired: (now) => sweepExpired(db.kysely, now),
     async isReachable() {

@@ -7,10 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { lastIndexAtOrBefore, planBuckets } from '../../src/calendar/step-buckets.js';
 import { tokenKey } from '../../src/security/secrets.js';
-import { createBearerLookup, type BearerLookup } from '../../src/store/bearer-lookup.js';
-import { createProfileUpdate } from '../../src/store/profiles.js';
+import type { BearerLookup } from '../../src/store/bearer-lookup.js';
 import { createStepSeriesReader, parseSeriesQuery } from '../../src/domain/step-series.js';
-import { createStepSums } from '../../src/store/step-series.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
@@ -25,7 +23,7 @@ forEachDialect('resource API hot paths', (dialect) => {
   before(async () => {
     t = await createTestApp(dialect);
     user = await createUser(t, { displayName: 'Hot Path', timezone: 'Europe/Berlin' });
-    lookup = createBearerLookup(t.database.db);
+    lookup = t.database.stores.bearer;
   });
   after(() => t.close());
 
@@ -122,7 +120,7 @@ forEachDialect('resource API hot paths', (dialect) => {
   });
 
   it('changes only the given profile fields and returns the profile after the change', async () => {
-    const update = createProfileUpdate(t.database.db);
+    const update = t.database.stores.users.updateProfile;
     const issued = await issueAccessToken(t, user, ['read_profile']);
     const before = (await find(issued.token))!.profile;
     const now = t.clock() + 100;
@@ -144,13 +142,12 @@ forEachDialect('resource API hot paths', (dialect) => {
   });
 
   it('sums a series as the minutes add up, each user only their own', async () => {
-    const db = t.database.db;
     const stepper = await createUser(t);
     const start = Date.UTC(2024, 2, 20) / 1000; // spans the DST change of 2024-03-31 in Europe
     const samples = [];
     for (let time = start, i = 0; time < start + 20 * DAY; time += 60 * 7, i++) samples.push({ start_time: time - (time % 60), value: (i * 13) % 90 });
     await t.database.stores.steps.upsertSamples(stepper.id, samples);
-    const sums = createStepSums(db);
+    const sums = t.database.stores.steps.sums;
     const cases: Array<[string, 'minute' | 'hour' | 'day', number, number]> = [
       ['UTC', 'day', start, start + 20 * DAY],
       ['Europe/Berlin', 'day', start, start + 20 * DAY],

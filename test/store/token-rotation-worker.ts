@@ -6,10 +6,11 @@
  */
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../../src/db/database.js';
-import { createRefreshRotation, type Rotation } from '../../src/store/refresh-rotation.js';
+import type { Rotation } from '../../src/store/refresh-rotation.js';
+import { createStores } from '../../src/store/stores.js';
 
 const db = openDatabase(process.argv[2]!);
-const rotation = createRefreshRotation(db);
+const rotation = createStores(db).rotation;
 const lines = createInterface({ input: process.stdin });
 process.stdout.write('ready\n');
 for await (const line of lines) {

@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { after, before, it } from 'node:test';
 import { registerApp } from '../../src/domain/apps.js';
-import { createRefreshRotation, type Rotation } from '../../src/store/refresh-rotation.js';
+import type { Rotation } from '../../src/store/refresh-rotation.js';
+import { createStores } from '../../src/store/stores.js';
 import type { AccessTokenRow, RefreshTokenRow } from '../../src/store/tokens.js';
 import { sweepExpired } from '../../src/store/sweep.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -96,7 +97,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
   it('rotates a live token once: the pair is stored, a second rotation writes nothing', async () => {
     const db = t.database.db;
-    const rotation = createRefreshRotation(db);
+    const rotation = createStores(db).rotation;
     const s = await subject(t);
     const now = t.clock();
     const old = refreshRow(s, `old-${randomUUID()}`, now);
@@ -120,7 +121,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
   it('reads the client and a refresh token together, each missing on its own', async () => {
     const db = t.database.db;
-    const rotation = createRefreshRotation(db);
+    const rotation = createStores(db).rotation;
     const s = await subject(t);
     const other = await subject(t, s.user);
     const now = t.clock();
@@ -143,7 +144,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
   it('a read the database cannot do fails alone, not the reads asked with it', async () => {
     const db = t.database.db;
-    const rotation = createRefreshRotation(db);
+    const rotation = createStores(db).rotation;
     const s = await subject(t);
     const mine = refreshRow(s, `mine-${randomUUID()}`, t.clock());
     await db.kysely.insertInto('refresh_tokens').values(mine).execute();
@@ -165,7 +166,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
   it('refuses an expired or unknown token and writes nothing', async () => {
     const db = t.database.db;
-    const rotation = createRefreshRotation(db);
+    const rotation = createStores(db).rotation;
     const s = await subject(t);
     const now = t.clock();
     const old = { ...refreshRow(s, `old-${randomUUID()}`, now), expires_at: now + 10 };
@@ -179,7 +180,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
   it('a failed insert rolls the rotation back (all or nothing)', async () => {
     const db = t.database.db;
-    const rotation = createRefreshRotation(db);
+    const rotation = createStores(db).rotation;
     const s = await subject(t);
     const now = t.clock();
     const old = refreshRow(s, `old-${randomUUID()}`, now);
@@ -195,7 +196,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
   it('rotations asked for together: one winner per token, and a failing one fails alone', async () => {
     const db = t.database.db;
-    const rotation = createRefreshRotation(db);
+    const rotation = createStores(db).rotation;
     const s = await subject(t);
     const now = t.clock();
     const olds = Array.from({ length: 6 }, () => refreshRow(s, `old-${randomUUID()}`, now));
@@ -305,7 +306,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
   if (dialect === 'sqlite') {
     it('while a Kysely transaction is open, waits for it instead of running inside it', async () => {
       const db = t.database.db;
-      const rotation = createRefreshRotation(db);
+      const rotation = createStores(db).rotation;
       const s = await subject(t);
       const now = t.clock();
       const old = refreshRow(s, `old-${randomUUID()}`, now);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { columnsFromJson, timeColumnOf } from '../../src/store/step-series.js';
+import { columnsFromJson, timeColumnOf } from '../../../src/store/sqlite/step-series.js';
 
 describe('series rows sent by SQLite as one JSON text of columns', () => {
   it('read back column by column, instants made absolute from the series start', () => {
