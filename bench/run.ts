@@ -64,7 +64,6 @@ import {
   type StrideSetup,
 } from './lib/servers.js';
 import { obtainTokens } from './lib/oauth-client.js';
-import { Connections } from './lib/http.js';
 
 const CONNECTIONS = 32;
 
@@ -141,15 +140,10 @@ async function startStrideRun(label: string, prefix: string, loads: Set<string>,
   const setup = await prepareStride(databaseUrl, workDir);
   const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags });
   // Tokens as an app would hold them: one for the profile, one for the steps (the grant keeps both).
-  const connections = new Connections();
   const endpoints = STRIDE_ENDPOINTS(server.origin);
-  try {
-    const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1, connections);
-    const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1, connections);
-    return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
-  } finally {
-    connections.close();
-  }
+  const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1);
+  const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1);
+  return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
 }
 
 async function sqliteStride(loads: Set<string>): Promise<StrideRun> {

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { Browser, Connections, formBody, send, type HttpResponse } from './lib/http.js';
+import { Browser, connection, formBody, send, type Answer } from './lib/browser.js';
 import { authorizeInBrowser, exchangeCode, refreshBody, type TokenSet } from './lib/oauth-client.js';
 import { installCleanup, residentMb, stopAll, type ServerProcess } from './lib/processes.js';
 import { writeResults } from './lib/report.js';
@@ -56,9 +56,9 @@ class Recorder {
   }
 
   /** Sends one request, records its latency and whether it was the status expected. */
-  async request(label: string, expected: number, run: () => Promise<HttpResponse>): Promise<HttpResponse | null> {
+  async request(label: string, expected: number, run: () => Promise<Answer>): Promise<Answer | null> {
     const started = performance.now();
-    let response: HttpResponse;
+    let response: Answer;
     try {
       response = await run();
     } catch (error) {
@@ -130,30 +130,29 @@ function dayUpload(dayStart: number, seed: number): string {
 /** A refresh chain with reads and uploads, until the run ends. */
 async function chain(run: Run, tokens: TokenSet, index: number): Promise<void> {
   const { server, setup, recorder, pace } = run;
-  const connections = new Connections();
-  const origin = server.origin;
+  const client = connection(server.origin);
   const { end } = setup.steps;
   let current = tokens;
   try {
     for (let round = 0; Date.now() < run.until; round++) {
       await pace();
       const rotated = await recorder.request('refresh', 200, () =>
-        send(connections, `${origin}/oauth2/token`, { method: 'POST', headers: FORM, body: refreshBody(setup.client, current.refresh_token!) }),
+        send(client, '/oauth2/token', { method: 'POST', headers: FORM, body: refreshBody(setup.client, current.refresh_token!) }),
       );
       if (!rotated) return; // the chain is broken; the problem is recorded
       current = JSON.parse(rotated.body) as TokenSet;
       await pace();
-      await recorder.request('profile', 200, () => send(connections, `${origin}/v1/users/me`, { headers: bearer(current.access_token) }));
+      await recorder.request('profile', 200, () => send(client, '/v1/users/me', { headers: bearer(current.access_token) }));
       await pace();
       const week = `start_time=${end - 7 * 86400}&end_time=${end}&granularity=day`;
       await recorder.request('series', 200, () =>
-        send(connections, `${origin}/v1/users/me/activities/steps?${week}`, { headers: bearer(current.access_token) }),
+        send(client, `/v1/users/me/activities/steps?${week}`, { headers: bearer(current.access_token) }),
       );
       if ((round + index) % 8 === 0) {
         await pace();
         const day = end - (1 + ((round * CHAINS + index) % 30)) * 86400;
         await recorder.request('upload', 200, () =>
-          send(connections, `${origin}/v1/users/me/activities/steps`, {
+          send(client, '/v1/users/me/activities/steps', {
             method: 'POST',
             headers: { ...bearer(current.access_token), 'content-type': 'application/json' },
             body: dayUpload(day, round),
@@ -162,7 +161,7 @@ async function chain(run: Run, tokens: TokenSet, index: number): Promise<void> {
       }
     }
   } finally {
-    connections.close();
+    await client.destroy();
   }
 }
 
@@ -173,25 +172,25 @@ async function flowsAndRevocations(run: Run): Promise<number> {
   const nextFlow = pacer(FLOWS_PER_SECOND);
   while (Date.now() < run.until) {
     await nextFlow();
-    const connections = new Connections();
+    const client = connection(server.origin);
     try {
       await pace();
       const started = performance.now();
-      const browser = new Browser(server.origin, connections);
+      const browser = new Browser(server.origin, client);
       const { code, verifier } = await authorizeInBrowser(browser, STRIDE_ENDPOINTS(server.origin), setup.client, setup.flowUser, { scope: ALL_SCOPES });
-      const tokens = await exchangeCode(connections, STRIDE_ENDPOINTS(server.origin), setup.client, code, verifier);
+      const tokens = await exchangeCode(client, STRIDE_ENDPOINTS(server.origin), setup.client, code, verifier);
       recorder.flow(performance.now() - started);
       await pace();
       const body = formBody({ token: tokens.refresh_token, client_id: setup.client.clientId, client_secret: setup.client.clientSecret });
-      await recorder.request('revoke', 200, () => send(connections, `${server.origin}/oauth2/revoke`, { method: 'POST', headers: FORM, body }));
+      await recorder.request('revoke', 200, () => send(client, '/oauth2/revoke', { method: 'POST', headers: FORM, body }));
       await pace();
-      await recorder.request('revoked token refused', 401, () => send(connections, `${server.origin}/v1/users/me`, { headers: bearer(tokens.access_token) }));
+      await recorder.request('revoked token refused', 401, () => send(client, '/v1/users/me', { headers: bearer(tokens.access_token) }));
       flows += 1;
     } catch (error) {
       recorder.unexpected(`flow: ${(error as Error).message}`);
       await sleep(1000);
     } finally {
-      connections.close();
+      await client.destroy();
     }
   }
   return flows;

@@ -8,14 +8,15 @@
  *
  * Fixed requests go through autocannon (keep-alive, no pipelining; the latency of every answer of
  * every slice goes into one histogram, in microseconds). Loads where each request depends on the
- * previous answer (refresh chains, authorization-code flows) use a driver of their own
- * (lib/http.ts): one keep-alive HTTP/1.1 connection per chain or flow worker, which pause between
- * slices.
+ * previous answer (refresh chains, authorization-code flows) use a driver of their own on undici
+ * (lib/browser.ts): one keep-alive HTTP/1.1 connection per chain or flow worker, which pause
+ * between slices.
  */
 import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { verify, hash } from '@node-rs/argon2';
-import { Browser, Connections, send } from './http.js';
+import type { Client } from 'undici';
+import { Browser, connection } from './browser.js';
 import { authorizeInBrowser, exchangeCode, refreshBody, type ClientCredentials, type Credentials, type ServerEndpoints } from './oauth-client.js';
 import { processCpu, sampleRss } from './processes.js';
 
@@ -219,26 +220,26 @@ export interface RefreshTarget {
 }
 
 interface Chain {
-  connections: Connections;
+  client: Client;
   token: string;
   broken: boolean;
 }
 
+/** One headers object for every rotation, so that no request builds its own. */
+const REFRESH_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+const REFRESH_TIMEOUT_MS = 10_000;
+
 /** Sends the chain's refresh token until the deadline, keeping the one each answer returns. */
-async function refreshUntil(target: RefreshTarget, chain: Chain, deadline: number, tally: DriverTally): Promise<void> {
+async function refreshUntil(target: RefreshTarget, path: string, chain: Chain, deadline: number, tally: DriverTally): Promise<void> {
   while (!chain.broken && performance.now() < deadline) {
     const sent = performance.now();
     try {
-      const response = await send(chain.connections, target.tokenUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: refreshBody(target.client, chain.token),
-        timeoutMs: 10_000,
-      });
-      const next = response.status === 200 ? (JSON.parse(response.body) as { refresh_token?: string }).refresh_token : undefined;
+      const response = await chain.client.request({ path, method: 'POST', headers: REFRESH_HEADERS, body: refreshBody(target.client, chain.token) });
+      const body = await response.body.text();
+      const next = response.statusCode === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
       if (!next || next === chain.token) {
         chain.broken = true;
-        tally.fail(`${response.status} ${response.body.slice(0, 160)}`);
+        tally.fail(`${response.statusCode} ${body.slice(0, 160)}`);
         return;
       }
       tally.latencies.push(performance.now() - sent);
@@ -266,19 +267,22 @@ export function refreshChainWorkload(
   const warmup = new DriverTally();
   const measured = new DriverTally();
   let chains: Chain[] | undefined;
+  const tokenUrl = new URL(target.tokenUrl);
+  const { origin } = tokenUrl;
+  const path = tokenUrl.pathname + tokenUrl.search;
   const newChains = async () =>
-    (await obtainRefreshTokens(connections)).map((token) => ({ connections: new Connections(), token, broken: false }));
-  const close = (list: Chain[]) => list.forEach((chain) => chain.connections.close());
+    (await obtainRefreshTokens(connections)).map((token) => ({ client: connection(origin, REFRESH_TIMEOUT_MS), token, broken: false }));
+  const close = (list: Chain[]) => list.forEach((chain) => void chain.client.destroy());
   return {
     pid,
     async warmUp(seconds) {
       const warmupChains = await newChains();
-      await forSeconds(warmup, warmupChains, seconds, (chain, deadline) => refreshUntil(target, chain, deadline, warmup));
+      await forSeconds(warmup, warmupChains, seconds, (chain, deadline) => refreshUntil(target, path, chain, deadline, warmup));
       close(warmupChains);
     },
     async runSlice(seconds) {
       chains ??= await newChains();
-      await forSeconds(measured, chains, seconds, (chain, deadline) => refreshUntil(target, chain, deadline, measured));
+      await forSeconds(measured, chains, seconds, (chain, deadline) => refreshUntil(target, path, chain, deadline, measured));
     },
     result() {
       const failed = measured.failed + warmup.failed;
@@ -307,18 +311,18 @@ export interface FlowTarget {
  * request, login page and POST, consent page and POST (prompt=consent), code exchange.
  */
 export function authorizationFlowWorkload(target: FlowTarget, concurrency: number, pid: number): Workload {
-  const clients = Array.from({ length: concurrency }, () => new Connections());
+  const clients = Array.from({ length: concurrency }, () => connection(target.origin));
   const measured = new DriverTally();
-  const flowsUntil = (tally: DriverTally) => async (connections: Connections, deadline: number) => {
+  const flowsUntil = (tally: DriverTally) => async (client: Client, deadline: number) => {
     while (performance.now() < deadline && tally.failed <= 100) {
       const began = performance.now();
       try {
-        const browser = new Browser(target.origin, connections);
+        const browser = new Browser(target.origin, client);
         const { code, verifier } = await authorizeInBrowser(browser, target.endpoints, target.client, target.credentials, {
           scope: target.scope,
           extra: { prompt: 'consent' },
         });
-        await exchangeCode(connections, target.endpoints, target.client, code, verifier);
+        await exchangeCode(client, target.endpoints, target.client, code, verifier);
         tally.latencies.push(performance.now() - began);
       } catch (error) {
         tally.fail((error as Error).message);
@@ -339,7 +343,7 @@ export function authorizationFlowWorkload(target: FlowTarget, concurrency: numbe
       ...(measured.failed > 0 && { note: `${measured.failed} flow(s) failed: ${measured.errors.join(' | ')}` }),
     }),
     close() {
-      clients.forEach((connections) => connections.close());
+      clients.forEach((client) => void client.destroy());
     },
   };
 }

@@ -3,7 +3,8 @@
  * consent pages (whatever forms the server shows), and the code exchange with PKCE S256.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Browser, formBody, parseForms, send, type Connections, type HttpResponse } from './http.js';
+import type { Dispatcher } from 'undici';
+import { Browser, connection, formBody, parseForms, send, type HtmlForm, type Page } from './browser.js';
 
 export interface ServerEndpoints {
   authorize: string;
@@ -40,7 +41,7 @@ function pkcePair(): { verifier: string; challenge: string } {
 }
 
 /** Fills the login form (password field present) or submits the consent form as it is. */
-function formValues(form: ReturnType<typeof parseForms>[number], credentials: Credentials): Record<string, string> | null {
+function formValues(form: HtmlForm, credentials: Credentials): Record<string, string> | null {
   const passwordField = Object.entries(form.types).find(([, type]) => type === 'password')?.[0];
   if (!passwordField) return {};
   const userField = Object.entries(form.types).find(
@@ -50,7 +51,7 @@ function formValues(form: ReturnType<typeof parseForms>[number], credentials: Cr
   return { [userField]: credentials.username, [passwordField]: credentials.password };
 }
 
-function describe(response: HttpResponse & { url: string }): string {
+function describe(response: Page): string {
   return `${response.status} at ${new URL(response.url).pathname}: ${response.body.replace(/\s+/g, ' ').slice(0, 200)}`;
 }
 
@@ -99,15 +100,16 @@ export async function authorizeInBrowser(
   throw new Error('authorization: too many pages before the redirect to the client');
 }
 
-/** RFC 6749 §4.1.3 with client_secret_post. */
+/** RFC 6749 §4.1.3 with client_secret_post, on the connection to the token endpoint's origin. */
 export async function exchangeCode(
-  connections: Connections,
+  dispatcher: Dispatcher,
   endpoints: ServerEndpoints,
   client: ClientCredentials,
   code: string,
   verifier: string,
 ): Promise<TokenSet> {
-  const response = await send(connections, endpoints.token, {
+  const token = new URL(endpoints.token);
+  const response = await send(dispatcher, token.pathname + token.search, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: formBody({
@@ -141,13 +143,16 @@ export async function obtainTokens(
   credentials: Credentials,
   options: AuthorizeOptions,
   count: number,
-  connections: Connections,
 ): Promise<TokenSet[]> {
-  const browser = new Browser(origin, connections);
-  const tokens: TokenSet[] = [];
-  for (let i = 0; i < count; i++) {
-    const { code, verifier } = await authorizeInBrowser(browser, endpoints, client, credentials, options);
-    tokens.push(await exchangeCode(connections, endpoints, client, code, verifier));
+  const browser = new Browser(origin, connection(origin));
+  try {
+    const tokens: TokenSet[] = [];
+    for (let i = 0; i < count; i++) {
+      const { code, verifier } = await authorizeInBrowser(browser, endpoints, client, credentials, options);
+      tokens.push(await exchangeCode(browser.client, endpoints, client, code, verifier));
+    }
+    return tokens;
+  } finally {
+    await browser.client.destroy();
   }
-  return tokens;
 }

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { Connections, sendOnce } from './http.js';
+import { sendOnce } from './browser.js';
 import { obtainTokens, type ClientCredentials, type Credentials, type ServerEndpoints, type TokenSet } from './oauth-client.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
 
@@ -79,7 +79,7 @@ async function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
   }
 }
 
-const ok200 = (path: string) => async (origin: string) => (await sendOnce(`${origin}${path}`, { timeoutMs: 1000 })).status === 200;
+const ok200 = (path: string) => async (origin: string) => (await sendOnce(`${origin}${path}`, 1000)).status === 200;
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 export const ALL_SCOPES = 'read_profile write_profile read_activity write_activity';
@@ -150,13 +150,8 @@ export const STRIDE_ENDPOINTS = (origin: string): ServerEndpoints => ({
   token: `${origin}/oauth2/token`,
 });
 
-export async function strideTokens(server: ServerProcess, setup: StrideSetup, count: number): Promise<TokenSet[]> {
-  const connections = new Connections();
-  try {
-    return await obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), setup.client, setup.user, { scope: ALL_SCOPES }, count, connections);
-  } finally {
-    connections.close();
-  }
+export function strideTokens(server: ServerProcess, setup: StrideSetup, count: number): Promise<TokenSet[]> {
+  return obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), setup.client, setup.user, { scope: ALL_SCOPES }, count);
 }
 
 export async function startBare(): Promise<ServerProcess> {
@@ -195,11 +190,6 @@ export async function startPeer(options: ServerOptions = {}): Promise<PeerSetup>
 }
 
 /** Tokens from the peer through its login and consent pages; any login name is accepted. */
-export async function peerTokens(peer: PeerSetup, scope: string, count: number): Promise<TokenSet[]> {
-  const connections = new Connections();
-  try {
-    return await obtainTokens(peer.server.origin, peer.endpoints, peer.client, { username: 'bench-user', password: 'any' }, { scope }, count, connections);
-  } finally {
-    connections.close();
-  }
+export function peerTokens(peer: PeerSetup, scope: string, count: number): Promise<TokenSet[]> {
+  return obtainTokens(peer.server.origin, peer.endpoints, peer.client, { username: 'bench-user', password: 'any' }, { scope }, count);
 }
