@@ -5,7 +5,7 @@
  */
 import { ApiError, invalidRequest, REALM } from '../errors.js';
 import { constantTimeEqual, hashCredential } from '../security/secrets.js';
-import type { App } from '../store/apps.js';
+import type { App, AppStore } from '../store/apps.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -66,18 +66,15 @@ function readCredentials(body: Record<string, string | undefined>, authorization
     : { clientId: body.client_id, clientSecret: body.client_secret, method: 'client_secret_post' };
 }
 
-/**
- * `findApp` reads the app of a client id (the app store's findByClientId); a grant may pass one
- * that reads more in the same statement (the refresh grant reads the refresh token with it).
- */
+/** RFC 6749 §2.3.1: the client of a token, revocation or introspection request, authenticated. */
 export async function authenticateClient(
-  findApp: (clientId: string) => Promise<App | undefined>,
+  apps: AppStore,
   body: Record<string, string | undefined>,
   authorization: string | undefined,
 ): Promise<AuthenticatedClient> {
   const credentials = readCredentials(body, authorization);
   const basicTried = credentials.method === 'client_secret_basic';
-  const app = await findApp(credentials.clientId);
+  const app = await apps.findByClientId(credentials.clientId);
   if (!app) {
     if (credentials.clientSecret !== undefined) constantTimeEqual(hashCredential(credentials.clientSecret), UNKNOWN_CLIENT_HASH);
     throw invalidClient('client authentication failed', basicTried);

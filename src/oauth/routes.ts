@@ -37,7 +37,7 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   // RFC 7009 §2.
   app.post('/oauth2/revoke', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
-    const client = await authenticateClient(ctx.stores.apps.findByClientId, body, request.headers.authorization);
+    const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
     await revokeToken(ctx, client, body);
     return reply.headers(NO_STORE_HEADERS).code(200).send();
   });
@@ -45,7 +45,7 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   // RFC 7662 §2.
   app.post('/oauth2/introspect', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
-    const client = await authenticateClient(ctx.stores.apps.findByClientId, body, request.headers.authorization);
+    const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
     return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body));
   });
 }

@@ -15,7 +15,7 @@ type GrantExchange = (ctx: AppContext, body: Body, authorization: string | undef
 
 const GRANTS: Record<string, GrantExchange> = {
   [authorizationCode.grantType]: async (ctx, body, authorization) =>
-    authorizationCode.handler(ctx, await authenticateClient(ctx.stores.apps.findByClientId, body, authorization), body),
+    authorizationCode.handler(ctx, await authenticateClient(ctx.stores.apps, body, authorization), body),
   // Reads the client and the refresh token with one statement.
   [refreshToken.grantType]: refreshToken.exchange,
 };
@@ -48,6 +48,6 @@ export async function exchange(ctx: AppContext, body: Record<string, string | un
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
   if (grant) return grant(ctx, body, authorization);
   // An unknown client is told so first (invalid_client), as for every grant.
-  await authenticateClient(ctx.stores.apps.findByClientId, body, authorization);
+  await authenticateClient(ctx.stores.apps, body, authorization);
   throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
 }

@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
+import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { AppTable, Database } from '../db/schema.js';
 import { countGrantsWithOtherScope, deleteGrantsWithOtherScope } from './grants.js';
 import { isAppIdSyntax, isClientIdSyntax } from './identifiers.js';
@@ -165,11 +166,15 @@ function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefi
     const handle = db.sqlite;
     // Prepared on first use: the stores may be made before the schema is migrated.
     let select: SQLite.Statement<[string], AppRow> | undefined;
+    const turnRead = sqliteTurnReads(handle);
     lookup = (clientId) => {
       if (handle.inTransaction) return findAppByClientId(db.kysely, clientId);
-      select ??= handle.prepare<[string], AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`);
-      const row = select.get(clientId);
-      return Promise.resolve(row && appFromRow(row));
+      // With the other reads of the turn, in one read transaction.
+      return turnRead(() => {
+        select ??= handle.prepare<[string], AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`);
+        const row = select.get(clientId);
+        return row && appFromRow(row);
+      });
     };
   } else {
     const pool = db.pool;

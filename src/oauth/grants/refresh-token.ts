@@ -29,26 +29,17 @@ function narrowedScope(granted: string, requested: string | undefined): string {
   return formatScopes(asked);
 }
 
-/**
- * Client authentication, then the grant. The client lookup also reads the refresh token's row, in
- * the same statement (findWithClient): one database round trip before the rotation instead of two.
- */
+/** Client authentication, then the grant. */
 export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
   if (!rawToken) {
-    await authenticateClient(ctx.stores.apps.findByClientId, body, authorization); // an unknown client hears invalid_client first
+    await authenticateClient(ctx.stores.apps, body, authorization); // an unknown client hears invalid_client first
     throw invalidRequest('refresh_token is required');
   }
   const { rotation } = ctx.stores;
+  const client = await authenticateClient(ctx.stores.apps, body, authorization);
   const tokenHash = tokenKey(rawToken);
-  let token: RefreshTokenRow | undefined;
-  const findAppAndToken = async (clientId: string) => {
-    const found = await rotation.findWithClient(clientId, tokenHash);
-    token = found.token;
-    return found.app;
-  };
-  const client = await authenticateClient(findAppAndToken, body, authorization);
-  return rotate(ctx, rotation, client, body, rawToken, tokenHash, token);
+  return rotate(ctx, rotation, client, body, rawToken, tokenHash, await rotation.find(tokenHash));
 }
 
 async function rotate(

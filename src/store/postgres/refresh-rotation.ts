@@ -1,49 +1,18 @@
 /** The refresh-token rotation on PostgreSQL (the interface and the rules: ../refresh-rotation.ts). */
 import type pg from 'pg';
 import { batchedCalls, type BatchedCall } from '../../db/batched-calls.js';
-import {
-  CLIENT_AND_TOKEN_COLUMNS,
-  clientAndTokenOf,
-  MAX_GROUP,
-  REFRESH_COLUMNS,
-  type ClientAndToken,
-  type ClientAndTokenValues,
-  type RefreshRotation,
-  type Rotation,
-} from '../refresh-rotation.js';
+import { MAX_GROUP, REFRESH_COLUMNS, type RefreshRotation, type Rotation } from '../refresh-rotation.js';
 import { isForeignKeyViolation, type RefreshTokenRow } from '../tokens.js';
 
 /**
- * PostgreSQL: the reads and the rotations of one turn each go as ONE statement (batched-calls.ts),
- * whatever their number — one round trip, and for rotations one transaction and one commit.
+ * PostgreSQL: the rotations of one turn go as ONE statement (batched-calls.ts), whatever their
+ * number — one round trip, one transaction and one commit.
  */
 export function postgresRefreshRotation(pool: pg.Pool): RefreshRotation {
   const find: pg.QueryConfig<[string]> = {
     name: 'stride_refresh_token_find',
     text: `SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = $1`,
   };
-  // Row n (1-based) answers the n-th (client id, token key) pair; a pair whose client does not
-  // exist has no row.
-  const findClientsAndTokens = {
-    name: 'stride_refresh_clients_and_tokens',
-    // One unique-index probe per pair, whatever the planner knows of the tables when it makes this
-    // statement's plan once: LIMIT keeps the lateral subqueries from being flattened into joins.
-    text: `SELECT q.n, ${CLIENT_AND_TOKEN_COLUMNS}
-      FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(client_id, token_key, n)
-      CROSS JOIN LATERAL (SELECT * FROM apps x WHERE x.client_id = q.client_id LIMIT 1) a
-      LEFT JOIN LATERAL (SELECT * FROM refresh_tokens x WHERE x.token_key = q.token_key LIMIT 1) r ON true`,
-    rowMode: 'array' as const,
-  };
-  const findWithClient = batchedCalls<[clientId: string, tokenKey: string], ClientAndToken>(async (calls) => {
-    const result = await pool.query<[n: number, ...ClientAndTokenValues]>({
-      ...findClientsAndTokens,
-      values: [calls.map((call) => call.input[0]), calls.map((call) => call.input[1])],
-    });
-    const found = new Array<ClientAndTokenValues | undefined>(calls.length);
-    for (const [n, ...values] of result.rows) found[Number(n) - 1] = values as ClientAndTokenValues;
-    calls.forEach((call, i) => call.resolve(clientAndTokenOf(found[i])));
-  }, MAX_GROUP);
-
   /**
    * The rotations of a batch, each still its own conditional UPDATE of its own row: under READ
    * COMMITTED a concurrent UPDATE of the same row (another process's batch) waits for the winner's
@@ -130,7 +99,6 @@ export function postgresRefreshRotation(pool: pg.Pool): RefreshRotation {
       const result = await pool.query<RefreshTokenRow, [string]>({ ...find, values: [tokenHash] });
       return result.rows[0];
     },
-    findWithClient: (clientId, tokenKey) => findWithClient([clientId, tokenKey]),
     rotate: batchedCalls(rotateBatch, MAX_GROUP),
   };
 }

@@ -4,12 +4,9 @@ import { batchedCalls, type BatchedCall } from '../../db/batched-calls.js';
 import type { Db } from '../../db/database.js';
 import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
 import {
-  clientAndTokenOf,
-  clientAndTokenSql,
   kyselyRotation,
   MAX_GROUP,
   REFRESH_COLUMNS,
-  type ClientAndTokenValues,
   type RefreshRotation,
   type Rotation,
 } from '../refresh-rotation.js';
@@ -18,7 +15,6 @@ import type { RefreshTokenRow } from '../tokens.js';
 export function sqliteRefreshRotation(db: Db, handle: SQLite.Database): RefreshRotation {
   const viaKysely = kyselyRotation(db);
   const select = handle.prepare<[string], RefreshTokenRow>(`SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = ?`);
-  const selectClientAndToken = handle.prepare<[string, string], ClientAndTokenValues>(clientAndTokenSql(['?', '?'])).raw(true); // binds (tokenKey, clientId): their order in the SQL
   const markRotated = handle.prepare<[number, string, string, number]>(
     'UPDATE refresh_tokens SET rotated_at = ?, replay_response = ? WHERE token_key = ? AND rotated_at IS NULL AND expires_at > ?',
   );
@@ -60,12 +56,8 @@ export function sqliteRefreshRotation(db: Db, handle: SQLite.Database): RefreshR
   return {
     find(tokenHash) {
       if (handle.inTransaction) return viaKysely.find(tokenHash);
-      return Promise.resolve(select.get(tokenHash));
-    },
-    findWithClient(clientId, tokenKey) {
-      if (handle.inTransaction) return viaKysely.findWithClient(clientId, tokenKey);
       // With the other reads of the turn, in one read transaction.
-      return turnRead(() => clientAndTokenOf(selectClientAndToken.get(tokenKey, clientId)));
+      return turnRead(() => select.get(tokenHash));
     },
     // A lock timeout (another process held the write lock for busy_timeout) is not retried alone:
     // each retry would wait as long again.
