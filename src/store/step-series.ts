@@ -266,18 +266,15 @@ export const TIME_COLUMNS: ReadonlySet<string> = new Set(['t', 'unit_start']);
  */
 const GROUP_WHEN_ROWS_PER_BUCKET_ABOVE = 2;
 
-/** The one statement reading a series' stored steps, summed per local-clock unit when worth it. */
-export function seriesQuery(userId: string, plan: BucketPlan, dialect: Dialect = 'sqlite'): SeriesQuery {
-  const shape = seriesShape(plan, dialect);
-  return { ...shape, values: withUser(shape.values, userId) };
-}
-
 /** The values of a series' query with the user's id put in. */
 export function withUser(values: readonly unknown[], userId: string): unknown[] {
   return values.map((value) => (value === USER ? userId : value));
 }
 
-/** seriesQuery for any user: the user's id is the USER marker among its values. */
+/**
+ * The one statement reading a series' stored steps, summed per local-clock unit when worth it, for
+ * any user: the user's id is the USER marker among its values (withUser puts it in).
+ */
 function seriesShape(plan: BucketPlan, dialect: Dialect): SeriesQuery {
   const { spans, unitSeconds, boundaries } = plan;
   const q = new QueryText();
@@ -308,7 +305,7 @@ function seriesShape(plan: BucketPlan, dialect: Dialect): SeriesQuery {
 }
 
 /**
- * Step sums per bucket index of `plan` (missing index: no steps) from the columns of seriesQuery.
+ * Step sums per bucket index of `plan` (missing index: no steps) from the columns of seriesShape's statement.
  * A stored row never straddles a bucket boundary, so it belongs to the bucket its start is in.
  */
 function sumsPerBucket(plan: BucketPlan, grouped: boolean, columns: SeriesColumns): number[] {
