@@ -140,6 +140,12 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
     dialect: 'postgres',
     sqlite: null,
     pool,
-    close: () => kysely.destroy(),
+    async close() {
+      await kysely.destroy();
+      // Kysely ends the pool only once it has run a query itself. A process that used only the
+      // statements sent to the pool directly (bearer lookups, refresh rotations) would otherwise
+      // keep its idle connections, and stay alive, until the pool's idle timeout (10 s).
+      if (!pool.ending) await pool.end();
+    },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the real-browser tests: a `stride serve` process on a fresh SQLite file, a
+ * Shared pieces of the real-browser flows: a `stride serve` process on a fresh SQLite file, a
  * small third-party app (its own callback server on 127.0.0.1 that exchanges codes with fetch),
  * and the page steps a person takes (sign up, register an app).
  */
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort, startServer } from '../support/cli.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -38,6 +38,15 @@ export async function startStride(): Promise<Stride> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The Chromium and the `stride serve` that the flows share (browser.test.ts starts them once): each
+ * flow opens its own browser contexts, signs up its own people and registers its own app.
+ */
+export interface BrowserFlows {
+  browser: Browser;
+  stride: Stride;
 }
 
 export function uniqueEmail(name: string): string {

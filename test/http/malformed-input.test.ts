@@ -9,6 +9,9 @@ import { forEachDialect } from '../support/databases.js';
 import { bearer, userWithToken } from '../support/tokens.js';
 import { Browser } from '../oauth/flow.js';
 import { newAccount, signedIn, submit } from '../web/pages-support.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 function prng(seed: number): () => number {
   let state = seed >>> 0;

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { Browser, createFixture, createOAuthTestApp, encodeForm, formFields, signIn, type Fixture } from '../oauth/flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 describe('rate limits while Redis is unreachable', () => {
   let t: TestApp;

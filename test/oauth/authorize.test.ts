@@ -23,6 +23,9 @@ import {
   useToken,
   type Fixture,
 } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('authorization endpoint', (dialect) => {
   let t: TestApp;

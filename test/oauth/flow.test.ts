@@ -17,6 +17,9 @@ import {
   signIn,
   type Fixture,
 } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('authorization code flow end to end', (dialect) => {
   let t: TestApp;

@@ -34,6 +34,9 @@ import {
   type Fixture,
   type Tokens,
 } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 const PARALLEL = 20;
 

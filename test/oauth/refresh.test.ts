@@ -4,6 +4,9 @@ import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { createFixture, createOAuthTestApp, obtainTokens, refresh, REDIRECT_URI, tokenRequest, useToken, type Fixture } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('token endpoint: refresh_token grant', (dialect) => {
   let t: TestApp;

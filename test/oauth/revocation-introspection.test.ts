@@ -5,6 +5,9 @@ import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { createFixture, createOAuthTestApp, encodeForm, obtainTokens, refresh, REDIRECT_URI, useToken, type Fixture } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('revocation, introspection and metadata', (dialect) => {
   let t: TestApp;

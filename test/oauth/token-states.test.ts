@@ -8,6 +8,9 @@ import { updateAppSettings } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, encodeForm, obtainCode, obtainTokens, refresh, signIn, useToken, type Fixture } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('access token states', (dialect) => {
   let t: TestApp;

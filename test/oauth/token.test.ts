@@ -22,6 +22,9 @@ import {
   useToken,
   type Fixture,
 } from './flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 function basic(id: string, secret: string): string {
   // RFC 6749 §2.3.1: each part form-urlencoded, then base64.

@@ -5,6 +5,9 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, OTHER_REDIRECT_URI, REDIRECT_URI, refresh, type Fixture } from '../oauth/flow.js';
 import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('account page', (dialect) => {
   let t: TestApp;

@@ -7,6 +7,9 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, refresh, tokenRequest, type Fixture } from '../oauth/flow.js';
 import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('developer dashboard', (dialect) => {
   let t: TestApp;

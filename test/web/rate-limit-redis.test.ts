@@ -9,6 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { TestApp } from '../support/app.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, type Fixture } from '../oauth/flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

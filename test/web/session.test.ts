@@ -6,6 +6,9 @@ import { safeReturnTo } from '../../src/web/session.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { authorizeUrl, Browser, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, signIn, type Fixture } from '../oauth/flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
 
 forEachDialect('sign-in and sessions', (dialect) => {
   let t: TestApp;

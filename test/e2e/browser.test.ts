@@ -1,0 +1,32 @@
+/**
+ * The flows a person goes through in a real browser (Debian's Chromium), against a real
+ * `stride serve`: connecting an app and revoking it (connected-app.ts); consent, scope changes,
+ * secret rotation and CSRF in the dashboard (dashboard-flows.ts). One Chromium and one server
+ * serve every flow: starting them is most of what a flow would add on its own.
+ */
+import { after, before, describe } from 'node:test';
+import { browserUnavailable, launchBrowser } from '../support/browser.js';
+import { connectedAppFlow } from './connected-app.js';
+import { dashboardFlows } from './dashboard-flows.js';
+import { startStride, type BrowserFlows } from './support.js';
+
+const skip = browserUnavailable();
+
+describe('in a real browser', { skip: skip ?? false }, () => {
+  const flows = {} as BrowserFlows;
+  before(async () => {
+    // Each is kept as soon as it is up, so that if the other fails to start, `after` still closes
+    // this one (a Chromium left running would keep the test process alive).
+    await Promise.all([
+      launchBrowser().then((browser) => (flows.browser = browser)),
+      startStride().then((stride) => (flows.stride = stride)),
+    ]);
+  });
+  after(async () => {
+    await flows.browser?.close();
+    await flows.stride?.close();
+  });
+
+  connectedAppFlow(flows);
+  dashboardFlows(flows);
+});

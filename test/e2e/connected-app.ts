@@ -1,0 +1,121 @@
+/**
+ * In a real browser: a developer signs up, registers an app in the dashboard and copies its
+ * credentials; a third-party app sends a second person through authorize → sign-up → consent,
+ * exchanges the code and calls the API; the person revokes the app on the account page, and the
+ * app's next call gets 401 and its refresh fails.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { screenshotPath } from '../support/browser.js';
+import { signUp, ThirdPartyApp, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
+
+export function connectedAppFlow(flows: BrowserFlows): void {
+  describe('a person connects an app and revokes it, in a real browser', () => {
+    let stride: Stride;
+    let client: ThirdPartyApp;
+    let developer: BrowserContext;
+    let walker: BrowserContext;
+    let devPage: Page;
+    let walkerPage: Page;
+
+    before(async () => {
+      const { browser } = flows;
+      stride = flows.stride;
+      client = new ThirdPartyApp(stride);
+      await client.start();
+      developer = await browser.newContext();
+      // The copy button writes to the clipboard; the test reads it back.
+      await developer.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stride.url });
+      walker = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      devPage = await developer.newPage();
+      walkerPage = await walker.newPage();
+    });
+
+    after(async () => {
+      await developer?.close();
+      await walker?.close();
+      await client?.stop();
+    });
+
+    it('a developer signs up, registers an app and copies its credentials', async () => {
+      await devPage.goto(`${stride.url}/dashboard`);
+      assert.match(devPage.url(), /\/login\?return_to=%2Fdashboard$/);
+      await signUp(devPage, 'Ada Developer', uniqueEmail('ada'));
+      assert.equal(new URL(devPage.url()).pathname, '/dashboard');
+
+      await devPage.getByRole('link', { name: 'Register a new app' }).click();
+      await devPage.getByLabel('App name').fill('Pace Coach');
+      await devPage.getByLabel(/^Description/).fill('Coaching for your daily walks');
+      await devPage.getByLabel('Redirect URIs').fill(client.redirectUri);
+      await devPage.locator('#scope-read_activity').check();
+      await devPage.getByRole('button', { name: 'Register app' }).click();
+      await devPage.getByRole('heading', { name: 'Pace Coach is registered' }).waitFor();
+
+      // Copy both credentials with the copy buttons, as a developer would.
+      const copyId = devPage.getByRole('button', { name: 'Copy client id' });
+      await copyId.click();
+      client.clientId = await devPage.evaluate(() => navigator.clipboard.readText());
+      await devPage.getByRole('button', { name: 'Copy client secret' }).click();
+      client.clientSecret = await devPage.evaluate(() => navigator.clipboard.readText());
+      await devPage.getByRole('status').filter({ hasText: 'client secret is copied' }).waitFor();
+      assert.equal(client.clientId, (await devPage.locator('#client-id').textContent())?.trim());
+      assert.equal(client.clientSecret, (await devPage.locator('#client-secret').textContent())?.trim());
+      assert.match(client.clientSecret, /.{32,}/);
+      await devPage.screenshot({ path: screenshotPath('app-created'), fullPage: true });
+
+      await devPage.goto(`${stride.url}/dashboard`);
+      await devPage.getByRole('link', { name: 'Pace Coach' }).waitFor();
+      await devPage.screenshot({ path: screenshotPath('dashboard'), fullPage: true });
+    });
+
+    it('a second person authorizes it: authorize → sign up → consent, and the app calls the API', async () => {
+      await walkerPage.goto(client.authorizeUrl('state-123'));
+      assert.equal(new URL(walkerPage.url()).pathname, '/login');
+      await signUp(walkerPage, 'Walker', uniqueEmail('walker'));
+
+      // Back at the request: the consent page.
+      await walkerPage.getByRole('heading', { name: 'Pace Coach wants to access your Stride account' }).waitFor();
+      const host = new URL(client.redirectUri).host;
+      assert.match((await walkerPage.locator('#redirect-host').textContent())!, new RegExp(`go back to ${host.replace(/\./g, '\\.')}`));
+      assert.match((await walkerPage.locator('main').textContent())!, /Made by Ada Developer/);
+      assert.equal(await walkerPage.getByRole('checkbox', { name: /See your profile/ }).isChecked(), true);
+      assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your step counts' }).isChecked(), true);
+      await walkerPage.screenshot({ path: screenshotPath('consent-mobile'), fullPage: true });
+      await walkerPage.getByRole('button', { name: 'Allow' }).click();
+
+      await walkerPage.locator('#result').filter({ hasText: 'connected' }).waitFor();
+      assert.equal(client.lastCallback.state, 'state-123');
+      const tokens = client.tokens();
+      assert.equal(tokens.scope, 'read_profile read_activity');
+      const me = await client.api(tokens.access_token);
+      assert.equal(me.status, 200);
+      assert.equal(((await me.json()) as { display_name: string }).display_name, 'Walker');
+    });
+
+    it('the person sees the app under Connected apps and revokes it; the app gets 401 and cannot refresh', async () => {
+      await walkerPage.goto(`${stride.url}/account`);
+      const card = walkerPage.locator('li.card', { has: walkerPage.getByRole('heading', { name: 'Pace Coach' }) });
+      await card.waitFor();
+      const text = (await card.textContent())!;
+      assert.match(text, /Made by Ada Developer/);
+      assert.match(text, /See your step counts/);
+      assert.match(text, /Allowed/);
+      assert.match(text, /Last used\s*\d/, 'the API call above counts as use');
+      await walkerPage.screenshot({ path: screenshotPath('account-mobile'), fullPage: true });
+      await walkerPage.setViewportSize({ width: 1100, height: 900 });
+      await walkerPage.screenshot({ path: screenshotPath('account'), fullPage: true });
+
+      await card.getByRole('button', { name: 'Revoke access for Pace Coach' }).click();
+      await walkerPage.getByRole('status').filter({ hasText: 'Pace Coach can no longer access your account' }).waitFor();
+      assert.equal(await walkerPage.getByText('No app has access to your account.').count(), 1);
+
+      const tokens = client.tokens();
+      const me = await client.api(tokens.access_token);
+      assert.equal(me.status, 401);
+      const refreshed = await client.refresh(tokens.refresh_token);
+      assert.equal(refreshed.status, 400);
+      assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
+    });
+  });
+}
