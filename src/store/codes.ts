@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Db } from '../db/database.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
-import { insertTokenPair, isForeignKeyViolation, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
+import { claimAndInsertPair, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type AuthorizationCode = Selectable<AuthorizationCodeTable>;
@@ -61,20 +61,6 @@ export function createCodeStore(db: Db): CodeStore {
   return {
     insert: (code) => insertAuthorizationCode(q, code),
     find: (codeHash) => findAuthorizationCode(q, codeHash),
-    async redeem(codeHash, now, access, refresh) {
-      try {
-        await q.transaction().execute(async (trx) => {
-          if (!(await consumeAuthorizationCode(trx, codeHash, now))) throw new CodeAlreadyConsumed();
-          await insertTokenPair(trx, access, refresh);
-        });
-        return true;
-      } catch (error) {
-        if (error instanceof CodeAlreadyConsumed || isForeignKeyViolation(error)) return false;
-        throw error;
-      }
-    },
+    redeem: (codeHash, now, access, refresh) => claimAndInsertPair(q, (trx) => consumeAuthorizationCode(trx, codeHash, now), access, refresh),
   };
 }
-
-/** Thrown inside the transaction to roll it back when another request consumed the code first. */
-class CodeAlreadyConsumed extends Error {}

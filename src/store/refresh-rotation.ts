@@ -20,7 +20,7 @@
  *   (which join the UPDATE's result) insert nothing.
  */
 import type { Db } from '../db/database.js';
-import { findRefreshToken, insertTokenPair, isForeignKeyViolation, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
+import { claimAndInsertPair, findRefreshToken, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
   /** Hash of the refresh token being exchanged. */
@@ -58,23 +58,10 @@ export function createRefreshRotation(byDialect: () => RefreshRotation): Refresh
 export function kyselyRotation(db: Db): RefreshRotation {
   return {
     find: (tokenHash) => findRefreshToken(db.kysely, tokenHash),
-    async rotate({ oldHash, now, replayResponse, access, refresh }) {
-      try {
-        await db.kysely.transaction().execute(async (trx) => {
-          if (!(await markRefreshTokenRotated(trx, oldHash, now, replayResponse))) throw new LostRace();
-          await insertTokenPair(trx, access, refresh);
-        });
-        return true;
-      } catch (error) {
-        if (error instanceof LostRace || isForeignKeyViolation(error)) return false;
-        throw error;
-      }
-    },
+    rotate: ({ oldHash, now, replayResponse, access, refresh }) =>
+      claimAndInsertPair(db.kysely, (trx) => markRefreshTokenRotated(trx, oldHash, now, replayResponse), access, refresh),
   };
 }
-
-/** Thrown inside the Kysely transaction to roll it back when the token was rotated already. */
-class LostRace extends Error {}
 
 /** Most rotations one SQLite transaction or one PostgreSQL statement commits; more start the next. */
 export const MAX_GROUP = 128;

@@ -34,6 +34,27 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
+/**
+ * The single-use step of a code exchange or a rotation: `claim` (the conditional UPDATE that marks
+ * the code consumed or the token rotated) and the new pair commit together, or nothing does.
+ * False when the claim finds nothing to claim, or the pair's grant or app was deleted meanwhile.
+ */
+export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boolean>, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<boolean> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      if (!(await claim(trx))) throw new NothingToClaim();
+      await insertTokenPair(trx, access, refresh);
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof NothingToClaim || isForeignKeyViolation(error)) return false;
+    throw error;
+  }
+}
+
+/** Thrown inside the transaction to roll it back when the code or token was claimed already. */
+class NothingToClaim extends Error {}
+
 export async function insertTokenPair(db: Q, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<void> {
   await insertAccessToken(db, ...tokenColumns(access));
   await insertRefreshToken(db, ...tokenColumns(refresh));
