@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the steps series (SPEC §4.2) on SQLite: one user with years of minute data,
+ * Micro-benchmark of the steps series (docs/api.md) on SQLite: one user with years of minute data,
  * timed through `createStepSeriesReader`, the reader the route calls. Shows the median and p99 of a
  * 365-day daily series (UTC, Europe/Berlin, Asia/Kolkata), a 1095-day one, and that the cost of a
  * 30-day series does not grow with the length of the history.
