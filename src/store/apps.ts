@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { AppTable, Database } from '../db/schema.js';
-import { countGrantsWithOtherScope, deleteGrantsWithOtherScope } from './grants.js';
+import { countGrantsWithOtherScope, deleteGrantsOfApp, deleteGrantsWithOtherScope } from './grants.js';
 import { isAppIdSyntax, isClientIdSyntax } from './identifiers.js';
 
 type Q = Kysely<Database>;
@@ -77,7 +77,7 @@ export interface AppStore {
    * the app as changed and how many grants ended.
    */
   update(id: string, changes: AppChanges, now: number, endGrantsNotOf?: string): Promise<{ app: App | undefined; grantsEnded: number }>;
-  /** Deleting an app cascades to its grants, codes and tokens (foreign keys ON DELETE CASCADE). */
+  /** Deletes an app with its grants, codes and tokens, all or nothing. */
   delete(id: string): Promise<void>;
 }
 
@@ -115,9 +115,11 @@ export function createAppStore(db: Db): AppStore {
         const grantsEnded = endGrantsNotOf === undefined ? 0 : await deleteGrantsWithOtherScope(trx, id, endGrantsNotOf);
         return { app: await findAppById(trx, id), grantsEnded };
       }),
-    async delete(id) {
-      await q.deleteFrom('apps').where('id', '=', id).execute();
-    },
+    delete: (id) =>
+      q.transaction().execute(async (trx) => {
+        await deleteGrantsOfApp(trx, id);
+        await trx.deleteFrom('apps').where('id', '=', id).execute();
+      }),
   };
 }
 

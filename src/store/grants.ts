@@ -150,6 +150,16 @@ function deleteGrant(db: Q, grantId: string): Promise<void> {
   });
 }
 
+/**
+ * Ends every grant of an app with its codes and tokens, the credentials first (as
+ * deleteCredentialsOfGrants explains): an app deleted by the cascade alone would lock its grants
+ * before their tokens, the opposite order to a refresh racing it, and the two could deadlock.
+ */
+export async function deleteGrantsOfApp(db: Q, appId: string): Promise<void> {
+  await deleteCredentialsOfGrants(db, (q) => q.selectFrom('grants').select('id').where('app_id', '=', appId));
+  await db.deleteFrom('grants').where('app_id', '=', appId).execute();
+}
+
 export async function countGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
   const row = await db
     .selectFrom('grants')
