@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import type { AppTable, Database } from '../db/schema.js';
-import { countGrantsWithOtherScope, deleteGrantsOfApp, deleteGrantsWithOtherScope } from './grants.js';
+import { countGrantsWithOtherScope, deleteGrants } from './grants.js';
 import { isAppIdSyntax, isClientIdSyntax } from './identifiers.js';
 
 type Q = Kysely<Database>;
@@ -112,12 +112,14 @@ export function createAppStore(db: Db): AppStore {
     update: (id, changes, now, endGrantsNotOf) =>
       q.transaction().execute(async (trx) => {
         await updateApp(trx, id, changes, now);
-        const grantsEnded = endGrantsNotOf === undefined ? 0 : await deleteGrantsWithOtherScope(trx, id, endGrantsNotOf);
+        const grantsEnded = endGrantsNotOf === undefined ? 0 : await deleteGrants(trx, { appId: id, scopeOtherThan: endGrantsNotOf });
         return { app: await findAppById(trx, id), grantsEnded };
       }),
     delete: (id) =>
       q.transaction().execute(async (trx) => {
-        await deleteGrantsOfApp(trx, id);
+        // The grants' codes and tokens first (deleteGrants): the cascade alone would lock the
+        // grants before their tokens, the opposite order to a racing refresh, and could deadlock.
+        await deleteGrants(trx, { appId: id });
         await trx.deleteFrom('apps').where('id', '=', id).execute();
       }),
   };

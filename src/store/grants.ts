@@ -2,7 +2,7 @@
  * Grants: a user's standing permission for an app (one row per user and app), and the ending of a
  * grant with every code and token issued under it (docs/oauth.md, "When tokens stop working").
  */
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
@@ -59,8 +59,10 @@ export function createGrantStore(db: Db): GrantStore {
   const q = db.kysely;
   return {
     find: (userId, appId) => findGrant(q, userId, appId),
-    delete: (grantId) => deleteGrant(q, grantId),
-    revokeForUser: (userId, appId) => deleteGrantOfUser(q, userId, appId),
+    delete: async (grantId) => {
+      await deleteGrants(q, { id: grantId });
+    },
+    revokeForUser: async (userId, appId) => isAppIdSyntax(appId) && (await deleteGrants(q, { userId, appId })) > 0,
     async listConnectedApps(userId) {
       const rows = await q
         .selectFrom('grants as g')
@@ -142,22 +144,30 @@ async function deleteCredentialsOfGrants(db: Q, grantIds: GrantIds): Promise<voi
   await db.deleteFrom('access_tokens').where('grant_id', 'in', grantIds(db)).execute();
 }
 
-/** Ends a grant and every code and token issued under it. */
-function deleteGrant(db: Q, grantId: string): Promise<void> {
-  return atomically(db, async (trx) => {
-    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('id', '=', grantId));
-    await trx.deleteFrom('grants').where('id', '=', grantId).execute();
-  });
+/** Which grants to end: every condition given must hold. */
+interface GrantFilter {
+  id?: string;
+  appId?: string;
+  userId?: string;
+  /** Grants whose scope string is not this one. */
+  scopeOtherThan?: string;
 }
 
-/**
- * Ends every grant of an app with its codes and tokens, the credentials first (as
- * deleteCredentialsOfGrants explains): an app deleted by the cascade alone would lock its grants
- * before their tokens, the opposite order to a refresh racing it, and the two could deadlock.
- */
-export async function deleteGrantsOfApp(db: Q, appId: string): Promise<void> {
-  await deleteCredentialsOfGrants(db, (q) => q.selectFrom('grants').select('id').where('app_id', '=', appId));
-  await db.deleteFrom('grants').where('app_id', '=', appId).execute();
+const matching = (f: GrantFilter) => (eb: ExpressionBuilder<Database, 'grants'>) =>
+  eb.and([
+    ...(f.id === undefined ? [] : [eb('id', '=', f.id)]),
+    ...(f.appId === undefined ? [] : [eb('app_id', '=', f.appId)]),
+    ...(f.userId === undefined ? [] : [eb('user_id', '=', f.userId)]),
+    ...(f.scopeOtherThan === undefined ? [] : [eb('scope', '!=', f.scopeOtherThan)]),
+  ]);
+
+/** Ends the grants `filter` selects with every code and token issued under them; returns how many grants. */
+export function deleteGrants(db: Q, filter: GrantFilter): Promise<number> {
+  return atomically(db, async (trx) => {
+    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where(matching(filter)));
+    const result = await trx.deleteFrom('grants').where(matching(filter)).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
 }
 
 export async function countGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
@@ -168,16 +178,6 @@ export async function countGrantsWithOtherScope(db: Q, appId: string, scope: str
     .where('scope', '!=', scope)
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-export async function deleteGrantsWithOtherScope(db: Q, appId: string, scope: string): Promise<number> {
-  await deleteCredentialsOfGrants(db, (q) => q.selectFrom('grants').select('id').where('app_id', '=', appId).where('scope', '!=', scope));
-  const result = await db
-    .deleteFrom('grants')
-    .where('app_id', '=', appId)
-    .where('scope', '!=', scope)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 /**
@@ -244,17 +244,3 @@ const upsertGrantRow = preparedQuery(
       // The row inserted or updated: an existing grant keeps its id.
       .returning('id'),
 );
-
-/** Ends a user's grant for an app, with its codes and tokens. */
-async function deleteGrantOfUser(db: Q, userId: string, appId: string): Promise<boolean> {
-  if (!isAppIdSyntax(appId)) return false;
-  return atomically(db, async (trx) => {
-    await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where('user_id', '=', userId).where('app_id', '=', appId));
-    const result = await trx
-      .deleteFrom('grants')
-      .where('user_id', '=', userId)
-      .where('app_id', '=', appId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
-  });
-}
