@@ -9,11 +9,11 @@
 /** Bottom first. `uses`: the layers a module of this one may import, besides its own. */
 const LAYERS = [
   // Plain values and helpers that know nothing of HTTP or the database.
-  { name: 'foundation', path: '^src/(config|errors|clock)\\.ts$|^src/(security|calendar)/', uses: [] },
+  { name: 'foundation', path: '^src/(config|errors|clock|metrics)\\.ts$|^src/(security|calendar)/', uses: [] },
   { name: 'db', path: '^src/db/', uses: ['foundation'] },
   // SQL and transactions live here and in db/ only; the layers above see narrow stores.
   { name: 'store', path: '^src/store/', uses: ['foundation', 'db'] },
-  // What every handler is given (config, stores, clock).
+  // What every handler is given (config, stores, clock, metrics).
   { name: 'context', path: '^src/context\\.ts$', uses: ['foundation', 'store'] },
   // Fastify plumbing shared by every face (rate limits, security headers, health, logging):
   // it knows no route of Stride, so the route plugins above can all use it.

@@ -15,16 +15,24 @@ import { healthRoutes } from './http/health.js';
 import { handleRouterError } from './http/router-errors.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
+import { metricsRoute, observeRequests } from './http/metrics.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { createMetrics } from './metrics.js';
 import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
+import { observeStoreCalls } from './store/observed.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
 
 /** Bodies above this size are refused with 413 (a full week of minute samples is ~400 KB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+/** What buildApp is given: the context but its metrics, which each application makes for itself. */
+export type AppParts = Omit<AppContext, 'metrics'>;
+
+export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
+  const metrics = createMetrics(parts.stores.connections);
+  const ctx: AppContext = { ...parts, stores: observeStoreCalls(parts.stores, metrics.storeCalls), metrics };
   const limits = ctx.config.http;
   const app = Fastify({
     logger: {
@@ -74,6 +82,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     });
   }
 
+  observeRequests(app, metrics);
   await app.register(formBody, { bodyLimit: BODY_LIMIT_BYTES });
   registerSecurityHeaders(app);
   // Every answer names its request id and carries the security headers of its route's scope.
@@ -89,6 +98,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes);
+  if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
   await app.register(resourceRoutes);
   await app.register(clientEndpointRoutes);
   // Only the pages, the authorization endpoint among them, read or set cookies (the session, the

@@ -38,6 +38,8 @@ export interface Config {
   /** Fastify's `trustProxy`: which peers' X-Forwarded-For is believed (false: none). */
   trustProxy: TrustProxy;
   http: HttpLimits;
+  /** How /metrics is reached: with this bearer token on the public port, or on this loopback port. */
+  metrics: { token: string | undefined; port: number | undefined };
 }
 
 /** false, true (every peer), or addresses/CIDRs of the proxies (and proxy-addr's named ranges). */
@@ -169,6 +171,14 @@ function httpLimits(env: Env): HttpLimits {
   };
 }
 
+function metricsAccess(env: Env): Config['metrics'] {
+  const token = env.METRICS_TOKEN && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : undefined;
+  // It guards operational data on the public port: no short, guessable value.
+  if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  const port = env.METRICS_PORT && env.METRICS_PORT !== '' ? integer(env, 'METRICS_PORT', 0, 1, 65535) : undefined;
+  return { token, port };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST && env.HOST !== '' ? env.HOST : 'localhost';
@@ -214,5 +224,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     trustProxy: trustProxy(env),
     http: httpLimits(env),
+    metrics: metricsAccess(env),
   };
 }

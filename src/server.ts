@@ -1,9 +1,11 @@
 /** `stride serve`: migrate, listen, sweep expired rows, and shut down cleanly on SIGINT/SIGTERM. */
+import type { Server } from 'node:http';
 import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { serveMetrics } from './http/metrics.js';
 import { createStores } from './store/stores.js';
 
 export async function serve(config: Config): Promise<void> {
@@ -17,11 +19,15 @@ export async function serve(config: Config): Promise<void> {
   await app.serverSecrets.preSessionCsrf();
   checkpointsFailed = (error) => app.log.warn({ err: error }, 'background WAL checkpoints stopped; the server connection checkpoints again');
 
+  const { metrics } = app.ctx;
   const sweep = async () => {
     try {
       const counts = await stores.sweepExpired(systemClock());
+      metrics.sweeps.inc({ outcome: 'succeeded' });
+      for (const [name, rows] of Object.entries(counts)) metrics.sweptRows.inc({ table: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }, rows);
       app.log.info({ swept: counts }, 'swept expired rows');
     } catch (error) {
+      metrics.sweeps.inc({ outcome: 'failed' });
       app.log.error({ err: error }, 'sweeping expired rows failed');
     }
   };
@@ -29,12 +35,14 @@ export async function serve(config: Config): Promise<void> {
   timer.unref();
   void sweep();
 
+  let metricsServer: Server | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
     clearInterval(timer);
+    metricsServer?.close();
     await app.close();
     await stores.close();
     process.exit(0);
@@ -42,6 +50,7 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
+  if (config.metrics.port !== undefined) metricsServer = await serveMetrics(metrics.registry, config.metrics.port, '127.0.0.1');
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Stride is serving ${config.publicUrl} (database: ${describeDatabase(config.databaseUrl)})`);
 }

@@ -58,6 +58,11 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ SWEEP_INTERVAL: '0' }), /SWEEP_INTERVAL must be between 1 and 86400/);
   });
 
+  it('serves no metrics unless METRICS_TOKEN or METRICS_PORT says how', () => {
+    assert.deepEqual(loadConfig({}).metrics, { token: undefined, port: undefined });
+    assert.deepEqual(loadConfig({ METRICS_TOKEN: 'a'.repeat(16), METRICS_PORT: '9464' }).metrics, { token: 'a'.repeat(16), port: 9464 });
+  });
+
   it('accepts PostgreSQL and in-memory SQLite URLs', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseUrl, 'postgres://u@h/db');
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:');
@@ -101,6 +106,9 @@ describe('configuration', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.1,,10.0.0.2' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: 'nine' }, 'METRICS_PORT'],
   ];
   for (const [env, name] of bad) {
     it(`stops with one line naming ${name} for ${JSON.stringify(Object.values(env)[0])}`, () => {

@@ -19,13 +19,19 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
     if (kind === 'access') {
       const row = await tokens.findAccess(hash);
       if (row) {
-        if (row.app_id === client.app.id) await tokens.deleteAccess(hash);
+        if (row.app_id === client.app.id) {
+          await tokens.deleteAccess(hash);
+          ctx.metrics.tokens.inc({ event: 'revoked' });
+        }
         return;
       }
     } else {
       const row = await tokens.findRefresh(hash);
       if (row) {
-        if (row.app_id === client.app.id) await tokens.deleteFamily(row.grant_id, row.family_id);
+        if (row.app_id === client.app.id) {
+          await tokens.deleteFamily(row.grant_id, row.family_id);
+          ctx.metrics.tokens.inc({ event: 'revoked' });
+        }
         return;
       }
     }

@@ -16,7 +16,6 @@ type GrantExchange = (ctx: AppContext, body: Body, authorization: string | undef
 const GRANTS: Record<string, GrantExchange> = {
   [authorizationCode.grantType]: async (ctx, body, authorization) =>
     authorizationCode.handler(ctx, await authenticateClient(ctx.stores.apps, body, authorization), body),
-  // Reads the client and the refresh token with one statement.
   [refreshToken.grantType]: refreshToken.exchange,
 };
 

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { ConnectionCounts } from '../metrics.js';
 import { createAppStore, type AppStore } from './apps.js';
 import type { BearerLookup } from './bearer-lookup.js';
 import { postgresBearerLookup } from './postgres/bearer-lookup.js';
@@ -45,6 +46,8 @@ export interface Stores {
   sweepExpired(now: number): Promise<SweepCounts>;
   /** True when a trivial query succeeds (`/readyz`). */
   isReachable(): Promise<boolean>;
+  /** The PostgreSQL pool's connections by state; null on SQLite. */
+  connections(): ConnectionCounts | null;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export function createStores(db: Db): Stores {
         return false;
       }
     },
+    connections: () => (db.pool ? { total: db.pool.totalCount, idle: db.pool.idleCount, waiting: db.pool.waitingCount } : null),
     close: () => db.close(),
   };
 }

@@ -49,7 +49,7 @@ export async function handler(
   if (!code || code.app_id !== client.app.id) throw invalidGrant('the authorization code is unknown, expired or already used');
   if (code.consumed_at !== null) return refuseReuse(ctx, code.grant_id, codeHash);
   if (code.expires_at <= now) throw invalidGrant('the authorization code has expired');
-  // Seed §4.2/§7: a redirect_uri that is not exactly the one of the request is "access denied".
+  // A redirect_uri that is not exactly the one of the request is access_denied (docs/oauth.md, as the first interface answered).
   if (redirectUri !== code.redirect_uri || !client.app.redirectUris.includes(redirectUri)) {
     throw new ApiError('access_denied', 'redirect_uri does not exactly match the redirect URI of the authorization request');
   }
@@ -68,5 +68,6 @@ export async function handler(
     if (current?.consumed_at != null) return refuseReuse(ctx, current.grant_id, codeHash);
     throw invalidGrant('the authorization code is unknown, expired or already used');
   }
+  ctx.metrics.tokens.inc({ event: 'issued' });
   return minted.response;
 }

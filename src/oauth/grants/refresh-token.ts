@@ -51,7 +51,7 @@ async function rotate(
   tokenHash: string,
   token: RefreshTokenRow | undefined,
 ): Promise<TokenResponse> {
-  // Seed §4.2: redirect_uri is optional here, but when sent it must match a registered one exactly.
+  // redirect_uri is optional here, but when sent it must match a registered one exactly (docs/oauth.md).
   if (body.redirect_uri !== undefined && !client.app.redirectUris.includes(body.redirect_uri)) {
     throw new ApiError('access_denied', 'redirect_uri does not exactly match a registered redirect URI');
   }
@@ -81,6 +81,7 @@ async function rotate(
     });
     // The conditional UPDATE and the new pair commit together, or nothing does.
     if (await rotation.rotate({ oldHash: tokenHash, now, replayResponse, access: minted.access, refresh: minted.refresh })) {
+      ctx.metrics.tokens.inc({ event: 'refreshed' });
       return minted.response;
     }
   }
@@ -95,6 +96,7 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
     const payload = openReplay(key, token.replay_response);
     const successor = payload && (await rotation.find(tokenKey(payload.refresh_token)));
     if (payload && successor) {
+      ctx.metrics.tokens.inc({ event: 'replayed' });
       return {
         access_token: payload.access_token,
         token_type: 'Bearer',
@@ -107,5 +109,6 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
   }
   // RFC 9700 §4.14.2: reuse of a rotated refresh token means it may be stolen; end the grant.
   await ctx.stores.grants.delete(token.grant_id);
+  ctx.metrics.tokens.inc({ event: 'reuse_detected' });
   throw invalidGrant('the refresh token was already used; access for this app has been revoked');
 }

@@ -58,6 +58,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     const password = text(form.password);
     const user = isEmailSyntax(email) ? await app.ctx.stores.users.findByEmail(email) : undefined;
     const ok = user ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
+    app.ctx.metrics.signIns.inc({ outcome: user && ok ? 'succeeded' : 'failed' });
     if (!user || !ok) {
       return sendPage(reply, './login', {
         title: 'Sign in',

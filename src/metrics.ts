@@ -1,0 +1,70 @@
+/**
+ * The Prometheus metrics of one application (docs/operations.md, "Metrics"). Each application has
+ * its own registry, so that several in one process (the tests) do not count into each other.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type TokenEvent = 'issued' | 'refreshed' | 'replayed' | 'reuse_detected' | 'revoked';
+
+export interface ConnectionCounts {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface Metrics {
+  registry: Registry;
+  requests: Histogram<'method' | 'route' | 'status'>;
+  rateLimited: Counter<'route'>;
+  tokens: Counter<'event'>;
+  signIns: Counter<'outcome'>;
+  storeCalls: Histogram<'call'>;
+  sweeps: Counter<'outcome'>;
+  sweptRows: Counter<'table'>;
+}
+
+/** `connections` reads the database pool's use at each scrape (null: no pool, as on SQLite). */
+export function createMetrics(connections: () => ConnectionCounts | null): Metrics {
+  const registry = new Registry();
+  // Process CPU, memory, file descriptors, GC and event-loop lag (nodejs_eventloop_lag_*).
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  new Gauge({
+    name: 'stride_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting: queries waiting for one).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const counts = connections();
+      if (counts === null) return;
+      for (const [state, value] of Object.entries(counts)) this.set({ state }, value);
+    },
+  });
+  return {
+    registry,
+    requests: new Histogram({
+      name: 'stride_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status, with their latency.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    rateLimited: new Counter({ name: 'stride_rate_limited_total', help: 'Answers 429 rate_limited, by route template.', labelNames: ['route'], registers }),
+    tokens: new Counter({
+      name: 'stride_tokens_total',
+      help: 'Token events: issued (code exchange), refreshed, replayed (within the replay window), reuse_detected (grant ended), revoked (RFC 7009).',
+      labelNames: ['event'],
+      registers,
+    }),
+    signIns: new Counter({ name: 'stride_sign_ins_total', help: 'Sign-in attempts by outcome (succeeded, failed).', labelNames: ['outcome'], registers }),
+    storeCalls: new Histogram({
+      name: 'stride_store_call_duration_seconds',
+      help: 'Latency of each database operation (store call: one statement or one transaction).',
+      labelNames: ['call'],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
+      registers,
+    }),
+    sweeps: new Counter({ name: 'stride_sweeps_total', help: 'Sweeps of expired rows, by outcome (succeeded, failed).', labelNames: ['outcome'], registers }),
+    sweptRows: new Counter({ name: 'stride_swept_rows_total', help: 'Expired rows deleted by the sweeper, by table.', labelNames: ['table'], registers }),
+  };
+}
