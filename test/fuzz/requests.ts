@@ -309,7 +309,7 @@ export function requestToUnknownPath(): fc.Arbitrary<RequestSpec> {
 
 /** What app.inject() gets, and every text the client sent (to tell echoes from leaks). */
 export interface Materialized {
-  options: InjectOptions & { method: string; url: string; headers: Record<string, string> };
+  options: Omit<InjectOptions, 'method'> & { method: string; url: string; headers: Record<string, string> };
   /** Every text sent, filled in and (for the URL) decoded. */
   sent: string[];
   usedRealCredentials: boolean;
