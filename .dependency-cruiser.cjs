@@ -21,14 +21,16 @@ const LAYERS = [
   { name: 'domain', path: '^src/domain/', uses: ['foundation', 'context', 'store'] },
   // The protocol: plain functions, and the machine-facing routes (metadata, token, revoke, introspect).
   { name: 'oauth', path: '^src/oauth/', uses: ['foundation', 'context', 'store', 'http', 'domain'] },
-  { name: 'api', path: '^src/api/', uses: ['foundation', 'context', 'store', 'http', 'domain', 'oauth'] },
+  // Events sent out: target checks, signing, the delivery worker.
+  { name: 'webhooks', path: '^src/webhooks/', uses: ['foundation', 'context', 'store', 'domain'] },
+  { name: 'api', path: '^src/api/', uses: ['foundation', 'context', 'store', 'http', 'domain', 'oauth', 'webhooks'] },
   // The pages, the browser side of the authorization endpoint among them.
-  { name: 'web', path: '^src/web/', uses: ['foundation', 'context', 'store', 'http', 'domain', 'oauth'] },
+  { name: 'web', path: '^src/web/', uses: ['foundation', 'context', 'store', 'http', 'domain', 'oauth', 'webhooks'] },
   // Wiring and entry points.
   {
     name: 'entry',
     path: '^src/(app|server|cli)\\.ts$|^src/cli/|^src/(stride|thread-pool)\\.cts$',
-    uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth', 'api', 'web'],
+    uses: ['foundation', 'db', 'context', 'store', 'http', 'domain', 'oauth', 'webhooks', 'api', 'web'],
   },
 ];
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase, type Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { MAX_SAMPLES_PER_REQUEST, type StepSample } from '../src/domain/step-samples.js';
+import { MAX_SAMPLES_PER_REQUEST, stepsChange, type StepSample } from '../src/domain/step-samples.js';
 import { createStepSeriesReader, type SeriesRequest } from '../src/domain/step-series.js';
 import { createStores } from '../src/store/stores.js';
 
@@ -65,7 +65,7 @@ async function loadHistory(db: Db, userId: string, minutes: number): Promise<num
       const time = first + i * 60;
       samples.push({ start_time: time, value: minuteValue(time, next) });
     }
-    await steps.upsertSamples(userId, samples);
+    await steps.upsertSamples(userId, samples, stepsChange(samples, 'UTC', HISTORY_END, 0));
   }
   return (performance.now() - started) / 1000;
 }

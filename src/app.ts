@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AppContext } from './context.js';
+import { eventRoutes } from './api/events.js';
 import { resourceRoutes } from './api/routes.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ApiError, temporarilyUnavailable } from './errors.js';
@@ -101,6 +102,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
   await app.register(resourceRoutes);
   await app.register(clientEndpointRoutes);
+  await app.register(eventRoutes);
   // Only the pages, the authorization endpoint among them, read or set cookies (the session, the
   // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.
   // The metadata document keeps the pages' scope (their security headers, HTML 5xx pages).

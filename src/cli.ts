@@ -25,6 +25,12 @@ Commands:
   apps delete CLIENT_ID
   apps list [--owner E]
   steps import --user E FILE                CSV or JSON lines of start_time,value minute samples
+  webhooks add CLIENT_ID --url U --events e1,e2
+                                            prints the endpoint's id and its secret (shown only here)
+  webhooks list CLIENT_ID
+  webhooks update ID [--url U] [--events e1,e2] [--paused|--active]
+  webhooks rotate-secret ID                 a new secret; the old one signs too for 24 hours
+  webhooks delete ID
   demo                                      a demo user, app and 90 days of steps
 
 Options:
@@ -44,6 +50,10 @@ const OPTIONS: ParseArgsConfig['options'] = {
   scopes: { type: 'string' },
   public: { type: 'boolean' },
   user: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  paused: { type: 'boolean' },
+  active: { type: 'boolean' },
 };
 
 /** Runs `stride ARGV`; resolves to the exit code (`serve` resolves once it listens). */

@@ -38,8 +38,21 @@ export interface Config {
   /** Fastify's `trustProxy`: which peers' X-Forwarded-For is believed (false: none). */
   trustProxy: TrustProxy;
   http: HttpLimits;
+  webhooks: WebhookSettings;
   /** How /metrics is reached: with this bearer token on the public port, or on this loopback port. */
   metrics: { token: string | undefined; port: number | undefined };
+}
+
+/** Events and their delivery (docs/webhooks.md). */
+export interface WebhookSettings {
+  /** steps.updated is sent at most once per user and endpoint in this many seconds. */
+  coalesceSeconds: number;
+  /** A message is retried for this long after it was made, then given up. */
+  retryForSeconds: number;
+  /** Plain http and private, loopback and link-local addresses allowed (development, tests). */
+  allowPrivate: boolean;
+  /** Events are kept in the feed this long. */
+  eventRetentionSeconds: number;
 }
 
 /** false, true (every peer), or addresses/CIDRs of the proxies (and proxy-addr's named ranges). */
@@ -171,6 +184,13 @@ function httpLimits(env: Env): HttpLimits {
   };
 }
 
+function boolean(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
 function metricsAccess(env: Env): Config['metrics'] {
   const token = env.METRICS_TOKEN && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : undefined;
   // It guards operational data on the public port: no short, guessable value.
@@ -224,6 +244,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     trustProxy: trustProxy(env),
     http: httpLimits(env),
+    webhooks: {
+      coalesceSeconds: integer(env, 'WEBHOOK_COALESCE', 30, 0, 3600),
+      retryForSeconds: integer(env, 'WEBHOOK_RETRY_FOR', 3 * 86400, 60, 30 * 86400),
+      allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE'),
+      eventRetentionSeconds: integer(env, 'EVENT_RETENTION', 30 * 86400, 3600, 3650 * 86400),
+    },
     metrics: metricsAccess(env),
   };
 }

@@ -21,6 +21,7 @@ export interface Metrics {
   storeCalls: Histogram<'call'>;
   sweeps: Counter<'outcome'>;
   sweptRows: Counter<'table'>;
+  webhookAttempts: Counter<'outcome'>;
 }
 
 /** `connections` reads the database pool's use at each scrape (null: no pool, as on SQLite). */
@@ -65,6 +66,7 @@ export function createMetrics(connections: () => ConnectionCounts | null): Metri
       registers,
     }),
     sweeps: new Counter({ name: 'stride_sweeps_total', help: 'Sweeps of expired rows, by outcome (succeeded, failed).', labelNames: ['outcome'], registers }),
+    webhookAttempts: new Counter({ name: 'stride_webhook_attempts_total', help: 'Webhook sends (deliveries and verifications), by outcome.', labelNames: ['outcome'], registers }),
     sweptRows: new Counter({ name: 'stride_swept_rows_total', help: 'Expired rows deleted by the sweeper, by table.', labelNames: ['table'], registers }),
   };
 }

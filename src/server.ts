@@ -7,6 +7,7 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { serveMetrics } from './http/metrics.js';
 import { createStores } from './store/stores.js';
+import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
@@ -22,7 +23,9 @@ export async function serve(config: Config): Promise<void> {
   const { metrics } = app.ctx;
   const sweep = async () => {
     try {
-      const counts = await stores.sweepExpired(systemClock());
+      const now = systemClock();
+      const counts = await stores.sweepExpired(now);
+      await stores.webhooks.deleteOldEvents(now - config.webhooks.eventRetentionSeconds);
       metrics.sweeps.inc({ outcome: 'succeeded' });
       for (const [name, rows] of Object.entries(counts)) metrics.sweptRows.inc({ table: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }, rows);
       app.log.info({ swept: counts }, 'swept expired rows');
@@ -35,6 +38,7 @@ export async function serve(config: Config): Promise<void> {
   timer.unref();
   void sweep();
 
+  const deliveries = startDeliveryLoop(createDeliveryWorker(app.ctx, app.log), app.log);
   let metricsServer: Server | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -43,6 +47,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     clearInterval(timer);
     metricsServer?.close();
+    await deliveries.stop();
     await app.close();
     await stores.close();
     process.exit(0);

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors.js';
-import { parseSampleBatch } from '../domain/step-samples.js';
+import { parseSampleBatch, stepsChange } from '../domain/step-samples.js';
 import { createStepSeriesReader, parseSeriesQuery, STEP_SERIES_JSON_SCHEMA } from '../domain/step-series.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
@@ -25,9 +25,11 @@ export async function stepRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post(STEPS_PATH, { config: limit, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {
-    const batch = parseSampleBatch(request.body, clock());
+    const now = clock();
+    const batch = parseSampleBatch(request.body, now);
     if ('problem' in batch) throw invalidRequest(batch.problem);
-    const accepted = await stores.steps.upsertSamples(request.auth.userId, batch.samples);
+    const change = stepsChange(batch.samples, request.auth.profile.timezone, now, app.ctx.config.webhooks.coalesceSeconds);
+    const accepted = await stores.steps.upsertSamples(request.auth.userId, batch.samples, change);
     return { accepted };
   });
 }

@@ -5,12 +5,13 @@ import type { Config } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
-import { parseSampleFile } from '../domain/step-samples.js';
+import { parseSampleFile, stepsChange } from '../domain/step-samples.js';
 import { createAccount } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
 import type { App } from '../store/apps.js';
 import { createStores, type Stores } from '../store/stores.js';
+import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
 import { runDemo } from './demo.js';
 
 export type CommandResult = { text: string; json: unknown } | undefined;
@@ -49,6 +50,16 @@ async function withStores<T>(config: Config, run: (stores: Stores) => Promise<T>
     return await run(createStores(db));
   } finally {
     await db.close();
+  }
+}
+
+/** Runs `make`, turning a refused endpoint input into the command's one-line failure. */
+async function endpointInput<T>(make: () => Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (error) {
+    if (error instanceof EndpointInputError) throw new CommandError(error.message);
+    throw error;
   }
 }
 
@@ -191,7 +202,7 @@ export const COMMANDS: Record<string, Command> = {
     return withStores(config, async (stores) => {
       const user = await stores.users.findByEmail(email);
       if (!user) throw new CommandError(`no user with email ${email}`);
-      const imported = await stores.steps.upsertSamples(user.id, samples);
+      const imported = await stores.steps.upsertSamples(user.id, samples, stepsChange(samples, user.timezone, systemClock(), config.webhooks.coalesceSeconds));
       return { text: `imported ${imported} minute sample(s) for ${user.email}`, json: { imported, user: user.email } };
     });
   },
@@ -199,5 +210,65 @@ export const COMMANDS: Record<string, Command> = {
   async demo({ config }) {
     const result = await withStores(config, (stores) => runDemo(stores, config, systemClock));
     return { text: result.text, json: result.json };
+  },
+
+  async 'webhooks add'({ config, values, args }) {
+    const clientId = onePositional(args, 'CLIENT_ID');
+    const url = required(values, 'url');
+    const events = required(values, 'events');
+    return withStores(config, async (stores) => {
+      const app = await appOrFail(stores, clientId);
+      const endpoint = await endpointInput(() => addEndpoint(stores.webhooks, config, app.id, { url, events }, systemClock()));
+      return {
+        text: [`added endpoint ${endpoint.id} for "${app.name}" (unverified until it answers the challenge)`, `secret: ${endpoint.secret}   (shown only now: store it)`].join('\n'),
+        json: { ...publicEndpoint(endpoint), secret: endpoint.secret },
+      };
+    });
+  },
+
+  async 'webhooks list'({ config, args }) {
+    const clientId = onePositional(args, 'CLIENT_ID');
+    return withStores(config, async (stores) => {
+      const app = await appOrFail(stores, clientId);
+      const endpoints = (await stores.webhooks.list(app.id)).map(publicEndpoint);
+      const text = endpoints.length ? endpoints.map((e) => `${e.id}  ${e.state.padEnd(10)} ${e.url}  [${e.events.join(' ')}]`).join('\n') : 'no endpoints';
+      return { text, json: endpoints };
+    });
+  },
+
+  async 'webhooks update'({ config, values, args }) {
+    const id = onePositional(args, 'ID');
+    if (values.paused && values.active) throw new CommandError('give --paused or --active, not both');
+    const input = {
+      ...(typeof values.url === 'string' && { url: values.url }),
+      ...(typeof values.events === 'string' && { events: values.events }),
+      ...(values.paused ? { state: 'paused' as const } : values.active ? { state: 'active' as const } : {}),
+    };
+    if (Object.keys(input).length === 0) throw new CommandError('nothing to change: give --url, --events, --paused or --active');
+    return withStores(config, async (stores) => {
+      const endpoint = await endpointInput(() => updateEndpoint(stores.webhooks, config, id, input, systemClock()));
+      if (!endpoint) throw new CommandError(`no webhook endpoint ${id}`);
+      return { text: `updated endpoint ${endpoint.id}: ${endpoint.state}, ${endpoint.url}`, json: publicEndpoint(endpoint) };
+    });
+  },
+
+  async 'webhooks rotate-secret'({ config, args }) {
+    const id = onePositional(args, 'ID');
+    return withStores(config, async (stores) => {
+      const endpoint = await stores.webhooks.rotateSecret(id, systemClock(), SECRET_OVERLAP_SECONDS);
+      if (!endpoint) throw new CommandError(`no webhook endpoint ${id}`);
+      return {
+        text: `secret: ${endpoint.secret}   (shown only now; the old secret also signs for 24 hours)`,
+        json: { id: endpoint.id, secret: endpoint.secret, previous_secret_until: endpoint.previous_secret_until },
+      };
+    });
+  },
+
+  async 'webhooks delete'({ config, args }) {
+    const id = onePositional(args, 'ID');
+    return withStores(config, async (stores) => {
+      if (!(await stores.webhooks.delete(id))) throw new CommandError(`no webhook endpoint ${id}`);
+      return { text: `deleted endpoint ${id}`, json: { deleted: id } };
+    });
   },
 };

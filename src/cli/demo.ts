@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { registerApp, rotateClientSecret } from '../domain/apps.js';
-import type { StepSample } from '../domain/step-samples.js';
+import { stepsChange, type StepSample } from '../domain/step-samples.js';
 import { createAccount } from '../domain/users.js';
 import { ALL_SCOPES } from '../domain/scopes.js';
 import { hashPassword } from '../security/passwords.js';
@@ -75,7 +75,7 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   }
 
   const samples = syntheticSteps(clock(), DEMO_DAYS);
-  await stores.steps.upsertSamples(user.id, samples);
+  await stores.steps.upsertSamples(user.id, samples, stepsChange(samples, user.timezone, clock(), config.webhooks.coalesceSeconds));
 
   const state = randomBytes(12).toString('base64url');
   const authorizationUrl = new URL(`${config.authUrl}/oauth2/authorize`);

@@ -17,11 +17,13 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as initial from './migrations/001_initial.js';
 import * as serverSecrets from './migrations/002_server_secrets.js';
+import * as webhooks from './migrations/003_webhooks.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001_initial': initial,
   '002_server_secrets': serverSecrets,
+  '003_webhooks': webhooks,
 };
 
 export class MigrationError extends Error {}

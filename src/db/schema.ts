@@ -138,6 +138,67 @@ export interface ServerSecretTable {
   created_at: number;
 }
 
+export type WebhookEndpointState = 'unverified' | 'active' | 'paused' | 'failing';
+
+/** Where an app wants its events sent (docs/webhooks.md). */
+export interface WebhookEndpointTable {
+  id: string;
+  app_id: string;
+  url: string;
+  /** The event types it wants, space-separated. */
+  event_types: string;
+  state: WebhookEndpointState;
+  /** `whsec_…` (Standard Webhooks): kept as is, since it signs. */
+  secret: string;
+  /** After a rotation, the old secret signs too until previous_secret_until. */
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  /** The verification under way (state unverified): its challenge and when it is next sent. */
+  challenge: string | null;
+  verify_at: number | null;
+  verify_attempts: number;
+  verify_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One event of an app's feed. `txid` (PostgreSQL only) is the writing transaction's id. */
+export interface EventTable {
+  seq: Generated<number>;
+  id: string;
+  app_id: string;
+  type: string;
+  user_id: string | null;
+  /** JSON. */
+  data: string;
+  created_at: number;
+}
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** One message to one endpoint: an event, or several steps.updated events merged (coalesced). */
+export interface WebhookDeliveryTable {
+  /** The `webhook-id` of the message. */
+  id: string;
+  endpoint_id: string;
+  /** The (latest) event it carries. */
+  event_id: string;
+  type: string;
+  user_id: string | null;
+  /** The JSON body sent. */
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number;
+  /** A process that claimed it sends it until then; after, it is due again (that process died). */
+  lease_until: number | null;
+  last_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UserTable;
   apps: AppTable;
@@ -149,4 +210,7 @@ export interface Database {
   step_samples: StepSampleTable;
   step_rollups: StepRollupTable;
   server_secrets: ServerSecretTable;
+  webhook_endpoints: WebhookEndpointTable;
+  events: EventTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }

@@ -2,7 +2,9 @@
  * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
  * `stride steps import` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
  */
-import type { StepSample } from '../store/steps.js';
+import { DateTime } from 'luxon';
+import { bucketRuns } from '../calendar/step-buckets.js';
+import type { StepSample, StepsChange } from '../store/steps.js';
 
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
 export const MAX_STEPS_PER_MINUTE = 1000;
@@ -101,4 +103,22 @@ function parseLine(line: string): unknown {
   if (fields.length !== 2) return 'must be start_time,value';
   const toNumber = (field: string) => (/^-?\d+(\.\d+)?$/.test(field) ? Number(field) : field);
   return { start_time: toNumber(fields[0]!), value: toNumber(fields[1]!) };
+}
+
+/**
+ * What an upload changes, for its steps.updated event (docs/webhooks.md): the minute ranges,
+ * merged, and the dates in the user's zone that they touch.
+ */
+export function stepsChange(samples: readonly StepSample[], timezone: string, now: number, coalesceSeconds: number): StepsChange {
+  const ranges = bucketRuns(samples.map((sample) => sample.start_time), 60).map(([start_time, end_time]) => ({ start_time, end_time }));
+  const dates = new Set<string>();
+  for (const { start_time, end_time } of ranges) {
+    const last = DateTime.fromSeconds(end_time - 1, { zone: timezone }).toISODate()!;
+    for (let day = DateTime.fromSeconds(start_time, { zone: timezone }).startOf('day'); ; day = day.plus({ days: 1 })) {
+      const date = day.toISODate()!;
+      dates.add(date);
+      if (date >= last) break;
+    }
+  }
+  return { ranges, dates: [...dates].sort(), now, coalesceSeconds };
 }

@@ -112,7 +112,8 @@ export function createAppStore(db: Db): AppStore {
     update: (id, changes, now, endGrantsNotOf) =>
       q.transaction().execute(async (trx) => {
         await updateApp(trx, id, changes, now);
-        const grantsEnded = endGrantsNotOf === undefined ? 0 : await deleteGrants(trx, { appId: id, scopeOtherThan: endGrantsNotOf });
+        const grantsEnded =
+          endGrantsNotOf === undefined ? 0 : await deleteGrants(trx, { appId: id, scopeOtherThan: endGrantsNotOf }, { reason: 'scope_change', now });
         return { app: await findAppById(trx, id), grantsEnded };
       }),
     delete: (id) =>

@@ -8,6 +8,7 @@ import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { isAppIdSyntax } from './identifiers.js';
+import { recordEvent } from './events.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -39,12 +40,18 @@ export interface Consent {
 /** What a consent makes of the grant's scope before it: the new scope, and the scopes withdrawn. */
 export type ConsentRule = (previousScope: string) => { grantScope: string; withdrawn: readonly string[] };
 
+/** Why a grant ended, as its grant.revoked event says (docs/webhooks.md). */
+export interface Revocation {
+  reason: 'user_revoked' | 'scope_change' | 'token_reuse_detected';
+  now: number;
+}
+
 export interface GrantStore {
   find(userId: string, appId: string): Promise<Grant | undefined>;
-  /** Ends a grant and every code and token issued under it. */
-  delete(grantId: string): Promise<void>;
+  /** Reuse of a rotated refresh token: the grant ends with every code and token issued under it. */
+  endForReuse(grantId: string, now: number): Promise<void>;
   /** The user revokes an app: its grant ends with every code and token; false when there was none. */
-  revokeForUser(userId: string, appId: string): Promise<boolean>;
+  revokeForUser(userId: string, appId: string, now: number): Promise<boolean>;
   /** The apps a user has granted access to, newest first. */
   listConnectedApps(userId: string): Promise<ConnectedApp[]>;
   /**
@@ -59,10 +66,10 @@ export function createGrantStore(db: Db): GrantStore {
   const q = db.kysely;
   return {
     find: (userId, appId) => findGrant(q, userId, appId),
-    delete: async (grantId) => {
-      await deleteGrants(q, { id: grantId });
+    endForReuse: async (grantId, now) => {
+      await deleteGrants(q, { id: grantId }, { reason: 'token_reuse_detected', now });
     },
-    revokeForUser: async (userId, appId) => isAppIdSyntax(appId) && (await deleteGrants(q, { userId, appId })) > 0,
+    revokeForUser: async (userId, appId, now) => isAppIdSyntax(appId) && (await deleteGrants(q, { userId, appId }, { reason: 'user_revoked', now })) > 0,
     async listConnectedApps(userId) {
       const rows = await q
         .selectFrom('grants as g')
@@ -92,6 +99,9 @@ export function createGrantStore(db: Db): GrantStore {
         const previous = await lockGrantForConsent(trx, { id: newGrantId, userId, appId }, now);
         const { grantScope, withdrawn } = rule(previous.scope);
         const grantId = await upsertGrant(trx, { id: previous.id, userId, appId, scope: grantScope }, now);
+        if (grantId === newGrantId) {
+          await recordEvent(trx, { type: 'grant.created', userId, audience: { appId }, data: { scopes: grantScope.split(' ') }, now }, 0);
+        }
         // A withdrawn scope takes effect now, not when the tokens carrying it expire.
         await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
         await insertAuthorizationCode(trx, { ...code, grant_id: grantId });
@@ -161,11 +171,27 @@ const matching = (f: GrantFilter) => (eb: ExpressionBuilder<Database, 'grants'>)
     ...(f.scopeOtherThan === undefined ? [] : [eb('scope', '!=', f.scopeOtherThan)]),
   ]);
 
-/** Ends the grants `filter` selects with every code and token issued under them; returns how many grants. */
-export function deleteGrants(db: Q, filter: GrantFilter): Promise<number> {
+/**
+ * Ends the grants `filter` selects with every code and token issued under them; returns how many
+ * grants. With a `revocation`, each app hears of it (grant.revoked), and the messages about the
+ * user's data still waiting for that app are dropped: it no longer holds the grant to read it.
+ */
+export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation): Promise<number> {
   return atomically(db, async (trx) => {
+    const ended = revocation ? await trx.selectFrom('grants').select(['id', 'user_id', 'app_id']).where(matching(filter)).execute() : [];
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where(matching(filter)));
     const result = await trx.deleteFrom('grants').where(matching(filter)).executeTakeFirst();
+    for (const grant of ended) {
+      await trx
+        .deleteFrom('webhook_deliveries')
+        .where('state', '=', 'pending')
+        .where('user_id', '=', grant.user_id)
+        .where('type', 'in', ['steps.updated', 'profile.updated'])
+        .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', grant.app_id))
+        .execute();
+      const event = { type: 'grant.revoked', userId: grant.user_id, audience: { appId: grant.app_id }, data: { reason: revocation!.reason }, now: revocation!.now } as const;
+      await recordEvent(trx, event, 0);
+    }
     return Number(result.numDeletedRows);
   });
 }

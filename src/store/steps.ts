@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { bucketRuns } from '../calendar/step-buckets.js';
+import { recordEvent, type MinuteRange } from './events.js';
 import type { StepSums } from './step-series.js';
 
 /** One minute of steps (docs/api.md): the minute's start, in seconds since the epoch, and its count. */
@@ -18,16 +19,28 @@ export interface StepSample {
 /** Rollup widths in seconds, each a multiple of the one before. */
 export const ROLLUP_WIDTHS = [900, 3600, 86400] as const;
 
+/** What an upload changed, for its steps.updated event: the minute ranges and the local dates they touch. */
+export interface StepsChange {
+  ranges: MinuteRange[];
+  dates: string[];
+  now: number;
+  /** WEBHOOK_COALESCE (docs/webhooks.md). */
+  coalesceSeconds: number;
+}
+
 export interface StepStore {
-  /** Stores the minutes (a minute sent again replaces its value) and their rollups; returns how many. */
-  upsertSamples(userId: string, samples: readonly StepSample[]): Promise<number>;
+  /**
+   * Stores the minutes (a minute sent again replaces its value) and their rollups, and the
+   * steps.updated event of `change`, in one transaction; returns how many.
+   */
+  upsertSamples(userId: string, samples: readonly StepSample[], change: StepsChange): Promise<number>;
   /** Step sums per bucket of a plan (store/step-series.ts). */
   sums: StepSums;
 }
 
 export function createStepStore(db: Db, sums: StepSums): StepStore {
   return {
-    upsertSamples: (userId, samples) => upsertSamples(db.kysely, db.dialect, userId, samples),
+    upsertSamples: (userId, samples, change) => upsertSamples(db.kysely, db.dialect, userId, samples, change),
     sums,
   };
 }
@@ -40,6 +53,7 @@ async function upsertSamples(
   dialect: Dialect,
   userId: string,
   samples: readonly StepSample[],
+  change: StepsChange,
 ): Promise<number> {
   if (samples.length === 0) return 0;
   await db.transaction().execute(async (trx) => {
@@ -67,6 +81,8 @@ async function upsertSamples(
       }
       sourceWidth = width;
     }
+    const { ranges, dates, now, coalesceSeconds } = change;
+    await recordEvent(trx, { type: 'steps.updated', userId, audience: { scope: 'read_activity' }, data: { ranges, dates }, now }, coalesceSeconds);
   });
   return samples.length;
 }

@@ -23,6 +23,7 @@ import { postgresSums } from './postgres/step-series.js';
 import { sqliteSums } from './sqlite/step-series.js';
 import { sweepExpired, type SweepCounts } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
+import { createWebhookStore, type WebhookStore } from './webhooks.js';
 import { createUserStore, type UserStore } from './users.js';
 
 export interface Stores {
@@ -37,6 +38,8 @@ export interface Stores {
   /** The bearer check of every resource API request. */
   bearer: BearerLookup;
   steps: StepStore;
+  /** Webhook endpoints, their deliveries, and each app's event feed. */
+  webhooks: WebhookStore;
   /**
    * The secret `name`, read (or made) when first needed and kept for the life of the process; a
    * failed read is not kept.
@@ -62,6 +65,7 @@ export function createStores(db: Db): Stores {
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
     steps: createStepStore(db, createStepSums(db.dialect, db.sqlite ? sqliteSums(db.sqlite) : postgresSums(db.pool))),
+    webhooks: createWebhookStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
     sweepExpired: (now) => sweepExpired(db.kysely, now),
     async isReachable() {

@@ -35,7 +35,7 @@ forEachDialect('two instances sharing one database', (dialect) => {
     assert.equal((await profile(second)).statusCode, 200);
     assert.equal((await profile(first.app)).statusCode, 200);
 
-    assert.equal(await first.database.stores.grants.revokeForUser(user.id, issued.appId), true);
+    assert.equal(await first.database.stores.grants.revokeForUser(user.id, issued.appId, first.clock()), true);
     const afterRevocation = await profile(second);
     assert.equal(afterRevocation.statusCode, 401);
     assert.equal(afterRevocation.json().error, 'invalid_token');

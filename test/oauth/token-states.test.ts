@@ -64,12 +64,12 @@ forEachDialect('access token states', (dialect) => {
       payload: encodeForm({ grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/callback', client_id: f.app.clientId, client_secret: f.secret }),
     })).json();
 
-    assert.equal(await t.database.stores.grants.revokeForUser(f.user.id, f.app.id), true);
+    assert.equal(await t.database.stores.grants.revokeForUser(f.user.id, f.app.id, t.clock()), true);
     assert.equal(await useToken(t, a.access_token), 401);
     assert.equal(await useToken(t, b.access_token), 401);
     assert.equal((await refresh(t, f, a.refresh_token)).json().error, 'invalid_grant');
     assert.equal(await useToken(t, othersTokens.access_token), 200);
-    assert.equal(await t.database.stores.grants.revokeForUser(f.user.id, f.app.id), false);
+    assert.equal(await t.database.stores.grants.revokeForUser(f.user.id, f.app.id, t.clock()), false);
   });
 
   it('valid → invalid when the developer changes the scopes: only grants whose scope set differs', async () => {

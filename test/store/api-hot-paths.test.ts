@@ -15,6 +15,9 @@ import { createUser, issueAccessToken, type TestUser } from '../support/tokens.j
 
 const DAY = 86_400;
 
+/** The steps.updated event of an upload, which no app here hears of. */
+const UNHEARD_UPLOAD = { ranges: [], dates: [], now: 0, coalesceSeconds: 0 };
+
 forEachDialect('resource API hot paths', (dialect) => {
   let t: TestApp;
   let user: TestUser;
@@ -146,7 +149,7 @@ forEachDialect('resource API hot paths', (dialect) => {
     const start = Date.UTC(2024, 2, 20) / 1000; // spans the DST change of 2024-03-31 in Europe
     const samples = [];
     for (let time = start, i = 0; time < start + 20 * DAY; time += 60 * 7, i++) samples.push({ start_time: time - (time % 60), value: (i * 13) % 90 });
-    await t.database.stores.steps.upsertSamples(stepper.id, samples);
+    await t.database.stores.steps.upsertSamples(stepper.id, samples, UNHEARD_UPLOAD);
     const sums = t.database.stores.steps.sums;
     const cases: Array<[string, 'minute' | 'hour' | 'day', number, number]> = [
       ['UTC', 'day', start, start + 20 * DAY],
@@ -203,9 +206,9 @@ forEachDialect('resource API hot paths', (dialect) => {
     const request = parseSeriesQuery({ start_time: String(start), end_time: String(start + 7 * DAY), timezone: 'Europe/Berlin' }, 'UTC', start);
     const totals = async () => [(await read(walker.id, request)).total, (await read(sitter.id, request)).total];
     assert.deepEqual(await totals(), [0, 0]);
-    await t.database.stores.steps.upsertSamples(walker.id, [{ start_time: start + 3 * DAY, value: 70 }]);
+    await t.database.stores.steps.upsertSamples(walker.id, [{ start_time: start + 3 * DAY, value: 70 }], UNHEARD_UPLOAD);
     assert.deepEqual(await totals(), [70, 0], 'an upload is seen by the next read of the same series');
-    await t.database.stores.steps.upsertSamples(sitter.id, [{ start_time: start + DAY - 3600, value: 5 }]);
+    await t.database.stores.steps.upsertSamples(sitter.id, [{ start_time: start + DAY - 3600, value: 5 }], UNHEARD_UPLOAD);
     assert.deepEqual(await totals(), [70, 5], 'each user gets their own steps');
     // More distinct requests than the reader keeps plans for: it starts over, answers stay right.
     for (let day = 0; day < 300; day++) {

@@ -282,7 +282,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
 
     const revoked = await subject(t);
     await tokensOf(revoked);
-    assert.equal(await t.database.stores.grants.revokeForUser(revoked.user.id, revoked.appId), true);
+    assert.equal(await t.database.stores.grants.revokeForUser(revoked.user.id, revoked.appId, t.clock()), true);
     assert.equal(await count(revoked), 0, 'revoked on the account page');
 
     assert.equal(await count(bystander), 2);

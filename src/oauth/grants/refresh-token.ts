@@ -108,7 +108,7 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
     throw invalidGrant('the refresh token is unknown, expired or revoked');
   }
   // RFC 9700 §4.14.2: reuse of a rotated refresh token means it may be stolen; end the grant.
-  await ctx.stores.grants.delete(token.grant_id);
+  await ctx.stores.grants.endForReuse(token.grant_id, now);
   ctx.metrics.tokens.inc({ event: 'reuse_detected' });
   throw invalidGrant('the refresh token was already used; access for this app has been revoked');
 }

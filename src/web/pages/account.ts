@@ -130,7 +130,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     if (!session) return reply;
     const { appId } = request.params as { appId: string };
     // Ends the grant with every code, access and refresh token under it, on every process.
-    const ended = await stores.grants.revokeForUser(session.user.id, appId);
+    const ended = await stores.grants.revokeForUser(session.user.id, appId, app.ctx.clock());
     if (!ended) return reply.redirect('/account', 303);
     return reply.redirect(`/account?revoked=${encodeURIComponent(appId)}&proof=${revocationProof(session, appId)}`, 303);
   });

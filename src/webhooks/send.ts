@@ -1,0 +1,84 @@
+/**
+ * One attempt to send a message (docs/webhooks.md): a POST signed by the Standard Webhooks
+ * scheme (`webhook-id`, `webhook-timestamp`, `webhook-signature`: one `v1,…` per secret), 10 s
+ * at most, no redirect followed, at most 64 KB of the answer read.
+ */
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import type { ClaimedMessage } from '../store/webhooks.js';
+import { publicOnlyLookup, targetProblem } from './targets.js';
+
+export const TIMEOUT_MS = 10_000;
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+export interface Answer {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  /** The answer's body (at most MAX_ANSWER_BYTES), for a verification's challenge. */
+  body: string;
+  latencyMs: number;
+}
+
+export function deliveryAgent(allowPrivate: boolean): Agent {
+  return new Agent({
+    connect: { timeout: TIMEOUT_MS, ...(allowPrivate ? {} : { lookup: publicOnlyLookup }) },
+    headersTimeout: TIMEOUT_MS,
+    bodyTimeout: TIMEOUT_MS,
+    connections: 16,
+  });
+}
+
+export function signatures(message: Pick<ClaimedMessage, 'secrets' | 'messageId'>, timestamp: Date, payload: string): string {
+  return message.secrets.map((secret) => new Webhook(secret).sign(message.messageId, timestamp, payload)).join(' ');
+}
+
+export async function send(agent: Agent, message: ClaimedMessage, allowPrivate: boolean): Promise<Answer> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const problem = targetProblem(message.url, allowPrivate);
+  if (problem) return { ok: false, status: null, error: problem, body: '', latencyMs: 0 };
+  const timestamp = new Date();
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  try {
+    const response = await request(message.url, {
+      method: 'POST',
+      dispatcher: agent,
+      signal,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Stride-Webhooks/1',
+        'webhook-id': message.messageId,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signatures(message, timestamp, message.payload),
+      },
+      body: message.payload,
+    });
+    const body = await readAtMost(response.body, MAX_ANSWER_BYTES);
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    return { ok, status: response.statusCode, error: ok ? null : `the endpoint answered ${response.statusCode}`, body, latencyMs: elapsed() };
+  } catch (error) {
+    const reason = signal.aborted ? `no answer within ${TIMEOUT_MS / 1000} s` : describe(error);
+    return { ok: false, status: null, error: reason, body: '', latencyMs: elapsed() };
+  }
+}
+
+async function readAtMost(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function describe(error: unknown): string {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const cause = err.cause ?? err;
+  return [cause.code, cause.message ?? err.message].filter(Boolean).join(': ').slice(0, 300) || 'the request failed';
+}
