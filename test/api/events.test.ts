@@ -1,0 +1,95 @@
+/** `GET /v1/events` and `/v1/webhooks` with the app's own credentials (docs/webhooks.md). */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { forEachDialect } from '../support/databases.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+import type { TestApp } from '../support/app.js';
+import { createFixture, createOAuthTestApp, obtainTokens, type Fixture } from '../oauth/flow.js';
+import { registerApp } from '../../src/domain/apps.js';
+
+cheapPasswordHashing();
+
+forEachDialect('the apps\' event API', (dialect) => {
+  let t: TestApp;
+  let fixture: Fixture;
+  let basic: string;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { WEBHOOK_ALLOW_PRIVATE: 'false' });
+    fixture = await createFixture(t);
+    basic = `Basic ${Buffer.from(`${fixture.app.clientId}:${fixture.secret}`).toString('base64')}`;
+  });
+  after(() => t.close());
+
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, authorization = basic) =>
+    t.app.inject({ method, url, headers: { authorization, ...(payload !== undefined && { 'content-type': 'application/json' }) }, ...(payload !== undefined && { payload: JSON.stringify(payload) }) });
+
+  it('serves the feed to the app, in the documented shape', async () => {
+    await obtainTokens(t, fixture);
+    const response = await call('GET', '/v1/events?limit=10');
+    assert.equal(response.statusCode, 200);
+    const page = response.json();
+    assert.deepEqual(Object.keys(page), ['data', 'next_cursor']);
+    assert.equal(page.data[0].type, 'grant.created');
+    assert.deepEqual(Object.keys(page.data[0]), ['id', 'type', 'timestamp', 'data']);
+    assert.equal(page.data[0].data.user_id, fixture.user.id);
+    const next = (await call('GET', `/v1/events?after=${page.next_cursor}`)).json();
+    assert.deepEqual(next, { data: [], next_cursor: page.next_cursor });
+  });
+
+  it('refuses other credentials, public clients and bad parameters with clear errors', async () => {
+    const noAuth = await t.app.inject({ method: 'GET', url: '/v1/events' });
+    assert.equal(noAuth.statusCode, 401);
+    assert.equal((await call('GET', '/v1/events', undefined, `Basic ${Buffer.from(`${fixture.app.clientId}:wrong`).toString('base64')}`)).statusCode, 401);
+    const pub = await call('GET', '/v1/events', undefined, `Basic ${Buffer.from(`${fixture.publicApp.clientId}:`).toString('base64')}`);
+    assert.equal(pub.statusCode, 401);
+    assert.match(pub.json().error_description, /confidential client/);
+    for (const query of ['limit=0', 'limit=1001', 'limit=ten', 'after=', 'after=forged']) {
+      const response = await call('GET', `/v1/events?${query}`);
+      assert.equal(response.statusCode, 400, query);
+      assert.equal(response.json().error, 'invalid_request', query);
+    }
+  });
+
+  it('lets the app add, change, rotate and delete its endpoints, and refuses bad input changing nothing', async () => {
+    const bad: Array<[unknown, RegExp]> = [
+      [{ url: 'http://hooks.example.com/x', events: ['steps.updated'] }, /https/],
+      [{ url: 'https://10.0.0.8/x', events: ['steps.updated'] }, /public address/],
+      [{ url: 'https://hooks.example.com/x', events: [] }, /at least one event type/],
+      [{ url: 'https://hooks.example.com/x', events: ['steps.deleted'] }, /unknown event type/],
+      [{ events: ['steps.updated'] }, /url is required/],
+      [[1, 2], /JSON object/],
+    ];
+    for (const [payload, message] of bad) {
+      const response = await call('POST', '/v1/webhooks', payload);
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+      assert.match(response.json().error_description, message);
+    }
+    assert.deepEqual((await call('GET', '/v1/webhooks')).json(), { data: [] }, 'nothing was made');
+
+    const created = await call('POST', '/v1/webhooks', { url: 'https://hooks.example.com/stride', events: ['grant.revoked', 'steps.updated'] });
+    assert.equal(created.statusCode, 201);
+    const endpoint = created.json();
+    assert.match(endpoint.secret, /^whsec_/);
+    assert.equal(endpoint.state, 'unverified');
+    assert.deepEqual(endpoint.events, ['steps.updated', 'grant.revoked']);
+    const listed = (await call('GET', '/v1/webhooks')).json().data;
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0].secret, undefined, 'the secret is shown once');
+
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'gone' })).statusCode, 400);
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'https://127.0.0.1/x' })).statusCode, 400);
+    const paused = await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'paused', events: ['profile.updated'] });
+    assert.equal(paused.json().state, 'paused');
+    assert.deepEqual(paused.json().events, ['profile.updated']);
+
+    const rotated = (await call('POST', `/v1/webhooks/${endpoint.id}/rotate-secret`)).json();
+    assert.notEqual(rotated.secret, endpoint.secret);
+
+    // Another app cannot see or touch it.
+    const other = await registerApp(t.database.stores.apps, t.clock, fixture.developer.id, { name: 'Other', redirectUris: ['https://o.example/cb'], scopes: ['read_profile'], isPublic: false });
+    const otherBasic = `Basic ${Buffer.from(`${other.app.clientId}:${other.clientSecret}`).toString('base64')}`;
+    assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`, undefined, otherBasic)).statusCode, 404);
+    assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 204);
+    assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 404);
+  });
+});
