@@ -155,6 +155,30 @@ forEachDialect('stride CLI', (dialect) => {
     assert.equal(again.app.client_id, demo.app.client_id, 'a second run reuses the demo app');
   });
 
+  it('manages webhook endpoints: add (secret once), list, update, rotate, delete; bad input fails', async () => {
+    const added = await cli('webhooks', 'add', clientId, '--url', 'https://hooks.example.com/stride', '--events', 'steps.updated,grant.revoked', '--json');
+    assert.equal(added.code, 0, added.stderr);
+    const endpoint = JSON.parse(added.stdout);
+    assert.match(endpoint.secret, /^whsec_/);
+    assert.equal(endpoint.state, 'unverified');
+    const listed = JSON.parse((await cli('webhooks', 'list', clientId, '--json')).stdout);
+    assert.deepEqual(listed.map((e: { id: string }) => e.id), [endpoint.id]);
+    assert.equal(listed[0].secret, undefined);
+    const paused = JSON.parse((await cli('webhooks', 'update', endpoint.id, '--paused', '--events', 'profile.updated', '--json')).stdout);
+    assert.deepEqual([paused.state, paused.events], ['paused', ['profile.updated']]);
+    const rotated = JSON.parse((await cli('webhooks', 'rotate-secret', endpoint.id, '--json')).stdout);
+    assert.notEqual(rotated.secret, endpoint.secret);
+    await expectFailure(['webhooks', 'add', clientId, '--url', 'http://hooks.example.com/x', '--events', 'steps.updated'], /https/);
+    await expectFailure(['webhooks', 'add', clientId, '--url', 'https://192.168.1.9/x', '--events', 'steps.updated'], /public address/);
+    await expectFailure(['webhooks', 'add', clientId, '--url', 'https://hooks.example.com/x', '--events', 'steps.removed'], /unknown event type/);
+    await expectFailure(['webhooks', 'add', 'no-such-client', '--url', 'https://hooks.example.com/x', '--events', 'steps.updated'], /no app/);
+    await expectFailure(['webhooks', 'update', endpoint.id, '--paused', '--active'], /not both/);
+    await expectFailure(['webhooks', 'update', 'we_missing', '--active'], /no webhook endpoint/);
+    assert.equal(JSON.parse((await cli('webhooks', 'list', clientId, '--json')).stdout).length, 1, 'the refused commands added nothing');
+    assert.equal((await cli('webhooks', 'delete', endpoint.id)).code, 0);
+    await expectFailure(['webhooks', 'delete', endpoint.id], /no webhook endpoint/);
+  });
+
   it('deletes an app', async () => {
     const run = await cli('apps', 'delete', clientId);
     assert.equal(run.code, 0, run.stderr);
