@@ -153,6 +153,8 @@ export interface WebhookEndpointTable {
   /** After a rotation, the old secret signs too until previous_secret_until. */
   previous_secret: string | null;
   previous_secret_until: number | null;
+  /** 1 while a secret made on the dashboard waits to be shown there, once. */
+  secret_unshown: number;
   /** The verification under way (state unverified): its challenge and when it is next sent. */
   challenge: string | null;
   verify_at: number | null;

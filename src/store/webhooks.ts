@@ -52,13 +52,18 @@ const newEndpointId = () => `we_${randomBytes(12).toString('base64url')}`;
 const newChallenge = () => randomBytes(24).toString('base64url');
 
 export interface WebhookStore {
-  add(appId: string, url: string, eventTypes: string[], now: number): Promise<WebhookEndpoint>;
+  /** `showOnce`: the secret waits to be shown once by revealSecret (the dashboard's redirect target). */
+  add(appId: string, url: string, eventTypes: string[], now: number, options?: { id?: string; showOnce?: boolean }): Promise<WebhookEndpoint>;
+  /** The secret, if it still waits to be shown; marked shown. */
+  revealSecret(id: string): Promise<string | undefined>;
+  /** Per app: how many endpoints, and how many failing (the dashboard's overview). */
+  summaries(appIds: readonly string[]): Promise<Map<string, { endpoints: number; failing: number }>>;
   find(id: string): Promise<WebhookEndpoint | undefined>;
   list(appId: string): Promise<WebhookEndpoint[]>;
   /** A URL change starts a new verification; pausing keeps deliveries waiting. */
   update(id: string, changes: EndpointChanges, now: number): Promise<WebhookEndpoint | undefined>;
   /** A new secret; the old one keeps signing beside it until `now + overlapSeconds`. */
-  rotateSecret(id: string, now: number, overlapSeconds: number): Promise<WebhookEndpoint | undefined>;
+  rotateSecret(id: string, now: number, overlapSeconds: number, options?: { showOnce?: boolean }): Promise<WebhookEndpoint | undefined>;
   delete(id: string): Promise<boolean>;
   /** The endpoint's latest deliveries, newest first. */
   deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]>;
@@ -77,9 +82,9 @@ export function createWebhookStore(db: Db): WebhookStore {
   const q = db.kysely;
   const find = (id: string) => q.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
   return {
-    async add(appId, url, eventTypes, now) {
+    async add(appId, url, eventTypes, now, options = {}) {
       const row: WebhookEndpoint = {
-        id: newEndpointId(),
+        id: options.id ?? newEndpointId(),
         app_id: appId,
         url,
         event_types: eventTypes.join(' '),
@@ -87,6 +92,7 @@ export function createWebhookStore(db: Db): WebhookStore {
         secret: newWebhookSecret(),
         previous_secret: null,
         previous_secret_until: null,
+        secret_unshown: options.showOnce ? 1 : 0,
         challenge: newChallenge(),
         verify_at: now,
         verify_attempts: 0,
@@ -113,12 +119,25 @@ export function createWebhookStore(db: Db): WebhookStore {
       await q.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
       return find(id);
     },
-    async rotateSecret(id, now, overlapSeconds) {
+    async revealSecret(id) {
+      const row = await q.updateTable('webhook_endpoints').set({ secret_unshown: 0 }).where('id', '=', id).where('secret_unshown', '=', 1).returning('secret').executeTakeFirst();
+      return row?.secret;
+    },
+    async summaries(appIds) {
+      const rows = appIds.length === 0 ? [] : await q
+        .selectFrom('webhook_endpoints')
+        .select(['app_id', (eb) => eb.fn.countAll<number>().as('endpoints'), (eb) => eb.fn.sum<number>(eb.case().when('state', '=', 'failing').then(1).else(0).end()).as('failing')])
+        .where('app_id', 'in', appIds)
+        .groupBy('app_id')
+        .execute();
+      return new Map(rows.map((row) => [row.app_id, { endpoints: Number(row.endpoints), failing: Number(row.failing) }]));
+    },
+    async rotateSecret(id, now, overlapSeconds, options = {}) {
       const current = await find(id);
       if (!current) return undefined;
       await q
         .updateTable('webhook_endpoints')
-        .set({ secret: newWebhookSecret(), previous_secret: current.secret, previous_secret_until: now + overlapSeconds, updated_at: now })
+        .set({ secret: newWebhookSecret(), previous_secret: current.secret, previous_secret_until: now + overlapSeconds, secret_unshown: options.showOnce ? 1 : 0, updated_at: now })
         .where('id', '=', id)
         .execute();
       return find(id);

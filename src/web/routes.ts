@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountPages } from './pages/account.js';
 import { authorizePages } from './pages/authorize.js';
 import { dashboardPages } from './pages/dashboard.js';
+import { webhookPages } from './pages/webhooks.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
 import { loginPages } from './pages/login.js';
 import { signupPages } from './pages/signup.js';
@@ -31,6 +32,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(signupPages);
   await app.register(authorizePages);
   await app.register(dashboardPages);
+  await app.register(webhookPages);
   await app.register(accountPages);
   await app.register(demoCallbackPage);
 }

@@ -28,11 +28,18 @@ function checkedUrl(config: Config, url: string): string {
   return url.trim();
 }
 
-export async function addEndpoint(store: WebhookStore, config: Config, appId: string, input: { url: string; events: string | readonly string[] }, now: number): Promise<WebhookEndpoint> {
+export async function addEndpoint(
+  store: WebhookStore,
+  config: Config,
+  appId: string,
+  input: { url: string; events: string | readonly string[] },
+  now: number,
+  options: { id?: string; showOnce?: boolean } = {},
+): Promise<WebhookEndpoint> {
   const url = checkedUrl(config, input.url);
   const events = parseEventTypes(input.events);
   if ((await store.list(appId)).length >= MAX_ENDPOINTS_PER_APP) throw new EndpointInputError(`an app has at most ${MAX_ENDPOINTS_PER_APP} endpoints`);
-  return store.add(appId, url, events, now);
+  return store.add(appId, url, events, now, options);
 }
 
 export async function updateEndpoint(

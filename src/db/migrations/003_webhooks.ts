@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('secret', 'text', (c) => c.notNull())
     .addColumn('previous_secret', 'text')
     .addColumn('previous_secret_until', 'bigint')
+    // 1 while a secret made on the dashboard waits to be shown there, once.
+    .addColumn('secret_unshown', 'integer', (c) => c.notNull().defaultTo(0))
     // The challenge of the verification under way, and when it is next sent.
     .addColumn('challenge', 'text')
     .addColumn('verify_at', 'bigint')

@@ -48,6 +48,7 @@ async function sendDetail(
     app: registered,
     path: appPath(registered),
     connectedUsers: await reply.server.ctx.stores.apps.countConnectedUsers(registered.id),
+    webhooks: (await reply.server.ctx.stores.webhooks.summaries([registered.id])).get(registered.id) ?? { endpoints: 0, failing: 0 },
     form: options.form ?? formOf(registered),
     errors: options.errors ?? {},
     newSecret: options.newSecret ?? null,
@@ -70,9 +71,12 @@ async function listOwnApps(request: FastifyRequest, reply: FastifyReply) {
   const session = await requireSession(request, reply);
   if (!session) return reply;
   const query = request.query as Form;
+  const { stores } = request.server.ctx;
+  const apps = await stores.apps.listWithConnectedUsers(session.user.id);
+  const webhooks = await stores.webhooks.summaries(apps.map((app) => app.id));
   return sendPage(reply, './dashboard', {
     ...signedInLayout(session, 'Your apps', 'dashboard'),
-    apps: await request.server.ctx.stores.apps.listWithConnectedUsers(session.user.id),
+    apps: apps.map((app) => ({ ...app, webhooks: webhooks.get(app.id) ?? { endpoints: 0, failing: 0 } })),
     notice: query.deleted === '1' ? 'The app was deleted. Every token it had is revoked.' : null,
   });
 }
