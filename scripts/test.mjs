@@ -21,6 +21,7 @@ const LONGEST_FIRST = [
   'http/connection-limits',
   'crash/crash-consistency',
   'http/rate-limit.test',
+  'webhooks/processes',
   'fuzz/web',
   'fuzz/oauth',
   'http/rate-limit-redis-faults',

@@ -24,12 +24,24 @@ export interface Metrics {
   webhookAttempts: Counter<'outcome'>;
 }
 
+let processMetrics: Registry | undefined;
+
+/**
+ * Process CPU, memory, file descriptors, GC and event-loop lag (nodejs_eventloop_lag_*): one set
+ * per process, whatever the number of applications in it (their monitors run until it exits).
+ */
+function processRegistry(): Registry {
+  if (processMetrics === undefined) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 /** `connections` reads the database pool's use at each scrape (null: no pool, as on SQLite). */
 export function createMetrics(connections: () => ConnectionCounts | null): Metrics {
-  const registry = new Registry();
-  // Process CPU, memory, file descriptors, GC and event-loop lag (nodejs_eventloop_lag_*).
-  collectDefaultMetrics({ register: registry });
-  const registers = [registry];
+  const own = new Registry();
+  const registers = [own];
   new Gauge({
     name: 'stride_db_pool_connections',
     help: 'PostgreSQL pool connections by state (total, idle, waiting: queries waiting for one).',
@@ -41,8 +53,7 @@ export function createMetrics(connections: () => ConnectionCounts | null): Metri
       for (const [state, value] of Object.entries(counts)) this.set({ state }, value);
     },
   });
-  return {
-    registry,
+  const metrics = {
     requests: new Histogram({
       name: 'stride_http_request_duration_seconds',
       help: 'HTTP requests by method, route template and status, with their latency.',
@@ -69,4 +80,5 @@ export function createMetrics(connections: () => ConnectionCounts | null): Metri
     webhookAttempts: new Counter({ name: 'stride_webhook_attempts_total', help: 'Webhook sends (deliveries and verifications), by outcome.', labelNames: ['outcome'], registers }),
     sweptRows: new Counter({ name: 'stride_swept_rows_total', help: 'Expired rows deleted by the sweeper, by table.', labelNames: ['table'], registers }),
   };
+  return { registry: Registry.merge([processRegistry(), own]), ...metrics };
 }

@@ -35,13 +35,21 @@ forEachDialect('the event feed', (dialect) => {
     return ids;
   };
 
-  const readAll = async (app: string, cursor: string | null, limit: number) => {
+  /**
+   * Reads pages until `expected` events came (or, without it, until a page is empty). On
+   * PostgreSQL a page also waits for transactions of other tests sharing the server, so reading
+   * to a count polls briefly instead of trusting the first empty page.
+   */
+  const readAll = async (app: string, cursor: string | null, limit: number, expected?: number) => {
     const seen: string[] = [];
+    const deadline = Date.now() + 5000;
     for (;;) {
-      const page = (await t.stores.webhooks.feed(app, cursor, limit))!;
+      const page: FeedPage = (await t.stores.webhooks.feed(app, cursor, limit))!;
       seen.push(...page.data.map((event) => event.id));
-      if (page.data.length === 0) return { seen, cursor: page.next_cursor };
       cursor = page.next_cursor;
+      if (page.data.length > 0) continue;
+      if (expected === undefined || seen.length >= expected || Date.now() > deadline) return { seen, cursor };
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
   };
 
@@ -59,7 +67,7 @@ forEachDialect('the event feed', (dialect) => {
       seen.push(...page.data.map((event) => event.id));
       cursor = page.next_cursor;
       if (page.data.length === 0 && written) {
-        const rest = await readAll(appId, cursor, 333);
+        const rest = await readAll(appId, cursor, 333, 10_000 - seen.length);
         seen.push(...rest.seen);
         break;
       }
@@ -70,16 +78,16 @@ forEachDialect('the event feed', (dialect) => {
   });
 
   it('gives an empty page and the same cursor when the app is up to date, and refuses a forged cursor', async () => {
-    const { cursor } = await readAll(appId, null, 1000);
+    const { cursor } = await readAll(appId, null, 1000, 10_000);
     const page = (await t.stores.webhooks.feed(appId, cursor, 10))!;
-    assert.deepEqual(page, { data: [], next_cursor: cursor });
+    assert.deepEqual(page, { data: [], next_cursor: cursor }, 'nothing new');
     assert.equal(await t.stores.webhooks.feed(appId, 'not-a-cursor', 10), null);
     assert.equal(await t.stores.webhooks.feed(appId, Buffer.from('1.x').toString('base64url'), 10), null);
   });
 
   if (dialect === 'postgres') {
     it('never passes an event whose transaction commits after a later one', async () => {
-      const { cursor } = await readAll(appId, null, 1000);
+      const { cursor } = await readAll(appId, null, 1000, 10_000);
       const slow = await t.db.pool!.connect();
       try {
         await slow.query('begin');
@@ -89,7 +97,7 @@ forEachDialect('the event feed', (dialect) => {
         const whileOpen = await readAll(appId, cursor, 10);
         assert.deepEqual(whileOpen.seen, [], 'nothing past a transaction still running');
         await slow.query('commit');
-        const afterCommit = await readAll(appId, whileOpen.cursor, 10);
+        const afterCommit = await readAll(appId, whileOpen.cursor, 10, 4);
         assert.deepEqual(afterCommit.seen, [late, ...early], 'in commit-safe order, none skipped');
       } finally {
         slow.release();
