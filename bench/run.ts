@@ -8,6 +8,8 @@
  *   3. refresh-token chains with rotation vs oidc-provider doing the same
  *   4. complete authorization-code flows  vs the machine's Argon2id rate (ARGON2_OPTIONS)
  *   5. with DATABASE_URL=postgres://…, loads 1–3 again on PostgreSQL
+ *   6. step uploads (a day of minutes each) vs the same upserts with nothing in front, and with
+ *      five apps subscribed to the user's steps; then webhook deliveries per second (webhook-loads.ts)
  *
  * Every server of a load is measured in interleaved slices with its references (lib/loads.ts), so
  * that a ratio is not moved by what the machine was doing during one server's turn. Stride on
@@ -64,6 +66,7 @@ import {
   type StrideSetup,
 } from './lib/servers.js';
 import { obtainTokens } from './lib/oauth-client.js';
+import { webhookLoads } from './webhook-loads.js';
 
 const CONNECTIONS = 32;
 
@@ -80,7 +83,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -290,6 +293,23 @@ async function flowLoad(stride: StrideRun): Promise<void> {
   row('4 authorization-code flows', stride.label, 'flow/s', m!, ratios, [...checks, rssCheck(m!)]);
 }
 
+/** Load 6 on a SQLite Stride of its own (webhook-loads.ts). */
+async function uploadLoad(): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-uploads-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  const result = await webhookLoads(`sqlite:${join(workDir, 'stride.sqlite')}`, settings, CONNECTIONS, log);
+  const inSamples = (m: Measurement): Measurement => ({ ...m, rate: m.rate * result.samplesPerUpload });
+  const [limit, quiet, watched] = [inSamples(result.limit), inSamples(result.quiet), inSamples(result.watched)];
+  row('6 uploads', 'SQLite upserts, nothing in front', 'samples/s', limit);
+  const none = withRatios(quiet, [against(quiet, limit, 'limit', 'vs the same upserts with nothing in front', 0.5)]);
+  row('6 uploads', 'Stride SQLite', 'samples/s', quiet, none.ratios, [...none.checks, p99Check(quiet, 250), rssCheck(quiet)]);
+  const five = withRatios(watched, [against(watched, quiet, 'no subscribers', 'vs the same uploads with no subscribed app', 0.9)]);
+  row('6 uploads, 5 subscribed apps', 'Stride SQLite', 'samples/s', watched, five.ratios, [...five.checks, rssCheck(watched)]);
+  const { messages, seconds, rate } = result.deliveries;
+  const delivered: Measurement = { rate, p50: NaN, p99: NaN, ok: messages, failed: 0, seconds, rssMb: null, cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN } };
+  row('6 webhook deliveries', 'Stride SQLite', 'msg/s', delivered, {}, [{ target: 'deliveries ≥ 1000 msg/s', pass: rate >= 1000, actual: `${rate.toFixed(0)} msg/s` }]);
+}
+
 /** The resource API's micro-benchmark of the steps series (bench/steps-series.ts), when it is there. */
 async function stepsSeriesMicro(): Promise<string[]> {
   const module = new URL('./steps-series.js', import.meta.url);
@@ -339,6 +359,7 @@ async function main(): Promise<number> {
   if (taking('3').length > 0) await refreshLoad(taking('3'), peer!);
   if (sqliteLoads.has('4')) await flowLoad(strides[0]!);
   await stopAll();
+  if (selected.has('6')) await uploadLoad();
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
 
   if (rows.length === 0) {

@@ -129,10 +129,10 @@ export function percentile(sorted: number[], p: number): number {
  * counts as 0), too coarse for answers that take a fraction of one; with `latencies`, each 2xx
  * answer's time is also recorded there in microseconds, as autocannon measured it.
  */
-function autocannonRun(url: string, headers: Record<string, string>, connections: number, seconds: number, latencies?: RecordableHistogram): Promise<AutocannonResult> {
+function autocannonRun(url: string, headers: Record<string, string>, connections: number, seconds: number, latencies?: RecordableHistogram, body?: string): Promise<AutocannonResult> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url, headers, connections, pipelining: 1, duration: seconds, timeout: 10, skipAggregateResult: true },
+      { url, headers, connections, pipelining: 1, duration: seconds, timeout: 10, skipAggregateResult: true, ...(body !== undefined && { method: 'POST' as const, body }) },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
     if (latencies) {
@@ -143,19 +143,19 @@ function autocannonRun(url: string, headers: Record<string, string>, connections
   });
 }
 
-/** The same GET over and over on `connections` keep-alive connections (autocannon). */
-export function fixedRequestWorkload(url: string, headers: Record<string, string>, connections: number, pid: number): Workload {
+/** The same GET (or, with `body`, POST) over and over on `connections` keep-alive connections (autocannon). */
+export function fixedRequestWorkload(url: string, headers: Record<string, string>, connections: number, pid: number, body?: string): Workload {
   const slices: AutocannonResult[] = [];
   const latencies = createHistogram();
   let seconds = 0;
   return {
     pid,
     async warmUp(duration) {
-      await autocannonRun(url, headers, connections, duration);
+      await autocannonRun(url, headers, connections, duration, undefined, body);
     },
     async runSlice(duration) {
       const started = performance.now();
-      slices.push(await autocannonRun(url, headers, connections, duration, latencies));
+      slices.push(await autocannonRun(url, headers, connections, duration, latencies, body));
       seconds += (performance.now() - started) / 1000;
     },
     result() {
@@ -178,6 +178,24 @@ export function fixedRequestWorkload(url: string, headers: Record<string, string
         ...(failed > 0 && { note: `${failed} failed (status ${[...statuses].join(',')})` }),
       };
     },
+  };
+}
+
+/** `operation` run back to back in this process for each slice: a limit with nothing in front of it. */
+export function inProcessWorkload(operation: () => Promise<unknown>): Workload {
+  const tally = new DriverTally();
+  const loop = async (deadline: number, record: boolean) => {
+    while (performance.now() < deadline) {
+      const started = performance.now();
+      await operation();
+      if (record) tally.latencies.push(performance.now() - started);
+    }
+  };
+  return {
+    pid: null,
+    warmUp: (seconds) => loop(performance.now() + seconds * 1000, false),
+    runSlice: (seconds) => forSeconds(tally, [0], seconds, (_worker, deadline) => loop(deadline, true)),
+    result: () => tally.summary(),
   };
 }
 
