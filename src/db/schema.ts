@@ -183,7 +183,7 @@ export interface WebhookDeliveryTable {
   /** The `webhook-id` of the message. */
   id: string;
   endpoint_id: string;
-  /** The (latest) event it carries. */
+  /** The event it carries (the first, when later ones were merged into it). */
   event_id: string;
   type: string;
   user_id: string | null;

@@ -3,9 +3,10 @@
  * per app that may hear of it, and one delivery per endpoint of that app that wants its type — so
  * that a crash loses neither the change nor its event. Read back as each app's feed.
  */
-import { randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/schema.js';
 
 type Q = Kysely<Database>;
@@ -40,8 +41,8 @@ export interface FeedPage {
   next_cursor: string;
 }
 
-export const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
-export const newMessageId = () => `msg_${randomBytes(16).toString('base64url')}`;
+export const newEventId = () => `evt_${randomUUID().replaceAll('-', '')}`;
+export const newMessageId = () => `msg_${randomUUID().replaceAll('-', '')}`;
 
 /** The Standard Webhooks body: `{type, timestamp, data}`. */
 export function messageBody(type: string, createdAt: number, data: Record<string, unknown>): string {
@@ -50,93 +51,111 @@ export function messageBody(type: string, createdAt: number, data: Record<string
 
 /** Records `event` for its audience, with its deliveries; inside the caller's transaction. */
 export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: number): Promise<void> {
-  const appIds = 'appId' in event.audience ? [event.audience.appId] : await appsWithScope(trx, event.userId, event.audience.scope);
-  if (appIds.length === 0) return;
+  const audience = await audienceOf(trx, event);
+  if (audience.length === 0) return;
   const data = { user_id: event.userId, ...event.data };
-  const rows = appIds.map((appId) => ({ id: newEventId(), app_id: appId, type: event.type, user_id: event.userId, data: JSON.stringify(data), created_at: event.now }));
-  await trx.insertInto('events').values(rows).execute();
-  const eventOfApp = new Map(rows.map((row) => [row.app_id, row.id]));
-  const endpoints = await trx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'app_id', 'event_types'])
-    .where('app_id', 'in', appIds)
-    .execute();
-  for (const endpoint of endpoints) {
-    if (!endpoint.event_types.split(' ').includes(event.type)) continue;
-    const eventId = eventOfApp.get(endpoint.app_id)!;
-    if (event.type === 'steps.updated' && (await coalesced(trx, endpoint.id, eventId, event, data, coalesceSeconds))) continue;
-    await trx
-      .insertInto('webhook_deliveries')
-      .values({
-        id: newMessageId(),
-        endpoint_id: endpoint.id,
-        event_id: eventId,
-        type: event.type,
-        user_id: event.userId,
-        payload: messageBody(event.type, event.now, data),
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: event.type === 'steps.updated' ? await nextStepsSlot(trx, endpoint.id, event, coalesceSeconds) : event.now,
-        created_at: event.now,
-      })
-      .execute();
+  const eventOfApp = new Map<string, string>();
+  for (const { app_id } of audience) if (!eventOfApp.has(app_id)) eventOfApp.set(app_id, newEventId());
+  const json = JSON.stringify(data);
+  for (const [appId, id] of eventOfApp) await insertEvent(trx, id, appId, event.type, event.userId, json, event.now);
+  const endpoints = audience.filter((row): row is { app_id: string; endpoint_id: string; event_types: string } =>
+    row.endpoint_id !== null && row.event_types!.split(' ').includes(event.type));
+  let fresh = endpoints;
+  let slots = new Map<string, number>();
+  if (event.type === 'steps.updated' && coalesceSeconds > 0 && endpoints.length > 0) {
+    const coalescing = await coalesce(trx, endpoints.map((endpoint) => endpoint.endpoint_id), event, data, coalesceSeconds);
+    fresh = endpoints.filter((endpoint) => !coalescing.joined.has(endpoint.endpoint_id));
+    slots = coalescing.slots;
   }
-}
-
-/** The apps holding a grant of `userId` whose scope has `scope` (scope strings are space-separated names). */
-async function appsWithScope(trx: Q, userId: string, scope: string): Promise<string[]> {
-  const rows = await trx
-    .selectFrom('grants')
-    .select('app_id')
-    .where('user_id', '=', userId)
-    .where(sql<boolean>`(' ' || scope || ' ') like ${`% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`} escape '\\'`)
+  if (fresh.length === 0) return;
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(fresh.map((endpoint) => ({
+      id: newMessageId(),
+      endpoint_id: endpoint.endpoint_id,
+      event_id: eventOfApp.get(endpoint.app_id)!,
+      type: event.type,
+      user_id: event.userId,
+      payload: messageBody(event.type, event.now, data),
+      state: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: slots.get(endpoint.endpoint_id) ?? event.now,
+      created_at: event.now,
+    })))
     .execute();
-  return rows.map((row) => row.app_id);
 }
 
 /**
- * steps.updated is sent at most once per user and endpoint per WEBHOOK_COALESCE seconds: an upload
- * while one is waiting for its slot (not yet tried) joins it — ranges and dates merged — instead of
- * making another message. Returns whether it joined one.
+ * The apps that hear of `event`, each with its endpoints (null: none), in one read: one app, or
+ * every app holding a grant of the user whose scope has the one named (scope strings are
+ * space-separated names).
  */
-async function coalesced(trx: Q, endpointId: string, eventId: string, event: NewEvent, data: Record<string, unknown>, coalesceSeconds: number): Promise<boolean> {
-  if (coalesceSeconds === 0) return false;
-  const waiting = await trx
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'payload'])
-    .where('endpoint_id', '=', endpointId)
-    .where('user_id', '=', event.userId)
-    .where('type', '=', 'steps.updated')
-    .where('state', '=', 'pending')
-    .where('attempts', '=', 0)
-    .where('lease_until', 'is', null)
-    .executeTakeFirst();
-  if (!waiting) return false;
-  const before = (JSON.parse(waiting.payload) as { data: { ranges: MinuteRange[]; dates: string[] } }).data;
-  const merged = {
-    ...data,
-    ranges: mergeRanges([...before.ranges, ...(data.ranges as MinuteRange[])]),
-    dates: [...new Set([...before.dates, ...(data.dates as string[])])].sort(),
-  };
-  await trx
-    .updateTable('webhook_deliveries')
-    .set({ payload: messageBody('steps.updated', event.now, merged), event_id: eventId })
-    .where('id', '=', waiting.id)
-    .execute();
-  return true;
+async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null }>> {
+  const { audience } = event;
+  if ('appId' in audience) return (await appAudience(trx, audience.appId)).rows;
+  return (await scopeAudience(trx, event.userId, `% ${audience.scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`)).rows;
 }
 
-/** Now, or WEBHOOK_COALESCE seconds after the last steps.updated message for this user and endpoint. */
-async function nextStepsSlot(trx: Q, endpointId: string, event: NewEvent, coalesceSeconds: number): Promise<number> {
-  const last = await trx
+// Prepared (db/prepared-query.ts): they run in every upload's transaction.
+const insertEvent = preparedQuery((db: Q, id: string, appId: string, type: string, userId: string, data: string, createdAt: number) =>
+  db.insertInto('events').values({ id, app_id: appId, type, user_id: userId, data, created_at: createdAt }),
+);
+
+const appAudience = preparedQuery((db: Q, appId: string) =>
+  db.selectFrom('apps as a').leftJoin('webhook_endpoints as e', 'e.app_id', 'a.id').select(['a.id as app_id', 'e.id as endpoint_id', 'e.event_types']).where('a.id', '=', appId),
+);
+
+const scopeAudience = preparedQuery((db: Q, userId: string, scopePattern: string) =>
+  db
+    .selectFrom('grants as g')
+    .leftJoin('webhook_endpoints as e', 'e.app_id', 'g.app_id')
+    .select(['g.app_id', 'e.id as endpoint_id', 'e.event_types'])
+    .where('g.user_id', '=', userId)
+    .where(sql<boolean>`(' ' || g.scope || ' ') like ${scopePattern} escape '\\'`),
+);
+
+/** An endpoint's steps.updated messages for a user that are waiting, or made within the window (for the slot). */
+const recentStepsMessages = preparedQuery((db: Q, endpointId: string, userId: string, windowStart: number) => {
+  const query = db
     .selectFrom('webhook_deliveries')
-    .select((eb) => eb.fn.max('created_at').as('at'))
+    .select(['id', 'endpoint_id', 'payload', 'state', 'attempts', 'lease_until', 'created_at'])
     .where('endpoint_id', '=', endpointId)
-    .where('user_id', '=', event.userId)
+    .where('user_id', '=', userId)
     .where('type', '=', 'steps.updated')
-    .executeTakeFirst();
-  const at = last?.at == null ? null : Number(last.at);
-  return at === null ? event.now : Math.max(event.now, at + coalesceSeconds);
+    .where((eb) =>
+      eb.or([eb.and([eb('state', '=', 'pending'), eb('attempts', '=', 0), eb('lease_until', 'is', null)]), eb('created_at', '>', windowStart)]),
+    );
+  return db.getExecutor().adapter instanceof SqliteAdapter ? query : query.forUpdate();
+});
+
+/**
+ * steps.updated is sent at most once per user and endpoint per WEBHOOK_COALESCE seconds: an upload
+ * while a message is waiting for its slot (not yet tried, not claimed) joins it — ranges and dates
+ * merged — instead of making another one; otherwise its message waits for the slot after the last
+ * one. The rows read are locked (PostgreSQL), so that a worker cannot claim a message between this
+ * read and the merge; one a worker holds is left alone, and the upload makes a message of its own.
+ */
+async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Record<string, unknown>, coalesceSeconds: number) {
+  const recent = [];
+  for (const id of endpointIds) recent.push(...(await recentStepsMessages(trx, id, event.userId, event.now - coalesceSeconds)).rows);
+  const waiting = recent.filter((row) => row.state === 'pending' && row.attempts === 0 && row.lease_until === null);
+  // The messages of one user's uploads usually hold the same data: one update per distinct payload.
+  const byPayload = new Map<string, string[]>();
+  for (const row of waiting) byPayload.set(row.payload, [...(byPayload.get(row.payload) ?? []), row.id]);
+  for (const [payload, ids] of byPayload) {
+    const before = (JSON.parse(payload) as { data: { ranges: MinuteRange[]; dates: string[] } }).data;
+    const merged = {
+      ...data,
+      ranges: mergeRanges([...before.ranges, ...(data.ranges as MinuteRange[])]),
+      dates: [...new Set([...before.dates, ...(data.dates as string[])])].sort(),
+    };
+    // Minutes sent again (a device syncing the same day) change nothing the message says.
+    if (JSON.stringify(merged) === JSON.stringify(before)) continue;
+    await trx.updateTable('webhook_deliveries').set({ payload: messageBody('steps.updated', event.now, merged) }).where('id', 'in', ids).execute();
+  }
+  const slots = new Map<string, number>();
+  for (const row of recent) slots.set(row.endpoint_id, Math.max(slots.get(row.endpoint_id) ?? event.now, Number(row.created_at) + coalesceSeconds));
+  return { joined: new Set(waiting.map((row) => row.endpoint_id)), slots };
 }
 
 /** Sorted, overlapping or touching ranges joined. */

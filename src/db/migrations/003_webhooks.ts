@@ -36,7 +36,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('events')
     .addColumn('seq', sqlite ? 'integer' : 'bigserial', (c) => (sqlite ? c.primaryKey().autoIncrement() : c.primaryKey()))
     .$call((t) => (sqlite ? t : t.addColumn('txid', sql`xid8`, (c) => c.notNull().defaultTo(sql`pg_current_xact_id()`))))
-    .addColumn('id', 'text', (c) => c.notNull().unique())
+    // Random and never looked up (the feed pages by seq): no index of its own, which would cost a
+    // random-order B-tree insert per event on every upload.
+    .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text')
