@@ -24,11 +24,10 @@ export async function serve(config: Config): Promise<void> {
   const sweep = async () => {
     try {
       const now = systemClock();
-      const counts = await stores.sweepExpired(now);
-      await stores.webhooks.deleteOldEvents(now - config.webhooks.eventRetentionSeconds);
+      const { deleted, batches, seconds } = await stores.sweepExpired(now, now - config.webhooks.eventRetentionSeconds);
       metrics.sweeps.inc({ outcome: 'succeeded' });
-      for (const [name, rows] of Object.entries(counts)) metrics.sweptRows.inc({ table: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }, rows);
-      app.log.info({ swept: counts }, 'swept expired rows');
+      for (const [table, rows] of Object.entries(deleted)) metrics.sweptRows.inc({ table }, rows);
+      app.log.info({ swept: deleted, batches, seconds: Math.round(seconds * 1000) / 1000 }, 'swept expired rows');
     } catch (error) {
       metrics.sweeps.inc({ outcome: 'failed' });
       app.log.error({ err: error }, 'sweeping expired rows failed');

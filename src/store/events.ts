@@ -216,10 +216,3 @@ function decodeCursor(cursor: string): { txid: string; seq: number } | null {
   const match = /^(\d{1,20})\.(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString());
   return match ? { txid: match[1]!, seq: Number(match[2]) } : null;
 }
-
-/** Deletes events older than `before` (EVENT_RETENTION) and finished deliveries as old. */
-export async function deleteOldEvents(db: Q, before: number): Promise<number> {
-  const events = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
-  await db.deleteFrom('webhook_deliveries').where('state', '!=', 'pending').where('created_at', '<', before).execute();
-  return Number(events.numDeletedRows);
-}

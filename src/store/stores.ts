@@ -21,7 +21,7 @@ import { createStepSums } from './step-series.js';
 import { createStepStore, type StepStore } from './steps.js';
 import { postgresSums } from './postgres/step-series.js';
 import { sqliteSums } from './sqlite/step-series.js';
-import { sweepExpired, type SweepCounts } from './sweep.js';
+import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
 import { createUserStore, type UserStore } from './users.js';
@@ -45,8 +45,11 @@ export interface Stores {
    * failed read is not kept.
    */
   serverSecret(name: ServerSecretName, now: () => number): () => Promise<Buffer>;
-  /** Deletes expired codes, tokens and sessions; returns how many of each. */
-  sweepExpired(now: number): Promise<SweepCounts>;
+  /**
+   * Deletes expired codes, tokens and sessions, and events and finished deliveries made before
+   * `eventsBefore`, in bounded batches (store/sweep.ts); returns how many of each.
+   */
+  sweepExpired(now: number, eventsBefore: number): Promise<SweepResult>;
   /** True when a trivial query succeeds (`/readyz`). */
   isReachable(): Promise<boolean>;
   /** The PostgreSQL pool's connections by state; null on SQLite. */
@@ -67,7 +70,7 @@ export function createStores(db: Db): Stores {
     steps: createStepStore(db, createStepSums(db.dialect, db.sqlite ? sqliteSums(db.sqlite) : postgresSums(db.pool))),
     webhooks: createWebhookStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
-    sweepExpired: (now) => sweepExpired(db.kysely, now),
+    sweepExpired: (now, eventsBefore) => sweepExpired(db.kysely, db.dialect, now, eventsBefore),
     async isReachable() {
       try {
         await sql`select 1`.execute(db.kysely);

@@ -1,24 +1,67 @@
 /**
- * Deletes expired codes, tokens and sessions (README, SWEEP_INTERVAL), so tables do not grow without end.
+ * Deletes expired codes, tokens and sessions, and events and finished deliveries past
+ * EVENT_RETENTION, so tables do not grow without end (docs/operations.md, "The sweeper").
  * Rotated refresh tokens are kept until their own expiry: reuse detection needs them.
+ *
+ * In bounded batches, with a pause between them, so that requests keep their latency while a
+ * large backlog goes: no statement holds SQLite's writer, or locks PostgreSQL rows, for long. On
+ * PostgreSQL a batch skips rows another process's sweeper holds (SKIP LOCKED): several processes
+ * sweeping at once share the work, and never wait on or repeat each other.
  */
-import type { Kysely } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 
-export interface SweepCounts {
-  authorizationCodes: number;
-  accessTokens: number;
-  refreshTokens: number;
-  sessions: number;
+export const SWEEP_BATCH = 1000;
+/** Between two batches: time for the requests that queued behind one to run. */
+export const SWEEP_PAUSE_MS = 10;
+
+/** Each table's key, and which of its rows are done as of `before`. */
+const TABLES = {
+  authorization_codes: { key: 'code_hash', done: (before: number) => sql`expires_at <= ${before}` },
+  access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
+  refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
+  sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before}` },
+  events: { key: 'seq', done: (before: number) => sql`created_at < ${before}` },
+  webhook_deliveries: { key: 'id', done: (before: number) => sql`state <> 'pending' and created_at < ${before}` },
+} as const;
+
+export type SweptTable = keyof typeof TABLES;
+
+export interface SweepResult {
+  /** Rows deleted per table. */
+  deleted: Record<SweptTable, number>;
+  batches: number;
+  seconds: number;
 }
 
-export async function sweepExpired(db: Kysely<Database>, now: number): Promise<SweepCounts> {
-  const run = async (table: 'authorization_codes' | 'access_tokens' | 'refresh_tokens' | 'sessions') =>
-    Number((await db.deleteFrom(table).where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows);
-  return {
-    authorizationCodes: await run('authorization_codes'),
-    accessTokens: await run('access_tokens'),
-    refreshTokens: await run('refresh_tokens'),
-    sessions: await run('sessions'),
-  };
+/** Codes, tokens and sessions expired at `now`; events and finished deliveries made before `eventsBefore`. */
+export async function sweepExpired(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  now: number,
+  eventsBefore: number,
+  { batchSize = SWEEP_BATCH, pauseMs = SWEEP_PAUSE_MS } = {},
+): Promise<SweepResult> {
+  const started = performance.now();
+  const deleted = {} as Record<SweptTable, number>;
+  const skipLocked = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  let batches = 0;
+  for (const table of Object.keys(TABLES) as SweptTable[]) {
+    const { key, done } = TABLES[table];
+    const before = table === 'events' || table === 'webhook_deliveries' ? eventsBefore : now;
+    deleted[table] = 0;
+    for (;;) {
+      const result = await sql`
+        delete from ${sql.table(table)} where ${sql.ref(key)} in (
+          select ${sql.ref(key)} from ${sql.table(table)} where ${done(before)} limit ${batchSize} ${skipLocked})`.execute(db);
+      const rows = Number(result.numAffectedRows ?? 0n);
+      deleted[table] += rows;
+      batches++;
+      if (rows < batchSize) break;
+      await sleep(pauseMs);
+    }
+  }
+  return { deleted, batches, seconds: (performance.now() - started) / 1000 };
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, DeliveryState, WebhookDeliveryTable, WebhookEndpointState, WebhookEndpointTable } from '../db/schema.js';
-import { deleteOldEvents, feedPage, messageBody, newEventId, newMessageId, type FeedPage } from './events.js';
+import { feedPage, messageBody, newEventId, newMessageId, type FeedPage } from './events.js';
 
 type Q = Kysely<Database>;
 export type WebhookEndpoint = Selectable<WebhookEndpointTable>;
@@ -75,7 +75,6 @@ export interface WebhookStore {
   claim(now: number, leaseSeconds: number, limit: number): Promise<ClaimedMessage[]>;
   finish(message: ClaimedMessage, outcome: AttemptOutcome, retryFor: number): Promise<void>;
   feed(appId: string, cursor: string | null, limit: number): Promise<FeedPage | null>;
-  deleteOldEvents(before: number): Promise<number>;
 }
 
 export function createWebhookStore(db: Db): WebhookStore {
@@ -170,7 +169,6 @@ export function createWebhookStore(db: Db): WebhookStore {
     claim: (now, leaseSeconds, limit) => claim(q, db.dialect, now, leaseSeconds, limit),
     finish: (message, outcome, retryFor) => finish(q, message, outcome, retryFor),
     feed: (appId, cursor, limit) => feedPage(q, db.dialect, appId, cursor, limit),
-    deleteOldEvents: (before) => deleteOldEvents(q, before),
   };
 }
 

@@ -1,30 +1,44 @@
+/** The sweeper (src/store/sweep.ts): what it deletes, in bounded batches, and that requests keep their latency meanwhile. */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { sweepExpired } from '../../src/store/sweep.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { createUser, issueAccessToken } from '../support/tokens.js';
+import { bearer, createUser, issueAccessToken, type IssuedToken, type TestUser } from '../support/tokens.js';
 
 forEachDialect('sweeping expired rows', (dialect) => {
   let t: TestApp;
+  let user: TestUser;
+  let live: IssuedToken;
   before(async () => {
     t = await createTestApp(dialect);
+    user = await createUser(t);
+    live = await issueAccessToken(t, user, ['read_profile'], 3600);
   });
   after(() => t.close());
 
-  it('deletes expired codes, tokens and sessions and keeps live ones', async () => {
+  /** `count` access tokens of the live grant, expired at `expiresAt`, written in one statement. */
+  const expiredTokens = async (count: number, expiresAt: number, prefix: string) => {
+    const series = dialect === 'postgres'
+      ? sql`select generate_series(1, ${count}) as n`
+      : sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${count}) select n from s`;
+    await sql`insert into access_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at)
+      select ${prefix} || n, 'f', ${live.grantId}, ${live.appId}, ${user.id}, 'read_profile', ${expiresAt}, ${expiresAt - 60} from (${series}) as s`.execute(t.database.db.kysely);
+  };
+
+  it('deletes expired codes, tokens and sessions, old events and finished deliveries, and keeps the rest', async () => {
     const db = t.database.db.kysely;
     const now = t.clock();
-    const user = await createUser(t);
     const expired = await issueAccessToken(t, user, ['read_profile'], 10);
-    const live = await issueAccessToken(t, user, ['read_profile'], 3600);
-    const refresh = (hash: string, grantId: string, appId: string, expiresAt: number) => ({
-      token_key: hash, family_id: 'f', grant_id: grantId, app_id: appId, user_id: user.id, scope: 'read_profile',
-      expires_at: expiresAt, created_at: now, rotated_at: null, replay_response: null,
+    const refresh = (hash: string, expiresAt: number, rotatedAt: number | null) => ({
+      token_key: hash, family_id: 'f', grant_id: live.grantId, app_id: live.appId, user_id: user.id, scope: 'read_profile',
+      expires_at: expiresAt, created_at: now, rotated_at: rotatedAt, replay_response: null,
     });
     await db.insertInto('refresh_tokens').values([
-      refresh('old-refresh', expired.grantId, expired.appId, now + 10),
-      refresh('live-refresh', live.grantId, live.appId, now + 86400),
+      refresh('old-refresh', now + 10, null),
+      refresh('live-refresh', now + 86400, null),
+      refresh('rotated-refresh', now + 86400, now),
     ]).execute();
     const code = (hash: string, expiresAt: number) => ({
       code_hash: hash, app_id: live.appId, user_id: user.id, grant_id: live.grantId, redirect_uri: 'https://app.example.test/callback',
@@ -35,12 +49,53 @@ forEachDialect('sweeping expired rows', (dialect) => {
       { id_hash: 'old-session', user_id: user.id, csrf_secret: 'x', created_at: now, expires_at: now + 10 },
       { id_hash: 'live-session', user_id: user.id, csrf_secret: 'y', created_at: now, expires_at: now + 86400 },
     ]).execute();
+    const event = (id: string, createdAt: number) => ({ id, app_id: live.appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: createdAt });
+    await db.insertInto('events').values([event('evt_old', now - 100), event('evt_new', now)]).execute();
 
-    assert.deepEqual(await sweepExpired(db, now), { authorizationCodes: 0, accessTokens: 0, refreshTokens: 0, sessions: 0 });
-    assert.deepEqual(await sweepExpired(db, now + 11), { authorizationCodes: 1, accessTokens: 1, refreshTokens: 1, sessions: 1 });
+    const first = await sweepExpired(db, dialect, now, now - 50);
+    assert.deepEqual(first.deleted, { authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, events: 1, webhook_deliveries: 0 });
+    const second = await sweepExpired(db, dialect, now + 11, now - 50);
+    assert.deepEqual(second.deleted, { authorization_codes: 1, access_tokens: 1, refresh_tokens: 1, sessions: 1, events: 0, webhook_deliveries: 0 });
     assert.deepEqual((await db.selectFrom('authorization_codes').select('code_hash').execute()).map((r) => r.code_hash), ['live-code']);
-    assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').execute()).map((r) => r.token_key), ['live-refresh']);
+    assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').orderBy('token_key').execute()).map((r) => r.token_key), ['live-refresh', 'rotated-refresh'], 'a rotated token stays until its own expiry');
     assert.deepEqual((await db.selectFrom('sessions').select('id_hash').execute()).map((r) => r.id_hash), ['live-session']);
-    assert.equal((await db.selectFrom('access_tokens').select('token_key').execute()).length, 1);
+    assert.deepEqual((await db.selectFrom('events').select('id').execute()).map((r) => r.id), ['evt_new']);
+    assert.equal(await db.selectFrom('access_tokens').select('token_key').where('token_key', '=', expired.token).executeTakeFirst(), undefined);
   });
+
+  it('goes through 100,000 expired rows in batches of 1,000 while requests keep their latency', async () => {
+    const now = t.clock();
+    await expiredTokens(100_000, now - 1, 'bulk-');
+    const latencies: number[] = [];
+    let sweeping = true;
+    const requests = (async () => {
+      while (sweeping) {
+        const started = performance.now();
+        const response = await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(live.token) });
+        latencies.push(performance.now() - started);
+        assert.equal(response.statusCode, 200);
+      }
+    })();
+    const result = await sweepExpired(t.database.db.kysely, dialect, now, 0);
+    sweeping = false;
+    await requests;
+    assert.equal(result.deleted.access_tokens, 100_000);
+    assert.ok(result.batches >= 100, `${result.batches} batches`);
+    latencies.sort((a, b) => a - b);
+    assert.ok(latencies.length >= 50, `requests were answered during the sweep (${latencies.length})`);
+    // One batch at a time holds the writer: a request waits for one batch, not for the whole sweep.
+    const worst = latencies[latencies.length - 1]!;
+    assert.ok(worst < Math.max(250, result.seconds * 1000 / 4), `worst request ${worst.toFixed(0)} ms during a ${(result.seconds * 1000).toFixed(0)} ms sweep`);
+  });
+
+  if (dialect === 'postgres') {
+    it('shares the work between sweepers running at once, each row deleted once', async () => {
+      const now = t.clock();
+      await expiredTokens(20_000, now - 1, 'shared-');
+      const results = await Promise.all([0, 1, 2].map(() => sweepExpired(t.database.db.kysely, dialect, now, 0, { pauseMs: 0 })));
+      assert.equal(results.reduce((sum, r) => sum + r.deleted.access_tokens, 0), 20_000);
+      const left = await t.database.db.kysely.selectFrom('access_tokens').select('token_key').where('expires_at', '<=', now).execute();
+      assert.deepEqual(left, []);
+    });
+  }
 });

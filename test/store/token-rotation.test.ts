@@ -335,8 +335,8 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     const s = await subject(t);
     const now = t.clock();
     await t.database.db.kysely.insertInto('access_tokens').values({ ...accessRow(s, `expiring-${randomUUID()}`, now, 'f'), expires_at: now + 1 }).execute();
-    const counts = await sweepExpired(t.database.db.kysely, now + 2);
-    assert.ok(counts.accessTokens >= 1);
+    const { deleted } = await sweepExpired(t.database.db.kysely, t.database.db.dialect, now + 2, 0);
+    assert.ok(deleted.access_tokens >= 1);
     assert.equal(await t.database.db.kysely.selectFrom('access_tokens').select('token_key').where('expires_at', '<=', now + 2).executeTakeFirst(), undefined);
   });
 });
