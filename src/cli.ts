@@ -31,6 +31,8 @@ Commands:
   webhooks update ID [--url U] [--events e1,e2] [--paused|--active]
   webhooks rotate-secret ID                 a new secret; the old one signs too for 24 hours
   webhooks delete ID
+  backup FILE                               a consistent copy of the SQLite database, while it serves
+  restore FILE                              put a backup back (stop the server first)
   demo                                      a demo user, app and 90 days of steps
 
 Options:

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
+import { backupDatabase, BackupError, restoreDatabase } from '../db/backup.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
@@ -53,14 +54,11 @@ async function withStores<T>(config: Config, run: (stores: Stores) => Promise<T>
   }
 }
 
-/** Runs `make`, turning a refused endpoint input into the command's one-line failure. */
-async function endpointInput<T>(make: () => Promise<T>): Promise<T> {
-  try {
-    return await make();
-  } catch (error) {
-    if (error instanceof EndpointInputError) throw new CommandError(error.message);
-    throw error;
-  }
+/** A rejection handler that turns an error of class `kind` into the command's one-line failure. */
+function failWith(kind: new (...args: never[]) => Error) {
+  return (error: unknown): never => {
+    throw error instanceof kind ? new CommandError(error.message) : error;
+  };
 }
 
 async function appOrFail(stores: Stores, clientId: string): Promise<App> {
@@ -218,7 +216,7 @@ export const COMMANDS: Record<string, Command> = {
     const events = required(values, 'events');
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);
-      const endpoint = await endpointInput(() => addEndpoint(stores.webhooks, config, app.id, { url, events }, systemClock()));
+      const endpoint = await addEndpoint(stores.webhooks, config, app.id, { url, events }, systemClock()).catch(failWith(EndpointInputError));
       return {
         text: [`added endpoint ${endpoint.id} for "${app.name}" (unverified until it answers the challenge)`, `secret: ${endpoint.secret}   (shown only now: store it)`].join('\n'),
         json: { ...publicEndpoint(endpoint), secret: endpoint.secret },
@@ -246,7 +244,7 @@ export const COMMANDS: Record<string, Command> = {
     };
     if (Object.keys(input).length === 0) throw new CommandError('nothing to change: give --url, --events, --paused or --active');
     return withStores(config, async (stores) => {
-      const endpoint = await endpointInput(() => updateEndpoint(stores.webhooks, config, id, input, systemClock()));
+      const endpoint = await updateEndpoint(stores.webhooks, config, id, input, systemClock()).catch(failWith(EndpointInputError));
       if (!endpoint) throw new CommandError(`no webhook endpoint ${id}`);
       return { text: `updated endpoint ${endpoint.id}: ${endpoint.state}, ${endpoint.url}`, json: publicEndpoint(endpoint) };
     });
@@ -270,5 +268,22 @@ export const COMMANDS: Record<string, Command> = {
       if (!(await stores.webhooks.delete(id))) throw new CommandError(`no webhook endpoint ${id}`);
       return { text: `deleted endpoint ${id}`, json: { deleted: id } };
     });
+  },
+
+  async backup({ config, args }) {
+    const file = onePositional(args, 'FILE');
+    const db = openDatabase(config.databaseUrl);
+    try {
+      const copy = await backupDatabase(db, file).catch(failWith(BackupError));
+      return { text: `backed up the database to ${copy.file} (${copy.bytes} bytes)`, json: copy };
+    } finally {
+      await db.close();
+    }
+  },
+
+  async restore({ config, args }) {
+    const file = onePositional(args, 'FILE');
+    const restored = await restoreDatabase(config.databaseUrl, file).catch(failWith(BackupError));
+    return { text: `restored the database from ${restored.file}`, json: restored };
   },
 };
