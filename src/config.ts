@@ -19,6 +19,8 @@ export interface Config {
   /** {auth_url}: where the authorization dialog lives. No trailing slash. */
   authUrl: string;
   databaseUrl: string;
+  /** A transaction-pooling proxy (PgBouncer) sits between Stride and PostgreSQL. */
+  databaseTransactionPooling: boolean;
   redisUrl: string | undefined;
   accessTokenTtl: number;
   refreshTokenTtl: number;
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     authUrl,
     databaseUrl: databaseUrl(env),
+    databaseTransactionPooling: boolean(env, 'DATABASE_TRANSACTION_POOLING'),
     redisUrl,
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 2_592_000, 1, 10 * 365 * 86400),
     refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 365 * 86400, 1, 10 * 365 * 86400),

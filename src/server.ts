@@ -11,7 +11,7 @@ import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
-  const db = openDatabase(config.databaseUrl, { backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
+  const db = openDatabase(config.databaseUrl, { transactionPooling: config.databaseTransactionPooling, backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
   await migrateToLatest(db);
   const stores = createStores(db);
   const app = await buildApp({ config, stores, clock: systemClock });

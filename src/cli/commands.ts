@@ -45,7 +45,7 @@ function scopeList(value: string): string[] {
 
 /** Opens the database, brings its schema up to date, runs, closes. */
 async function withStores<T>(config: Config, run: (stores: Stores) => Promise<T>): Promise<T> {
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { transactionPooling: config.databaseTransactionPooling });
   try {
     await migrateToLatest(db);
     return await run(createStores(db));
@@ -86,7 +86,7 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   async migrate({ config }) {
-    const db = openDatabase(config.databaseUrl);
+    const db = openDatabase(config.databaseUrl, { transactionPooling: config.databaseTransactionPooling });
     const applied = await migrateToLatest(db).finally(() => db.close());
     return {
       text: applied.length ? `applied ${applied.join(', ')}` : 'the schema is up to date',
@@ -272,7 +272,7 @@ export const COMMANDS: Record<string, Command> = {
 
   async backup({ config, args }) {
     const file = onePositional(args, 'FILE');
-    const db = openDatabase(config.databaseUrl);
+    const db = openDatabase(config.databaseUrl, { transactionPooling: config.databaseTransactionPooling });
     try {
       const copy = await backupDatabase(db, file).catch(failWith(BackupError));
       return { text: `backed up the database to ${copy.file} (${copy.bytes} bytes)`, json: copy };

@@ -43,6 +43,12 @@ export interface OpenOptions {
    * server; a CLI command has no use for it.
    */
   backgroundCheckpoints?: { onError(error: Error): void };
+  /**
+   * PostgreSQL only: a transaction-pooling proxy (PgBouncer's pool_mode = transaction) is in front,
+   * which hands each transaction to any server connection: statements are not prepared by name
+   * (DATABASE_TRANSACTION_POOLING, docs/deployment.md).
+   */
+  transactionPooling?: boolean;
 }
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
@@ -134,6 +140,14 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
   // pool drops the broken connection when it comes back and makes a new one on demand.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
+  if (options.transactionPooling) {
+    // The hot paths send `{ name, text, values }` to the pool (store/postgres/): a statement
+    // prepared by name lives on one server connection, and the proxy may run the next use on
+    // another. Without the name, pg prepares it unnamed within the same round trip.
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    pool.query = ((config: unknown, ...rest: unknown[]) =>
+      query(config !== null && typeof config === 'object' && 'name' in config ? { ...config, name: undefined } : config, ...rest)) as typeof pool.query;
+  }
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
