@@ -21,6 +21,8 @@ export interface Config {
   databaseUrl: string;
   /** A transaction-pooling proxy (PgBouncer) sits between Stride and PostgreSQL. */
   databaseTransactionPooling: boolean;
+  /** A streaming replica of the PostgreSQL primary, for step series reads. */
+  databaseReplicaUrl: string | undefined;
   redisUrl: string | undefined;
   accessTokenTtl: number;
   refreshTokenTtl: number;
@@ -119,6 +121,14 @@ function databaseUrl(env: Env): string {
   throw new ConfigError(
     `DATABASE_URL must be sqlite:PATH, sqlite::memory: or postgres://…, got "${raw}"`,
   );
+}
+
+function databaseReplicaUrl(env: Env, primary: string): string | undefined {
+  const raw = env.DATABASE_REPLICA_URL;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^postgres(ql)?:\/\/.+/.test(raw)) throw new ConfigError(`DATABASE_REPLICA_URL must be postgres://…, got "${raw}"`);
+  if (primary.startsWith('sqlite:')) throw new ConfigError('DATABASE_REPLICA_URL needs a PostgreSQL DATABASE_URL (a replica of it)');
+  return raw;
 }
 
 const WINDOW_UNITS: Record<string, number> = {
@@ -229,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     authUrl,
     databaseUrl: databaseUrl(env),
+    databaseReplicaUrl: databaseReplicaUrl(env, databaseUrl(env)),
     databaseTransactionPooling: boolean(env, 'DATABASE_TRANSACTION_POOLING'),
     redisUrl,
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 2_592_000, 1, 10 * 365 * 86400),

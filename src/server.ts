@@ -11,9 +11,10 @@ import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
-  const db = openDatabase(config.databaseUrl, { transactionPooling: config.databaseTransactionPooling, backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
+  const pooling = { transactionPooling: config.databaseTransactionPooling };
+  const db = openDatabase(config.databaseUrl, { ...pooling, backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
   await migrateToLatest(db);
-  const stores = createStores(db);
+  const stores = createStores(db, config.databaseReplicaUrl ? openDatabase(config.databaseReplicaUrl, pooling) : undefined);
   const app = await buildApp({ config, stores, clock: systemClock });
   // The sign-in forms' CSRF key is made now, while the database is known to be writable, rather
   // than by the first sign-in page (which a full disk would then refuse).

@@ -68,6 +68,14 @@ describe('configuration', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:');
   });
 
+  it('takes a replica and transaction pooling for PostgreSQL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DATABASE_REPLICA_URL: 'postgres://u@r/db', DATABASE_TRANSACTION_POOLING: 'true' });
+    assert.equal(config.databaseReplicaUrl, 'postgres://u@r/db');
+    assert.equal(config.databaseTransactionPooling, true);
+    assert.equal(loadConfig({}).databaseReplicaUrl, undefined);
+    assert.equal(loadConfig({}).databaseTransactionPooling, false);
+  });
+
   it('turns every rate limit off with RATE_LIMIT=off', () => {
     const { rateLimits } = loadConfig({ RATE_LIMIT: 'off', RATE_LIMIT_LOGIN: '5/min' });
     assert.deepEqual(rateLimits, { login: null, loginAccount: null, token: null, api: null });
@@ -86,6 +94,9 @@ describe('configuration', () => {
     [{ PUBLIC_URL: 'ftp://example.com' }, 'PUBLIC_URL'],
     [{ AUTH_URL: 'https://example.com/?q=1' }, 'AUTH_URL'],
     [{ DATABASE_URL: 'mysql://localhost/x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://u@h/db', DATABASE_REPLICA_URL: 'replica:5432' }, 'DATABASE_REPLICA_URL'],
+    [{ DATABASE_REPLICA_URL: 'postgres://u@r/db' }, 'DATABASE_REPLICA_URL'],
+    [{ DATABASE_TRANSACTION_POOLING: 'yes please' }, 'DATABASE_TRANSACTION_POOLING'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
     [{ ACCESS_TOKEN_TTL: '-5' }, 'ACCESS_TOKEN_TTL'],
     [{ ACCESS_TOKEN_TTL: '1.5' }, 'ACCESS_TOKEN_TTL'],

@@ -19,9 +19,9 @@ export async function stepRoutes(app: FastifyInstance): Promise<void> {
   const schema = { response: { 200: STEP_SERIES_JSON_SCHEMA } };
 
   app.get(STEPS_PATH, { config: limit, schema, onRequest: requireScope('read_activity') }, (request) => {
-    // The profile's zone came with the bearer check.
+    // The profile's zone and the user's write position came with the bearer check.
     const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
-    return readStepSeries(request.auth.userId, seriesRequest);
+    return readStepSeries(request.auth.userId, seriesRequest, request.auth.stepsWrittenAt);
   });
 
   app.post(STEPS_PATH, { config: limit, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {

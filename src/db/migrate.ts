@@ -18,12 +18,14 @@ import type { Db } from './database.js';
 import * as initial from './migrations/001_initial.js';
 import * as serverSecrets from './migrations/002_server_secrets.js';
 import * as webhooks from './migrations/003_webhooks.js';
+import * as replicaPosition from './migrations/004_replica_position.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001_initial': initial,
   '002_server_secrets': serverSecrets,
   '003_webhooks': webhooks,
+  '004_replica_position': replicaPosition,
 };
 
 export class MigrationError extends Error {}

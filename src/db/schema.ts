@@ -18,6 +18,8 @@ export interface UserTable {
   stride_length_cm: number | null;
   created_at: number;
   updated_at: number;
+  /** PostgreSQL with a replica: the WAL position after the user's latest step upload (store/replica.ts). */
+  steps_written_lsn: string | null;
 }
 
 export interface AppTable {

@@ -133,7 +133,8 @@ export function parseSeriesQuery(query: Record<string, unknown>, profileZone: st
   return { granularity: granularityText, timezone, start, end };
 }
 
-export type StepSeriesReader = (userId: string, request: SeriesRequest) => StepSeries | Promise<StepSeries>;
+/** `writtenAt`: the user's write position, from the bearer check (store/replica.ts). */
+export type StepSeriesReader = (userId: string, request: SeriesRequest, writtenAt?: string | null) => StepSeries | Promise<StepSeries>;
 
 /** Plans a series reader keeps; when there are more, it starts over. */
 const MAX_KEPT_PLANS = 256;
@@ -147,7 +148,7 @@ const MAX_KEPT_PLANS = 256;
  */
 export function createStepSeriesReader(sums: StepSums): StepSeriesReader {
   const plans = new Map<string, BucketPlan>();
-  return (userId, request) => {
+  return (userId, request, writtenAt) => {
     const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
     let plan = plans.get(key);
     if (plan === undefined) {
@@ -155,7 +156,7 @@ export function createStepSeriesReader(sums: StepSums): StepSeriesReader {
       if (plans.size >= MAX_KEPT_PLANS) plans.clear();
       plans.set(key, plan);
     }
-    const found = sums(userId, plan);
+    const found = sums(userId, plan, writtenAt);
     return Array.isArray(found) ? seriesOf(request, plan, found) : found.then((values) => seriesOf(request, plan, values));
   };
 }

@@ -22,6 +22,11 @@ export interface BearerGrant {
   scopes: readonly string[];
   expiresAt: number;
   grantLastUsedAt: number | null;
+  /**
+   * Where the user's latest step upload left the database (store/replica.ts): a series read goes to
+   * a replica only once it has replayed that far. Null without a replica.
+   */
+  stepsWrittenAt: string | null;
   /** The profile of the token's user, as `GET /v1/users/me` returns it. */
   profile: Profile;
 }
@@ -35,7 +40,7 @@ export interface BearerLookup {
 
 /** The columns of FindRow; the grant's and the user's under names of their own. */
 export const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at as grant_last_used_at,
-  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at`;
+  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at, u.steps_written_lsn`;
 
 export const FIND_JOINS = `from access_tokens t
   inner join grants g on g.id = t.grant_id
@@ -59,6 +64,7 @@ export interface FindRow {
   daily_step_goal: number;
   stride_length_cm: number | null;
   user_created_at: number;
+  steps_written_lsn: string | null;
 }
 
 /** Parsed scope strings: few distinct values (the sorted subsets of the four scopes). */
@@ -83,6 +89,7 @@ export function grantOf(row: FindRow): BearerGrant {
     scopes: scopesOf(row.scope),
     expiresAt: row.expires_at,
     grantLastUsedAt: row.grant_last_used_at,
+    stepsWrittenAt: row.steps_written_lsn,
     profile: {
       id: row.user_id,
       display_name: row.display_name,

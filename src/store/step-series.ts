@@ -334,7 +334,11 @@ export function sumsOf(plan: BucketPlan, query: SeriesQuery, columns: SeriesColu
   return query.corrections ? correctedSums(plan, query.corrections, columns) : sumsPerBucket(plan, query.grouped, columns);
 }
 
-export type StepSums = (userId: string, plan: BucketPlan) => number[] | Promise<number[]>;
+/**
+ * `writtenAt`: where the user's latest upload left the database, for a replica to have replayed
+ * before it answers (store/replica.ts).
+ */
+export type StepSums = (userId: string, plan: BucketPlan, writtenAt?: string | null) => number[] | Promise<number[]>;
 
 /** A plan's step sums for one user: the plan's statement, prepared, bound to the user's values. */
 export type SumsOfPlan = (userId: string) => Promise<number[]>;

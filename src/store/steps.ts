@@ -8,6 +8,7 @@ import type { Db, Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { bucketRuns } from '../calendar/step-buckets.js';
 import { recordEvent, type MinuteRange } from './events.js';
+import { recordWritePosition } from './replica.js';
 import type { StepSums } from './step-series.js';
 
 /** One minute of steps (docs/api.md): the minute's start, in seconds since the epoch, and its count. */
@@ -38,9 +39,14 @@ export interface StepStore {
   sums: StepSums;
 }
 
-export function createStepStore(db: Db, sums: StepSums): StepStore {
+/** `withReplica`: series are also read from a replica, so each upload records its write position. */
+export function createStepStore(db: Db, sums: StepSums, withReplica = false): StepStore {
   return {
-    upsertSamples: (userId, samples, change) => upsertSamples(db.kysely, db.dialect, userId, samples, change),
+    async upsertSamples(userId, samples, change) {
+      const count = await upsertSamples(db.kysely, db.dialect, userId, samples, change);
+      if (withReplica && count > 0) await recordWritePosition(db.kysely, userId);
+      return count;
+    },
     sums,
   };
 }

@@ -17,7 +17,8 @@ import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
 import { sqliteRefreshRotation } from './sqlite/refresh-rotation.js';
 import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
 import { createSessionStore, type SessionStore } from './sessions.js';
-import { createStepSums } from './step-series.js';
+import { replicaPosition, replicaRoutedSums } from './replica.js';
+import { createStepSums, type StepSums } from './step-series.js';
 import { createStepStore, type StepStore } from './steps.js';
 import { postgresSums } from './postgres/step-series.js';
 import { sqliteSums } from './sqlite/step-series.js';
@@ -57,7 +58,17 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export function createStores(db: Db): Stores {
+/**
+ * `replica`: a streaming replica of a PostgreSQL `db` (DATABASE_REPLICA_URL), where step series are
+ * read once it has the reader's latest upload (store/replica.ts).
+ */
+export function createStores(db: Db, replica?: Db): Stores {
+  const primarySums = createStepSums(db.dialect, db.sqlite ? sqliteSums(db.sqlite) : postgresSums(db.pool));
+  let sums: StepSums = primarySums;
+  if (replica?.pool) {
+    const replicaSums = createStepSums(replica.dialect, postgresSums(replica.pool));
+    sums = replicaRoutedSums(primarySums, replicaSums, replicaPosition(replica.pool));
+  }
   return {
     apps: createAppStore(db),
     users: createUserStore(db),
@@ -67,7 +78,7 @@ export function createStores(db: Db): Stores {
     tokens: createTokenStore(db),
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
-    steps: createStepStore(db, createStepSums(db.dialect, db.sqlite ? sqliteSums(db.sqlite) : postgresSums(db.pool))),
+    steps: createStepStore(db, sums, replica !== undefined),
     webhooks: createWebhookStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
     sweepExpired: (now, eventsBefore) => sweepExpired(db.kysely, db.dialect, now, eventsBefore),
@@ -80,6 +91,9 @@ export function createStores(db: Db): Stores {
       }
     },
     connections: () => (db.pool ? { total: db.pool.totalCount, idle: db.pool.idleCount, waiting: db.pool.waitingCount } : null),
-    close: () => db.close(),
+    close: async () => {
+      await replica?.close();
+      await db.close();
+    },
   };
 }

@@ -4,7 +4,8 @@ import type { Db } from '../db/database.js';
 import type { Database, UserTable } from '../db/schema.js';
 import { createProfileUpdate, type ProfileUpdate } from './profiles.js';
 
-export type User = Selectable<UserTable>;
+/** A user as the rest of Stride sees it (the replica's write position stays in store/). */
+export type User = Omit<Selectable<UserTable>, 'steps_written_lsn'>;
 export type NewUser = Insertable<UserTable>;
 export type UserUpdate = Updateable<Omit<UserTable, 'id' | 'created_at'>>;
 

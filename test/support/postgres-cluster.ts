@@ -44,19 +44,60 @@ function asPostgres(command: string, args: string[]) {
   return userInfo().uid === 0 ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
 }
 
-export async function createPostgresCluster(): Promise<PostgresCluster> {
-  const unavailable = postgresClusterUnavailable();
-  if (unavailable) throw new Error(unavailable);
+/** A folder the postgres OS user owns. */
+async function clusterFolder(): Promise<string> {
   const dir = mkdtempSync('/tmp/stride-pg-');
   if (userInfo().uid === 0) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
   }
+  return dir;
+}
+
+export async function createPostgresCluster(): Promise<PostgresCluster> {
+  const unavailable = postgresClusterUnavailable();
+  if (unavailable) throw new Error(unavailable);
+  const dir = await clusterFolder();
   const data = join(dir, 'data');
-  const log = join(dir, 'server.log');
   const port = await freePort();
   await asPostgres('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '--no-instructions']);
+  const cluster = clusterIn(dir, port);
+  try {
+    await cluster.start();
+    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+    await admin.connect();
+    await admin.query('create database stride');
+    await admin.end();
+  } catch (error) {
+    await cluster.destroy();
+    throw error;
+  }
+  return cluster;
+}
+
+/**
+ * A streaming replica of `primary`, started: `pg_basebackup -R -X stream` (a fast checkpoint rather
+ * than waiting for a timed one; initdb's pg_hba.conf
+ * already lets local connections replicate with trust), then the copy started as a hot standby.
+ */
+export async function createStreamingReplica(primary: PostgresCluster): Promise<PostgresCluster> {
+  const dir = await clusterFolder();
+  const port = await freePort();
+  await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', join(dir, 'data'), '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
+  const replica = clusterIn(dir, port);
+  try {
+    await replica.start();
+  } catch (error) {
+    await replica.destroy();
+    throw error;
+  }
+  return replica;
+}
+
+function clusterIn(dir: string, port: number): PostgresCluster {
+  const data = join(dir, 'data');
+  const log = join(dir, 'server.log');
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
   let running = false;
 
@@ -89,15 +130,5 @@ export async function createPostgresCluster(): Promise<PostgresCluster> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  try {
-    await cluster.start();
-    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    await admin.connect();
-    await admin.query('create database stride');
-    await admin.end();
-  } catch (error) {
-    await cluster.destroy();
-    throw error;
-  }
   return cluster;
 }
