@@ -8,6 +8,8 @@
  *   3. refresh-token chains with rotation vs oidc-provider doing the same
  *   4. complete authorization-code flows  vs the machine's Argon2id rate (ARGON2_OPTIONS)
  *   5. with DATABASE_URL=postgres://…, loads 1–3 again on PostgreSQL
+ *   1–3 also on a second SQLite Stride with METRICS_TOKEN set (requests and store calls timed for
+ *      /metrics), against the rates without metrics
  *   6. step uploads (a day of minutes each) vs the same upserts with nothing in front, and with
  *      five apps subscribed to the user's steps; then webhook deliveries per second (webhook-loads.ts)
  *
@@ -22,6 +24,7 @@
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_LOADS (e.g.
  * "1,3"), BENCH_CPU_PROF=DIR (run Stride under --cpu-prof, profiles written to DIR).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -121,6 +124,18 @@ function withRatios(m: Measurement, comparisons: Array<ReturnType<typeof against
   };
 }
 
+/**
+ * A Stride's comparisons. One serving /metrics is held to one target, within 10 % of the same
+ * without metrics in the same slices; its other ratios are shown, and judged on the default one.
+ */
+function strideRatios(s: StrideRun, m: Measurement, comparisons: Array<ReturnType<typeof against>>, strides: StrideRun[], measurements: Measurement[]) {
+  const reference = s.withoutMetrics && measurements[strides.indexOf(s.withoutMetrics)];
+  if (!reference) return withRatios(m, comparisons);
+  const cost = against(m, reference, 'without metrics', 'vs the same without metrics', 0.9);
+  const { ratios } = withRatios(m, [...comparisons, cost]);
+  return { ratios, checks: [noErrorsCheck(m), cost.check] };
+}
+
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** One Stride under test (SQLite, or PostgreSQL for load 5), with what its loads need. */
@@ -136,12 +151,22 @@ interface StrideRun {
   stepsToken: string;
   /** Counts rotated refresh tokens in the database, from another connection than the server's. */
   countRotations: () => Promise<number>;
+  /** Serving /metrics: its rates are compared with this run's, the same without metrics. */
+  withoutMetrics?: StrideRun;
 }
 
-async function startStrideRun(label: string, prefix: string, loads: Set<string>, databaseUrl: string, workDir: string, countRotations: () => Promise<number>): Promise<StrideRun> {
+async function startStrideRun(
+  label: string,
+  prefix: string,
+  loads: Set<string>,
+  databaseUrl: string,
+  workDir: string,
+  countRotations: () => Promise<number>,
+  env: Record<string, string> = {},
+): Promise<StrideRun> {
   log(`preparing ${label} (accounts, app, 30 days of minute steps)…`);
   const setup = await prepareStride(databaseUrl, workDir);
-  const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags });
+  const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags, env });
   // Tokens as an app would hold them: one for the profile, one for the steps (the grant keeps both).
   const endpoints = STRIDE_ENDPOINTS(server.origin);
   const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1);
@@ -149,7 +174,7 @@ async function startStrideRun(label: string, prefix: string, loads: Set<string>,
   return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
 }
 
-async function sqliteStride(loads: Set<string>): Promise<StrideRun> {
+async function sqliteStride(loads: Set<string>, label = 'Stride SQLite', env: Record<string, string> = {}): Promise<StrideRun> {
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
   const file = join(workDir, 'stride.sqlite');
@@ -161,7 +186,7 @@ async function sqliteStride(loads: Set<string>): Promise<StrideRun> {
       db.close();
     }
   };
-  return startStrideRun('Stride SQLite', '', loads, `sqlite:${file}`, workDir, countRotations);
+  return startStrideRun(label, '', loads, `sqlite:${file}`, workDir, countRotations, env);
 }
 
 /** Stride on a temporary database of the PostgreSQL server at DATABASE_URL, dropped afterwards. */
@@ -204,10 +229,13 @@ async function profileLoad(strides: StrideRun[], bare: ServerProcess, peer: Peer
   row('1 profile GET', 'oidc-provider userinfo', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
   strides.forEach((s, i) => {
     const m = strideMs[i]!;
-    const { ratios, checks } = withRatios(m, [
-      against(m, bareM!, 'bare', 'vs bare node:http', 0.5),
-      against(m, peerM!, 'oidc-provider', 'vs oidc-provider userinfo', 4),
-    ]);
+    const { ratios, checks } = strideRatios(
+      s,
+      m,
+      [against(m, bareM!, 'bare', 'vs bare node:http', 0.5), against(m, peerM!, 'oidc-provider', 'vs oidc-provider userinfo', 4)],
+      strides,
+      strideMs,
+    );
     row(`${s.prefix}1 profile GET`, s.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
   });
 }
@@ -228,7 +256,7 @@ async function stepsLoad(strides: StrideRun[], bare: ServerProcess): Promise<voi
   row('2 steps 30 days', 'bare node:http', 'req/s', bareM!);
   strides.forEach((s, i) => {
     const m = strideMs[i]!;
-    const { ratios, checks } = withRatios(m, [against(m, bareM!, 'bare', 'vs bare node:http', 0.3)]);
+    const { ratios, checks } = strideRatios(s, m, [against(m, bareM!, 'bare', 'vs bare node:http', 0.3)], strides, strideMs);
     row(`${s.prefix}2 steps 30 days`, s.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
   });
 }
@@ -265,7 +293,7 @@ async function refreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void>
       pass: rotated === rotations && rotations > 0,
       actual: `${rotated} rotated rows for ${rotations} answered rotations`,
     };
-    const { ratios, checks } = withRatios(m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider refresh', 2)]);
+    const { ratios, checks } = strideRatios(s, m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider refresh', 2)], strides, strideMs);
     row(`${s.prefix}3 refresh chains`, s.label, 'req/s', m, ratios, [...checks, committed, p99Check(m), rssCheck(m)]);
   }
 }
@@ -349,6 +377,11 @@ async function main(): Promise<number> {
   }
   const strides: StrideRun[] = [];
   if (sqliteLoads.size > 0) strides.push(await sqliteStride(sqliteLoads));
+  const metricsLoads = new Set(['1', '2', '3'].filter((load) => sqliteLoads.has(load)));
+  if (metricsLoads.size > 0) {
+    const metered = await sqliteStride(metricsLoads, 'Stride SQLite + metrics', { METRICS_TOKEN: randomBytes(24).toString('base64url') });
+    strides.push({ ...metered, withoutMetrics: strides[0] });
+  }
   if (postgresLoads.size > 0) strides.push(await postgresStride(postgresLoads));
   const taking = (load: string) => strides.filter((s) => s.loads.has(load));
 

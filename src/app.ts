@@ -33,7 +33,11 @@ export type AppParts = Omit<AppContext, 'metrics'>;
 
 export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   const metrics = createMetrics(parts.stores.connections);
-  const ctx: AppContext = { ...parts, stores: observeStoreCalls(parts.stores, metrics.storeCalls), metrics };
+  // Requests and store calls are timed only when someone can read the figures (METRICS_TOKEN or
+  // METRICS_PORT): the timing is the one cost of metrics on the hot paths.
+  const { token, port } = parts.config.metrics;
+  const timed = token !== undefined || port !== undefined;
+  const ctx: AppContext = { ...parts, stores: timed ? observeStoreCalls(parts.stores, metrics.storeCalls) : parts.stores, metrics };
   const limits = ctx.config.http;
   const app = Fastify({
     logger: {
@@ -83,7 +87,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
     });
   }
 
-  observeRequests(app, metrics);
+  if (timed) observeRequests(app, metrics);
   await app.register(formBody, { bodyLimit: BODY_LIMIT_BYTES });
   registerSecurityHeaders(app);
   // Every answer names its request id and carries the security headers of its route's scope.
