@@ -9,6 +9,7 @@ import { rateLimitConfig } from '../http/rate-limit.js';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { authenticateClient } from '../oauth/client-auth.js';
 import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
+import { ADD, CHANGE, DELETE, FEED, LIST, ROTATE } from './event-schemas.js';
 import { requireJsonBody } from './json-body.js';
 
 const MAX_PAGE = 1000;
@@ -39,7 +40,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     }
   };
 
-  app.get('/v1/events', limit, async (request) => {
+  app.get('/v1/events', { ...limit, schema: FEED }, async (request) => {
     const client = await callingApp(request);
     const query = request.query as Record<string, unknown>;
     const after = query.after;
@@ -51,12 +52,12 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     return page;
   });
 
-  app.get('/v1/webhooks', limit, async (request) => {
+  app.get('/v1/webhooks', { ...limit, schema: LIST }, async (request) => {
     const client = await callingApp(request);
     return { data: (await stores.webhooks.list(client.id)).map(publicEndpoint) };
   });
 
-  app.post('/v1/webhooks', { ...limit, preValidation: requireJsonBody }, async (request, reply) => {
+  app.post('/v1/webhooks', { ...limit, schema: ADD, preValidation: requireJsonBody }, async (request, reply) => {
     const client = await callingApp(request);
     const body = jsonObject(request.body);
     if (typeof body.url !== 'string') throw invalidRequest('url is required: the https:// address to send events to');
@@ -65,7 +66,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(201).send({ ...publicEndpoint(endpoint), secret: endpoint.secret });
   });
 
-  app.patch('/v1/webhooks/:id', { ...limit, preValidation: requireJsonBody }, async (request) => {
+  app.patch('/v1/webhooks/:id', { ...limit, schema: CHANGE, preValidation: requireJsonBody }, async (request) => {
     const endpoint = await ownEndpoint(request);
     const body = jsonObject(request.body);
     if (body.url !== undefined && typeof body.url !== 'string') throw invalidRequest('url must be a string');
@@ -76,13 +77,13 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     return publicEndpoint(updated!);
   });
 
-  app.post('/v1/webhooks/:id/rotate-secret', limit, async (request) => {
+  app.post('/v1/webhooks/:id/rotate-secret', { ...limit, schema: ROTATE }, async (request) => {
     const endpoint = await ownEndpoint(request);
     const rotated = (await stores.webhooks.rotateSecret(endpoint.id, clock(), SECRET_OVERLAP_SECONDS))!;
     return { ...publicEndpoint(rotated), secret: rotated.secret, previous_secret_until: rotated.previous_secret_until };
   });
 
-  app.delete('/v1/webhooks/:id', limit, async (request, reply) => {
+  app.delete('/v1/webhooks/:id', { ...limit, schema: DELETE }, async (request, reply) => {
     const endpoint = await ownEndpoint(request);
     await stores.webhooks.delete(endpoint.id);
     return reply.code(204).send();

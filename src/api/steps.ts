@@ -4,8 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors.js';
-import { parseSampleBatch, stepsChange } from '../domain/step-samples.js';
-import { createStepSeriesReader, parseSeriesQuery, STEP_SERIES_JSON_SCHEMA } from '../domain/step-series.js';
+import { ACCEPTED_JSON_SCHEMA, parseSampleBatch, SAMPLE_BATCH_JSON_SCHEMA, stepsChange } from '../domain/step-samples.js';
+import { createStepSeriesReader, parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA, STEP_SERIES_JSON_SCHEMA } from '../domain/step-series.js';
+import { BEARER, errorAnswers } from '../http/schemas.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
@@ -16,15 +17,29 @@ export async function stepRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const limit = apiRateLimit(app);
   const readStepSeries = createStepSeriesReader(stores.steps.sums);
-  const schema = { response: { 200: STEP_SERIES_JSON_SCHEMA } };
+  const tags = ['Steps'];
+  const read = {
+    tags,
+    summary: 'A dense series of step sums per minute, hour or local day (read_activity)',
+    security: BEARER,
+    querystring: SERIES_QUERY_JSON_SCHEMA,
+    response: { 200: STEP_SERIES_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+  };
+  const write = {
+    tags,
+    summary: 'Store minute samples, all or nothing (write_activity)',
+    security: BEARER,
+    body: SAMPLE_BATCH_JSON_SCHEMA,
+    response: { 200: ACCEPTED_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+  };
 
-  app.get(STEPS_PATH, { config: limit, schema, onRequest: requireScope('read_activity') }, (request) => {
+  app.get(STEPS_PATH, { config: limit, schema: read, onRequest: requireScope('read_activity') }, (request) => {
     // The profile's zone and the user's write position came with the bearer check.
     const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
     return readStepSeries(request.auth.userId, seriesRequest, request.auth.stepsWrittenAt);
   });
 
-  app.post(STEPS_PATH, { config: limit, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {
+  app.post(STEPS_PATH, { config: limit, schema: write, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {
     const now = clock();
     const batch = parseSampleBatch(request.body, now);
     if ('problem' in batch) throw invalidRequest(batch.problem);

@@ -5,14 +5,23 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
+import { PROFILE_CHANGES_JSON_SCHEMA, PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
+import { BEARER, errorAnswers } from '../http/schemas.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
 
 export const PROFILE_PATHS = ['/v1/users/me', '/users'] as const;
 
-const schema = { response: { 200: PROFILE_JSON_SCHEMA } };
+const tags = ['Profile'];
+const read = { tags, summary: 'The profile (read_profile)', security: BEARER, response: { 200: PROFILE_JSON_SCHEMA, ...errorAnswers(401, 403) } };
+const write = {
+  tags,
+  summary: 'Change any of the editable fields (write_profile); answers the profile',
+  security: BEARER,
+  body: PROFILE_CHANGES_JSON_SCHEMA,
+  response: { 200: PROFILE_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+};
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
@@ -26,9 +35,9 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
   }
 
   for (const path of PROFILE_PATHS) {
-    app.get(path, { config: limit, schema, onRequest: requireScope('read_profile') }, (request) => request.auth.profile);
+    app.get(path, { config: limit, schema: read, onRequest: requireScope('read_profile') }, (request) => request.auth.profile);
 
-    app.put(path, { config: limit, schema, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
+    app.put(path, { config: limit, schema: write, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
       const changes = parseProfileChanges(request.body);
       if (Object.keys(changes).length === 0) return request.auth.profile;
       return changed(await updateProfile(request.auth.userId, changes, clock()));

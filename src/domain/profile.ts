@@ -6,7 +6,7 @@ import { invalidRequest } from '../errors.js';
 import type { Profile, ProfileChanges } from '../store/profiles.js';
 import type { User, UserUpdate } from '../store/users.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { displayNameProblem } from './users.js';
+import { DISPLAY_NAME_MAX_LENGTH, displayNameProblem } from './users.js';
 
 export const DAILY_STEP_GOAL_MAX = 200_000;
 /** A step is 30–250 cm for anyone from a small child walking to a sprinter. */
@@ -26,8 +26,20 @@ export const PROFILE_JSON_SCHEMA = {
     display_name: { type: 'string' },
     timezone: { type: 'string' },
     daily_step_goal: { type: 'integer' },
-    stride_length_cm: { type: 'integer', nullable: true },
+    stride_length_cm: { type: ['integer', 'null'] },
     created_at: { type: 'integer' },
+  },
+} as const;
+
+/** What `PUT /v1/users/me` accepts (parseProfileChanges enforces it, naming the field). */
+export const PROFILE_CHANGES_JSON_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    display_name: { type: 'string', minLength: 1, maxLength: DISPLAY_NAME_MAX_LENGTH, description: 'trimmed; no control or bidirectional-override characters' },
+    timezone: { type: 'string', description: 'an IANA time zone name such as Europe/Berlin' },
+    daily_step_goal: { type: 'integer', minimum: 0, maximum: DAILY_STEP_GOAL_MAX },
+    stride_length_cm: { type: ['integer', 'null'], minimum: STRIDE_LENGTH_MIN_CM, maximum: STRIDE_LENGTH_MAX_CM },
   },
 } as const;
 

@@ -11,6 +11,37 @@ export const MAX_STEPS_PER_MINUTE = 1000;
 /** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
 export const MAX_FUTURE_SECONDS = 86_400;
 
+/** What `POST /v1/users/me/activities/steps/` accepts (parseSampleBatch enforces it, naming the first bad sample). */
+export const SAMPLE_BATCH_JSON_SCHEMA = {
+  type: 'object',
+  required: ['samples'],
+  additionalProperties: false,
+  properties: {
+    samples: {
+      type: 'array',
+      maxItems: MAX_SAMPLES_PER_REQUEST,
+      description: 'one sample per minute; a minute sent again replaces its value',
+      items: {
+        type: 'object',
+        required: ['start_time', 'value'],
+        additionalProperties: false,
+        properties: {
+          start_time: { type: 'integer', minimum: 0, multipleOf: 60, description: 'the minute\'s start, Unix seconds; at most a day ahead of the server\'s clock' },
+          value: { type: 'integer', minimum: 0, maximum: MAX_STEPS_PER_MINUTE },
+        },
+      },
+    },
+  },
+} as const;
+
+/** The answer to an upload. */
+export const ACCEPTED_JSON_SCHEMA = {
+  type: 'object',
+  required: ['accepted'],
+  additionalProperties: false,
+  properties: { accepted: { type: 'integer', description: 'how many samples were stored' } },
+} as const;
+
 /** Defined by the store that writes samples (src/store/steps.ts). */
 export type { StepSample };
 

@@ -49,6 +49,17 @@ export interface StepSeries {
 }
 
 /** The series as JSON, for the response serializer. */
+/** The query of a series read (parseSeriesQuery enforces it; docs/api.md). */
+export const SERIES_QUERY_JSON_SCHEMA = {
+  type: 'object',
+  properties: {
+    start_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds; default: the start of the user\'s today' },
+    end_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds, after start_time; default: now. At most 1 day (minute), 31 days (hour) or 1095 days (day) after start_time' },
+    granularity: { type: 'string', enum: ['minute', 'hour', 'day'], default: 'day' },
+    timezone: { type: 'string', description: 'an IANA time zone name; default: the profile\'s' },
+  },
+} as const;
+
 export const STEP_SERIES_JSON_SCHEMA = {
   type: 'object',
   required: ['granularity', 'timezone', 'start_time', 'end_time', 'total', 'steps'],

@@ -1,5 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { temporarilyUnavailable } from '../errors.js';
+import { errorAnswers } from './schemas.js';
+
+const STATUS = (value: string) => ({ type: 'object', required: ['status'], additionalProperties: false, properties: { status: { type: 'string', enum: [value] } } });
+const tags = ['Health'];
 
 /**
  * `/healthz`: the process is up (a load balancer's liveness probe: never restart it for a database
@@ -7,11 +11,11 @@ import { temporarilyUnavailable } from '../errors.js';
  * 200 again as soon as it can, with no restart (docs/operations.md).
  */
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { tags, summary: 'The process is up', response: { 200: STATUS('ok') } } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', { schema: { tags, summary: 'The database answers', response: { 200: STATUS('ready'), 503: errorAnswers()[503] } } }, async (_request, reply) => {
     if (await app.ctx.stores.isReachable()) return { status: 'ready' };
     const error = temporarilyUnavailable('the database is not reachable');
-    return reply.code(error.status).headers(error.headers).send(error.toJSON());
+    return reply.code(503).headers(error.headers).send(error.toJSON());
   });
 }

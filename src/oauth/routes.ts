@@ -12,12 +12,13 @@ import { NO_STORE_HEADERS } from './issue-tokens.js';
 import { introspectToken } from './introspection.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { revokeToken } from './revocation.js';
+import { INTROSPECT, METADATA, REVOKE, TOKEN } from './schemas.js';
 import { exchange, formParameters } from './token.js';
 
 /** RFC 8414 §3. */
 export async function metadataRoutes(app: FastifyInstance): Promise<void> {
   const config = app.ctx.config;
-  app.get('/.well-known/oauth-authorization-server', async () => authorizationServerMetadata(config));
+  app.get('/.well-known/oauth-authorization-server', { schema: METADATA }, async () => authorizationServerMetadata(config));
 }
 
 /**
@@ -28,14 +29,14 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   const ctx = app.ctx;
   useApiSecurityHeaders(app);
 
-  app.post('/oauth2/token', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  app.post('/oauth2/token', { schema: TOKEN, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     const response = await exchange(ctx, body, request.headers.authorization);
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
   // RFC 7009 §2.
-  app.post('/oauth2/revoke', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  app.post('/oauth2/revoke', { schema: REVOKE, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
     await revokeToken(ctx, client, body);
@@ -43,7 +44,7 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   });
 
   // RFC 7662 §2.
-  app.post('/oauth2/introspect', { config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  app.post('/oauth2/introspect', { schema: INTROSPECT, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
     return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body));

@@ -1,0 +1,41 @@
+/**
+ * The machine-readable API: an OpenAPI 3.1 document made from the routes' own schemas
+ * (`GET /openapi.json`) and a reference to read it, `/docs` (Swagger UI, its assets served by Stride
+ * itself). The pages for people (sign-in, consent, dashboard, account) are not part of it.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { ERROR_SCHEMA } from './schemas.js';
+
+/** The paths a program calls; everything else is a page (docs/web.md). */
+const API_PATHS = /^\/(v1\/|users$|oauth2\/(token|revoke|introspect)$|\.well-known\/|healthz$|readyz$)/;
+
+/** Before the routes are registered: the document is collected as they are. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  app.addSchema(ERROR_SCHEMA);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Stride',
+        version: '1',
+        description:
+          'Activity data protected by OAuth 2.0: the resource API (profile, steps), the event feed and webhooks, and the authorization server\'s endpoints for clients. Guides: docs/api.md, docs/oauth.md, docs/webhooks.md.',
+      },
+      servers: [{ url: app.ctx.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An access token from /oauth2/token (RFC 6750)' },
+          clientBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret (RFC 6749 §2.3.1); the form fields of the body work as well' },
+        },
+      },
+    },
+    // Shared schemas keep their names (`#/components/schemas/Error`).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: ({ schema, url }) => ({ schema: API_PATHS.test(url) ? schema : { ...schema, hide: true }, url }),
+  });
+  // No validator badge: it would load an image from swagger.io.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

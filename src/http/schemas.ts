@@ -1,0 +1,50 @@
+/**
+ * What the routes share in their schemas (docs/api.md, /openapi.json): the one error shape, the
+ * error answers a route declares, and how a route names its credentials.
+ *
+ * Input schemas describe what a route accepts; the route's own parser enforces them, with messages
+ * that name the field and the rule (docs/api.md), so Fastify does not validate them a second time
+ * (app.ts). Response schemas are used to write the answers.
+ */
+import { ERROR_STATUS } from '../errors.js';
+
+/** `{"error", "error_description"}`, and the request id of a 500 (docs/api.md, "Errors"). */
+export const ERROR_SCHEMA = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error', 'error_description'],
+  properties: {
+    error: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+    error_description: { type: 'string' },
+    request_id: { type: 'string', description: 'on 500 server_error: the id to look for in the log' },
+  },
+} as const;
+
+const ERROR_MEANING: Record<number, string> = {
+  400: 'invalid_request, or an OAuth error of RFC 6749 §5.2',
+  401: 'invalid_token (WWW-Authenticate: Bearer, RFC 6750 §3) or invalid_client',
+  403: 'insufficient_scope: the token lacks the scope this needs (WWW-Authenticate names it)',
+  404: 'not_found',
+  413: 'request_too_large: the body is over 1 MiB',
+  415: 'unsupported_media_type',
+  429: 'rate_limited, with Retry-After',
+  500: 'server_error, with a request_id and no internals',
+  503: 'temporarily_unavailable: the database cannot be reached for now, with Retry-After',
+};
+
+/** Every route can answer these: a failed backend, a database away, a rate limit. */
+const ALWAYS = [429, 500, 503];
+
+/** The error answers of a route, besides those every route has. */
+export function errorAnswers(...statuses: number[]): Record<number, object> {
+  return Object.fromEntries(
+    [...new Set([...statuses, ...ALWAYS])].sort().map((status) => [status, { description: ERROR_MEANING[status], $ref: 'Error#' }]),
+  );
+}
+
+/** The OpenAPI security requirement of each kind of caller (components.securitySchemes, http/openapi.ts). */
+type SecurityRequirements = Array<Record<string, string[]>>;
+export const BEARER: SecurityRequirements = [{ bearer: [] }];
+/** HTTP Basic, or client_id (and client_secret) as form fields: the empty requirement. */
+export const CLIENT: SecurityRequirements = [{ clientBasic: [] }, {}];
+export const CLIENT_BASIC: SecurityRequirements = [{ clientBasic: [] }];

@@ -1,0 +1,201 @@
+/**
+ * /openapi.json is valid OpenAPI 3.1, lists the API and not the pages, and says the truth: real
+ * answers — successes and errors — match the schema declared for their route and status, and the
+ * input schemas refuse what the routes refuse. /docs reads it with assets served by Stride alone.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { LightMyRequestResponse } from 'fastify';
+import { createFixture, createOAuthTestApp, encodeForm, obtainTokens, type Fixture, type Tokens } from '../oauth/flow.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+import { bearer, userWithToken } from '../support/tokens.js';
+import type { TestApp } from '../support/app.js';
+
+cheapPasswordHashing();
+
+interface Operation {
+  requestBody?: { content: Record<string, { schema: object }> };
+  parameters?: Array<{ in: string; name: string; schema: object }>;
+  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+}
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, object> };
+}
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let fixture: Fixture;
+  let tokens: Tokens;
+  let fullToken: string;
+  let doc: Document;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const checked: string[] = [];
+
+  before(async () => {
+    t = await createOAuthTestApp('sqlite', { WEBHOOK_ALLOW_PRIVATE: 'true' });
+    fixture = await createFixture(t);
+    tokens = await obtainTokens(t, fixture);
+    fullToken = (await userWithToken(t)).token;
+    doc = (await t.app.inject('/openapi.json')).json() as Document;
+    // The schemas' own references (#/components/schemas/…) resolve against the document.
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+  });
+  after(() => t.close());
+
+  /** The operation of `method` on the path template that matches `url`. */
+  function operation(method: string, url: string): Operation {
+    const path = url.split('?')[0]!.replace(/\/$/, '');
+    const template = Object.keys(doc.paths).find((candidate) => {
+      const pattern = new RegExp(`^${candidate.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      return pattern.test(path);
+    });
+    assert.ok(template, `no path of the document matches ${path}`);
+    const found = doc.paths[template]?.[method.toLowerCase()];
+    assert.ok(found, `the document has no ${method} ${template}`);
+    return found;
+  }
+
+  const resolve = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')) as object;
+
+  /** Asserts that the answer's status is declared for its route and its body matches the schema. */
+  function matches(method: string, url: string, response: LightMyRequestResponse): void {
+    const declared = operation(method, url).responses[String(response.statusCode)];
+    assert.ok(declared, `${method} ${url} answered ${response.statusCode}, which the document does not declare`);
+    const schema = declared.content?.['application/json']?.schema;
+    if (schema === undefined) {
+      assert.equal(response.body, '', `${method} ${url} ${response.statusCode} declares no body`);
+    } else {
+      const validate = ajv.compile(resolve(schema));
+      assert.ok(validate(response.json()), `${method} ${url} ${response.statusCode}: ${ajv.errorsText(validate.errors)} in ${response.body.slice(0, 300)}`);
+    }
+    checked.push(`${method} ${url.split('?')[0]} ${response.statusCode}`);
+  }
+
+  async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, options: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {}) {
+    const response = await t.app.inject({
+      method,
+      url,
+      headers: {
+        ...options.headers,
+        ...(options.json !== undefined && { 'content-type': 'application/json' }),
+        ...(options.form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      ...(options.json !== undefined && { payload: JSON.stringify(options.json) }),
+      ...(options.form !== undefined && { payload: encodeForm(options.form) }),
+    });
+    matches(method, url, response);
+    return response;
+  }
+
+  it('is valid OpenAPI 3.1', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await new Validator().validate(doc as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+  });
+
+  it('lists the API, and none of the pages', () => {
+    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
+      assert.ok(doc.paths[path], `${path} is missing`);
+    }
+    for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/(login|signup|logout|dashboard|account|demo|oauth2\/authorize|docs|openapi)/);
+  });
+
+  it('declares every answer the resource API gives, errors included', async () => {
+    const steps = '/v1/users/me/activities/steps/';
+    await call('GET', '/v1/users/me', { headers: bearer(tokens.access_token) });
+    await call('GET', '/v1/users/me', { headers: bearer('sat_unknown') });
+    await call('GET', '/v1/users/me');
+    await call('PUT', '/v1/users/me', { headers: bearer(fullToken), json: { daily_step_goal: 12000, stride_length_cm: null } });
+    await call('PUT', '/v1/users/me', { headers: bearer(fullToken), json: { id: 'mine' } });
+    await call('PUT', '/v1/users/me', { headers: bearer(tokens.access_token), json: { daily_step_goal: 1 } });
+    await call('POST', steps, { headers: bearer(tokens.access_token), json: { samples: [{ start_time: 1_700_000_040, value: 12 }] } });
+    await call('POST', steps, { headers: bearer(tokens.access_token), json: { samples: [{ start_time: 1_700_000_041, value: 12 }] } });
+    await call('GET', `${steps}?start_time=1700000000&end_time=1700086400&granularity=hour`, { headers: bearer(tokens.access_token) });
+    await call('GET', `${steps}?granularity=fortnight`, { headers: bearer(tokens.access_token) });
+  });
+
+  it('declares every answer of the client endpoints and the feed', async () => {
+    const client = { client_id: fixture.app.clientId, client_secret: fixture.secret };
+    const basic = { authorization: `Basic ${Buffer.from(`${fixture.app.clientId}:${fixture.secret}`).toString('base64')}` };
+    await call('GET', '/.well-known/oauth-authorization-server');
+    await call('POST', '/oauth2/token', { form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...client } });
+    await call('POST', '/oauth2/token', { form: { grant_type: 'refresh_token', refresh_token: 'srt_nothing', ...client } });
+    await call('POST', '/oauth2/token', { form: { grant_type: 'password', ...client } });
+    await call('POST', '/oauth2/token', { form: { grant_type: 'refresh_token', refresh_token: 'x', client_id: fixture.app.clientId, client_secret: 'wrong' } });
+    await call('POST', '/oauth2/introspect', { form: { token: tokens.access_token, ...client } });
+    await call('POST', '/oauth2/introspect', { form: { token: 'sat_unknown', ...client } });
+    await call('POST', '/oauth2/revoke', { form: { token: 'sat_unknown', ...client } });
+    await call('POST', '/oauth2/revoke', { form: { ...client } });
+
+    await call('GET', '/v1/events?limit=5', { headers: basic });
+    await call('GET', '/v1/events?limit=0', { headers: basic });
+    await call('GET', '/v1/events');
+    const added = await call('POST', '/v1/webhooks', { headers: basic, json: { url: 'http://127.0.0.1:9/hooks', events: ['steps.updated'] } });
+    const id = (added.json() as { id: string }).id;
+    await call('POST', '/v1/webhooks', { headers: basic, json: { url: 'http://127.0.0.1:9/hooks', events: ['nothing.happened'] } });
+    await call('GET', '/v1/webhooks', { headers: basic });
+    await call('PATCH', `/v1/webhooks/${id}`, { headers: basic, json: { state: 'paused' } });
+    await call('POST', `/v1/webhooks/${id}/rotate-secret`, { headers: basic });
+    await call('DELETE', `/v1/webhooks/${id}`, { headers: basic });
+    await call('DELETE', `/v1/webhooks/${id}`, { headers: basic });
+    await call('GET', '/healthz');
+    await call('GET', '/readyz');
+  });
+
+  it('has input schemas that refuse what the routes refuse, and accept what they accept', async () => {
+    const bodySchema = (method: string, url: string) => {
+      const content = operation(method, url).requestBody!.content;
+      return ajv.compile(resolve(Object.values(content)[0]!.schema));
+    };
+    const cases: Array<{ method: 'PUT' | 'POST'; url: string; body: unknown; token: string }> = [
+      { method: 'PUT', url: '/v1/users/me', body: { daily_step_goal: 8000 }, token: fullToken },
+      { method: 'PUT', url: '/v1/users/me', body: { daily_step_goal: -1 }, token: fullToken },
+      { method: 'PUT', url: '/v1/users/me', body: { stride_length_cm: 10 }, token: fullToken },
+      { method: 'PUT', url: '/v1/users/me', body: { created_at: 5 }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1000 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1001 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1, extra: true }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [] }, token: fullToken },
+    ];
+    for (const { method, url, body, token } of cases) {
+      const valid = bodySchema(method, url)(body);
+      const response = await call(method, url, { headers: bearer(token), json: body });
+      assert.equal(response.statusCode === 200, valid, `${method} ${url} ${JSON.stringify(body)}: schema says ${valid}, the route answered ${response.statusCode}`);
+    }
+  });
+
+  it('covered each route of the API in the tests above', () => {
+    const routes = new Set(checked.map((entry) => entry.split(' ').slice(0, 2).join(' ')));
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (path === '/users') continue; // the same handlers as /v1/users/me
+      for (const method of Object.keys(operations)) {
+        const concrete = [...routes].some((route) => {
+          const [m, url] = route.split(' ');
+          return m === method.toUpperCase() && new RegExp(`^${path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`).test(url!);
+        });
+        assert.ok(concrete, `${method.toUpperCase()} ${path} was never called`);
+      }
+    }
+  });
+
+  it('serves /docs from Stride alone', async () => {
+    const page = await t.app.inject('/docs/');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.headers['content-type'] as string, /text\/html/);
+    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    assert.ok(assets.length >= 4);
+    for (const asset of assets) {
+      assert.doesNotMatch(asset, /^(https?:)?\/\//, `${asset} would load from elsewhere`);
+      const loaded = await t.app.inject(new URL(asset, 'http://stride.test/docs/').pathname);
+      assert.equal(loaded.statusCode, 200, asset);
+    }
+    const initializer = (await t.app.inject('/docs/static/swagger-initializer.js')).body;
+    const code = initializer.split('\n').filter((line) => !line.trim().startsWith('//'));
+    assert.deepEqual(code.filter((line) => /https?:\/\//.test(line)), [], 'the initializer loads nothing from another host');
+    assert.match(initializer, /"validatorUrl":null/, 'no validator badge from swagger.io');
+  });
+});
