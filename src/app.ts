@@ -23,6 +23,7 @@ import { registerSecurityHeaders } from './http/security-headers.js';
 import { createMetrics } from './metrics.js';
 import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
 import { observeStoreCalls } from './store/observed.js';
+import { sendErrorAsPage, wantsPage } from './web/error-pages.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
 
@@ -100,7 +101,8 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, new ApiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}`));
+    const error = new ApiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}`);
+    return wantsPage(request) ? sendErrorAsPage(reply, request, error) : sendError(reply, error);
   });
 
   // Input schemas document what each route accepts; its own parser enforces them, with messages
@@ -128,20 +130,20 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 }
 
 /**
- * Turns anything thrown by a route into the JSON error shape; 5xx details stay in the log. A page
- * (a route of the browser-facing scope, where the cookie plugin parsed the request's cookies) gets
- * its 5xx as an HTML page instead.
+ * Turns anything thrown by a route into the JSON error shape; 5xx details stay in the log. A browser
+ * asking for a page gets the error as an HTML page (web/error-pages.ts), and so does a 5xx of a page
+ * (a route of the browser-facing scope, where the cookie plugin parsed the request's cookies).
  */
 export function handleError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error);
   const isPage = request.cookies !== undefined;
   if (apiError?.error === 'temporarily_unavailable' && !(error instanceof ApiError)) {
     request.log.warn({ err: error }, 'the database is unavailable');
-    if (isPage) return sendErrorPage(reply.headers(apiError.headers), 503, 'Stride is temporarily unavailable', 'Please try again in a few seconds.');
+    if (isPage) return sendErrorAsPage(reply, request, apiError);
   }
-  if (apiError) return sendError(reply, apiError);
+  if (apiError) return wantsPage(request) ? sendErrorAsPage(reply, request, apiError) : sendError(reply, apiError);
   request.log.error({ err: error }, 'request failed');
-  if (isPage) return sendErrorPage(reply, 500, 'Something went wrong', `The server failed to process the request (request id ${request.id}).`);
+  if (isPage || wantsPage(request)) return sendErrorPage(reply, 500, 'Something went wrong', `The server failed to process the request (request id ${request.id}).`);
   return reply.code(500).send({
     error: 'server_error',
     error_description: `the server failed to process the request; request id ${request.id}`,

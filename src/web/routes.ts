@@ -18,6 +18,7 @@ import { ASSETS_DIR } from './views.js';
 const ASSETS = {
   'stride.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'stride.css'), 'utf8') },
   'copy.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'copy.js'), 'utf8') },
+  'favicon.svg': { type: 'image/svg+xml', body: readFileSync(join(ASSETS_DIR, 'favicon.svg'), 'utf8') },
 };
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
@@ -26,6 +27,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       reply.header('content-type', asset.type).header('cache-control', 'public, max-age=3600').send(asset.body),
     );
   }
+  // Browsers ask for /favicon.ico where a page names no icon (a JSON answer opened in a tab).
+  app.get('/favicon.ico', async (_request, reply) => reply.redirect('/assets/favicon.svg', 301));
   // A person opening the server's address lands on their account (or the sign-in page).
   app.get('/', async (_request, reply) => reply.redirect('/account', 302));
   await app.register(loginPages);

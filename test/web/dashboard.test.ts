@@ -5,7 +5,7 @@ import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { Browser, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, refresh, tokenRequest, type Fixture } from '../oauth/flow.js';
+import { Browser, type Response, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, refresh, tokenRequest, type Fixture } from '../oauth/flow.js';
 import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
@@ -50,17 +50,32 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.match(theirs.body, /not registered an app yet/);
   });
 
-  it('registers a confidential app and shows its secret once', async () => {
-    const response = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
+  /** The page a form's redirect lands on, as a browser follows it. */
+  const landing = async (browser: Browser, response: Response) => {
+    assert.equal(response.status, 303, response.body.slice(0, 400));
+    const to = response.location();
+    return { path: to.pathname + to.search, page: await browser.get(to.pathname + to.search) };
+  };
+
+  it('registers a confidential app and shows its secret once, on the page the redirect lands on', async () => {
+    const posted = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
       name: 'Step Sync', description: 'Syncs steps', website_url: 'https://stepsync.example',
       redirect_uris: 'https://stepsync.example/cb\r\nhttp://localhost:8080/cb\r\n',
       scopes: ['read_profile', 'read_activity'], client_type: 'confidential',
     });
+    assert.doesNotMatch(posted.body, /stepsync/, 'the POST answer carries no secret');
+    const { path, page: response } = await landing(developer, posted);
     assert.equal(response.status, 200, response.body.slice(0, 400));
+    assert.equal(response.headers['cache-control'], 'no-store');
     const clientId = textOf(response.body, 'client-id')!;
     const secret = textOf(response.body, 'client-secret')!;
     assert.ok(clientId && secret);
     assert.match(response.body, /cannot show it again/);
+    // A reload shows the credentials without the secret, and makes no new one.
+    const reloaded = await developer.get(path);
+    assert.equal(reloaded.status, 200);
+    assert.equal(textOf(reloaded.body, 'client-secret'), undefined);
+    assert.match(reloaded.body, /shown once already/);
     const stored = await findAppByClientId(t.database.db.kysely, clientId);
     assert.ok(stored);
     assert.equal(stored.ownerId, f.developer.id);
@@ -83,8 +98,7 @@ forEachDialect('developer dashboard', (dialect) => {
     };
     assert.ok(fields.registration_id, 'the form carries a registration id');
     const first = await developer.post('/dashboard/apps', fields);
-    assert.equal(first.status, 200);
-    const clientId = textOf(first.body, 'client-id')!;
+    const clientId = textOf((await landing(developer, first)).page.body, 'client-id')!;
     const [again, concurrent] = await Promise.all([developer.post('/dashboard/apps', fields), developer.post('/dashboard/apps', fields)]);
     for (const response of [again, concurrent]) {
       assert.equal(response.status, 303);
@@ -98,10 +112,27 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.notEqual(formFields(otherForm.body, '/dashboard/apps').registration_id, fields.registration_id, 'each form has its own id');
   });
 
+  it('registers one app when a form is sent again after Back, from a page loaded anew', async () => {
+    const settings = { name: 'Back Again', redirect_uris: 'https://back.example/cb', scopes: 'read_profile', client_type: 'confidential' };
+    const first = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', settings);
+    const clientId = textOf((await landing(developer, first)).page.body, 'client-id')!;
+    // Back: the form page is loaded again (a new registration id), the browser refills the fields.
+    const again = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', settings);
+    assert.equal(again.status, 303);
+    assert.equal(again.headers.location, `/dashboard/apps/${clientId}?registered=again`);
+    const named = await t.database.db.kysely.selectFrom('apps').select('client_id').where('name', '=', 'Back Again').execute();
+    assert.equal(named.length, 1);
+    // Other settings are another app.
+    const other = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', { ...settings, redirect_uris: 'https://back.example/other' });
+    assert.match(other.location().pathname, /\/created$/);
+    assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').where('name', '=', 'Back Again').execute()).length, 2);
+  });
+
   it('registers a public app without a secret', async () => {
-    const response = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
+    const posted = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
       name: 'Phone App', redirect_uris: 'com.example.phone:/cb', scopes: 'read_activity', client_type: 'public',
     });
+    const response = (await landing(developer, posted)).page;
     assert.equal(response.status, 200);
     assert.equal(textOf(response.body, 'client-secret'), undefined);
     const stored = await findAppByClientId(t.database.db.kysely, textOf(response.body, 'client-id')!);
@@ -239,18 +270,25 @@ forEachDialect('developer dashboard', (dialect) => {
   it('rotates the secret: shown once, the old one is refused with invalid_client, the new one works', async () => {
     const browser = await signedIn(t, f.user);
     const page = appPage();
-    const rotated = await submit(developer, page, `${page}/secret`, {});
+    const posted = await submit(developer, page, `${page}/secret`, {});
+    const { path, page: rotated } = await landing(developer, posted);
     assert.equal(rotated.status, 200);
     const newSecret = textOf(rotated.body, 'client-secret')!;
     assert.ok(newSecret && newSecret !== f.secret);
     assert.match(rotated.body, /shown only this once/);
+    // A reload neither shows it again nor rotates again: the secret just copied keeps working.
+    const reloaded = await developer.get(path);
+    assert.equal(textOf(reloaded.body, 'client-secret'), undefined);
+    assert.match(textOf(reloaded.body, 'notice')!, /shown once already/);
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.app.clientId))?.clientSecretHash, hashCredential(newSecret));
+    const newest = newSecret;
 
     const oldTry = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: f.app.clientId, client_secret: f.secret });
     assert.equal(oldTry.statusCode, 401);
     assert.equal(oldTry.json().error, 'invalid_client');
-    const tokens = await grantThroughConsent(t, browser, f.app, newSecret, REDIRECT_URI);
+    const tokens = await grantThroughConsent(t, browser, f.app, newest, REDIRECT_URI);
     assert.equal(await profileStatus(t, tokens.access_token), 200);
-    f.secret = newSecret;
+    f.secret = newest;
   });
 
   it('deletes an app after a confirmation step, revoking every token', async () => {

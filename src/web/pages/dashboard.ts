@@ -11,6 +11,7 @@ import type { App } from '../../store/apps.js';
 import { requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
 import { clientIdFor, fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
+import { keepSecretForOnce, takeSecretShownOnce } from '../shown-once.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
 const appPath = (app: App) => `/dashboard/apps/${encodeURIComponent(app.clientId)}`;
@@ -20,6 +21,7 @@ export async function dashboardPages(app: FastifyInstance): Promise<void> {
   app.get('/dashboard/apps/new', newAppForm);
   app.post('/dashboard/apps', registerFromForm);
   app.get('/dashboard/apps/:clientId', showApp);
+  app.get('/dashboard/apps/:clientId/created', showCreated);
   app.post('/dashboard/apps/:clientId', saveSettings);
   app.post('/dashboard/apps/:clientId/secret', rotateSecret);
   app.get('/dashboard/apps/:clientId/delete', confirmDeletion);
@@ -101,7 +103,7 @@ async function registerFromForm(request: FastifyRequest, reply: FastifyReply) {
     const existing = clientId === undefined ? undefined : await stores.apps.findByClientId(clientId);
     return existing && existing.ownerId === session.user.id ? existing : undefined;
   };
-  const already = await sentAgain();
+  const already = (await sentAgain()) ?? (await sameAppJustRegistered(request, session, form));
   if (already) return reply.redirect(`${appPath(already)}?registered=again`, 303);
   let registered;
   try {
@@ -116,12 +118,43 @@ async function registerFromForm(request: FastifyRequest, reply: FastifyReply) {
     if (twin) return reply.redirect(`${appPath(twin)}?registered=again`, 303);
     throw error;
   }
-  // The secret exists only in this response; it is stored as a hash.
+  // Stored as a hash: the secret is shown once, on the page the redirect lands on.
+  if (registered.clientSecret) await keepSecretForOnce(request, reply, session, registered.app.clientId, registered.clientSecret);
+  return reply.redirect(`${appPath(registered.app)}/created`, 303);
+}
+
+/** How long an identical registration counts as the same form sent again from a stale page. */
+const RESENT_WITHIN_SECONDS = 600;
+
+/**
+ * An app of this developer registered moments ago with exactly these settings: the form was sent
+ * again after Back (the page, loaded anew, has a new registration id), not a second app wanted.
+ */
+async function sameAppJustRegistered(request: FastifyRequest, session: Session, form: AppForm): Promise<App | undefined> {
+  const settings = settingsOf(form);
+  const since = request.server.ctx.clock() - RESENT_WITHIN_SECONDS;
+  const own = await request.server.ctx.stores.apps.listWithConnectedUsers(session.user.id);
+  return own.find(
+    (app) =>
+      app.createdAt >= since &&
+      app.name === settings.name &&
+      app.isPublic === form.isPublic &&
+      app.redirectUris.join('\n') === settings.redirectUris.join('\n') &&
+      formatScopes(app.scopes) === formatScopes(settings.scopes),
+  );
+}
+
+/** Where registration lands: the credentials, the secret among them the first time only. */
+async function showCreated(request: FastifyRequest, reply: FastifyReply) {
+  const session = await requireSession(request, reply);
+  if (!session) return reply;
+  const owned = await ownedApp(request, reply, session);
+  if (!owned) return reply;
   return sendPage(reply, './app-created', {
-    ...signedInLayout(session, `${registered.app.name} is registered`, 'dashboard'),
-    app: registered.app,
-    path: appPath(registered.app),
-    clientSecret: registered.clientSecret,
+    ...signedInLayout(session, `${owned.name} is registered`, 'dashboard'),
+    app: owned,
+    path: appPath(owned),
+    clientSecret: owned.isPublic ? null : await takeSecretShownOnce(request, reply, session, owned.clientId),
   });
 }
 
@@ -137,6 +170,10 @@ async function showApp(request: FastifyRequest, reply: FastifyReply) {
     notice = ended > 0 ? `Saved. ${ended} ${ended === 1 ? "user's grant was" : "users' grants were"} ended.` : 'Saved.';
   } else if (query.registered === 'again') {
     notice = 'This app was already registered by this form; no second app was made. Its client secret was shown only once: if you did not copy it, rotate it below.';
+  } else if (query.rotated === '1') {
+    const newSecret = await takeSecretShownOnce(request, reply, session, owned.clientId);
+    if (newSecret) return sendDetail(reply, session, owned, { newSecret, notice: 'A new client secret was issued. The old one no longer works.' });
+    notice = 'The new client secret was shown once already, and the old one no longer works. If you did not copy it, rotate it again.';
   }
   return sendDetail(reply, session, owned, notice === undefined ? {} : { notice });
 }
@@ -185,7 +222,8 @@ async function rotateSecret(request: FastifyRequest, reply: FastifyReply) {
   if (!owned) return reply;
   if (owned.isPublic) return sendErrorPage(reply, 400, 'No client secret', 'Public apps have no client secret to rotate.', { href: appPath(owned), label: 'Back to the app' });
   const newSecret = await rotateClientSecret(request.server.ctx.stores.apps, request.server.ctx.clock, owned);
-  return sendDetail(reply, session, owned, { newSecret, notice: 'A new client secret was issued. The old one no longer works.' });
+  await keepSecretForOnce(request, reply, session, owned.clientId, newSecret);
+  return reply.redirect(`${appPath(owned)}?rotated=1`, 303);
 }
 
 async function confirmDeletion(request: FastifyRequest, reply: FastifyReply) {

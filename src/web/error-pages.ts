@@ -1,0 +1,42 @@
+/**
+ * Errors as a person sees them (docs/web.md, "Errors in the browser"): a browser asking for a page
+ * (`Accept: text/html`) gets a styled page with the error's status and headers, wherever the error
+ * happened; programs keep the JSON error shape. The resource API and the client endpoints always
+ * answer JSON, whatever they are asked to accept.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiError } from '../errors.js';
+import { sendErrorPage } from './views.js';
+
+const PROGRAM_PATHS = /^\/(v1(\/|$)|oauth2\/(token|revoke|introspect)\/?$)/;
+
+export function wantsPage(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return typeof accept === 'string' && accept.includes('text/html') && !PROGRAM_PATHS.test(request.url.split('?')[0]!);
+}
+
+const ACCOUNT_LINK = { href: '/account', label: 'Go to your account' };
+
+export function sendErrorAsPage(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  reply.headers(error.headers);
+  const path = request.url.split('?')[0]!;
+  switch (error.error) {
+    case 'not_found':
+      return sendErrorPage(reply, 404, 'Page not found', `There is no page at ${path.slice(0, 200)}.`, ACCOUNT_LINK);
+    case 'rate_limited': {
+      const wait = error.headers['retry-after'] ?? reply.getHeader('retry-after');
+      const signIn = /^\/(login|signup)\/?$/.test(path);
+      return sendErrorPage(
+        reply,
+        429,
+        'Too many attempts',
+        `Please wait ${wait ? `${String(wait)} seconds` : 'a minute'}, then try again.`,
+        signIn ? { href: path, label: 'Back to the form' } : ACCOUNT_LINK,
+      );
+    }
+    case 'temporarily_unavailable':
+      return sendErrorPage(reply, 503, 'Stride is temporarily unavailable', 'Please try again in a few seconds.', ACCOUNT_LINK);
+    default:
+      return sendErrorPage(reply, error.status, 'This request cannot be completed', error.description, ACCOUNT_LINK);
+  }
+}
