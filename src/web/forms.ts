@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_FIELD, isValidSessionCsrf, sessionCsrfToken } from './csrf.js';
+import { keepDraft } from './form-drafts.js';
 import { currentSession, type Session } from './session.js';
 import { sendErrorPage, type LayoutData } from './views.js';
 
@@ -38,13 +39,18 @@ export async function requireSession(request: FastifyRequest, reply: FastifyRepl
 }
 
 /**
- * For a POST: the session when the form carries its CSRF token. Otherwise the reply is sent
- * (sign-in redirect, or 403) and null returned.
+ * For a POST: the session when the form carries its CSRF token. Otherwise the reply is sent and
+ * null returned: 403, or — the session having ended — sign-in, then back to the form's page
+ * (`returnTo`) with what was typed put back (form-drafts.ts).
  */
 export async function requireSessionForm(request: FastifyRequest, reply: FastifyReply, returnTo: string): Promise<Session | null> {
-  const session = await requireSession(request, reply, returnTo);
-  if (!session) return null;
+  const session = await currentSession(request);
   const form = (request.body ?? {}) as Form;
+  if (!session) {
+    const kept = await keepDraft(request, reply, returnTo, form);
+    await reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}&ended=${kept ? 'kept' : '1'}`, 303);
+    return null;
+  }
   if (!isValidSessionCsrf(session, form[CSRF_FIELD])) {
     await sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page (missing or wrong CSRF token). Reload the page and try again.');
     return null;

@@ -139,7 +139,8 @@ forEachDialect('sign-in and sessions', (dialect) => {
     assert.equal(forged.status, 403);
     const response = await browser.post('/logout', logoutFields);
     assert.equal(response.status, 303);
-    assert.equal(response.headers.location, '/login');
+    assert.equal(response.headers.location, '/login?signed_out=1');
+    assert.match((await browser.get('/login?signed_out=1')).body, /You are signed out/);
     assert.equal(browser.cookies.has('stride_session'), false);
     const row = await t.database.db.kysely.selectFrom('sessions').select('id_hash').where('id_hash', '=', hashCredential(raw)).executeTakeFirst();
     assert.equal(row, undefined);

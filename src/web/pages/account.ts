@@ -12,6 +12,7 @@ import { constantTimeEqual } from '../../security/secrets.js';
 import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
+import { takeDraft } from '../form-drafts.js';
 
 /** The profile form as typed: every field a string. */
 type ProfileForm = Record<EditableField, string>;
@@ -105,6 +106,11 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     const session = await requireSession(request, reply);
     if (!session) return reply;
     const query = request.query as Form;
+    const draft = await takeDraft(request, reply, '/account');
+    if (draft) {
+      const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(draft[field])])) as ProfileForm;
+      return sendAccount(reply, session, { form, notice: 'Your session ended before your profile was saved. What you typed is back: check it and save again.' });
+    }
     let notice: string | null = null;
     if (query.saved === 'profile') notice = 'Your profile is saved.';
     if (isRevocationProof(session, query.revoked, query.proof)) {

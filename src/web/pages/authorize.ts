@@ -46,7 +46,15 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
   app.post('/oauth2/authorize', async (request, reply) => {
     const { params, repeated } = singleValues(request.body);
     const session = await currentSession(request);
-    if (!session) return sendErrorPage(reply, 403, 'Signed out', 'Your session has ended. Start again from the app.');
+    if (!session) {
+      // The request's own parameters lead back to the consent page once signed in again.
+      const original = Object.fromEntries(Object.entries(params).filter(([name]) => !['csrf_token', 'decision', 'granted_scope'].includes(name)));
+      const again = `/oauth2/authorize?${new URLSearchParams(original as Record<string, string>)}`;
+      return sendErrorPage(reply, 403, 'Signed out', 'Your session ended before you answered, so nothing was shared. Sign in again to see the request once more.', {
+        href: `/login?return_to=${encodeURIComponent(again)}`,
+        label: 'Sign in again',
+      });
+    }
     if (!isValidSessionCsrf(session, params.csrf_token)) {
       return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page (missing or wrong CSRF token).');
     }

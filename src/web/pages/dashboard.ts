@@ -11,6 +11,7 @@ import type { App } from '../../store/apps.js';
 import { requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
 import { clientIdFor, fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
+import { takeDraft } from '../form-drafts.js';
 import { keepSecretForOnce, takeSecretShownOnce } from '../shown-once.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
@@ -60,11 +61,15 @@ async function sendDetail(
   }, status);
 }
 
-function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, errors: FieldErrors, status = 200) {
+/** On a form filled in again from what was typed before the session ended. */
+const DRAFT_NOTICE = 'Your session ended before this form was sent. What you typed is back: check it and send it again.';
+
+function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, errors: FieldErrors, status = 200, notice: string | null = null) {
   return sendPage(reply, './app-new', {
     ...signedInLayout(session, 'Register an app', 'dashboard'),
     form,
     errors,
+    notice,
     scopeChoices: SCOPE_CHOICES,
   }, status);
 }
@@ -86,7 +91,10 @@ async function listOwnApps(request: FastifyRequest, reply: FastifyReply) {
 async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
   const session = await requireSession(request, reply);
   if (!session) return reply;
-  const blank: AppForm = { registrationId: randomBytes(16).toString('base64url'), name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false };
+  const registrationId = randomBytes(16).toString('base64url');
+  const draft = await takeDraft(request, reply, '/dashboard/apps/new');
+  if (draft) return sendNewAppForm(reply, session, { registrationId, ...readAppForm(draft) }, {}, 200, DRAFT_NOTICE);
+  const blank: AppForm = { registrationId, name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false };
   return sendNewAppForm(reply, session, blank, {});
 }
 
@@ -164,6 +172,8 @@ async function showApp(request: FastifyRequest, reply: FastifyReply) {
   const owned = await ownedApp(request, reply, session);
   if (!owned) return reply;
   const query = request.query as Form;
+  const draft = await takeDraft(request, reply, appPath(owned));
+  if (draft) return sendDetail(reply, session, owned, { form: { ...readAppForm(draft), isPublic: owned.isPublic }, notice: DRAFT_NOTICE });
   let notice: string | undefined;
   if (query.saved === '1') {
     const ended = Number.parseInt(text(query.ended), 10);

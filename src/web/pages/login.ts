@@ -20,6 +20,15 @@ export const SIGNED_UP_NOTICE =
   'Sign in with the email and password you just chose to continue. If this email already had a Stride account, no second one was made: sign in with that account\'s password.';
 
 type Form = Record<string, unknown>;
+
+/** Why the person is on the sign-in page, when they did not come by themselves. */
+function loginNotice(query: Form): string | null {
+  if (query.signed_up === '1') return SIGNED_UP_NOTICE;
+  if (query.signed_out === '1') return 'You are signed out.';
+  if (query.ended === 'kept') return 'Your session ended before the form was sent. Sign in again: you will be back on the form with what you typed, to send it again.';
+  if (query.ended === '1') return 'Your session ended before the form was sent. Sign in again to go back to it.';
+  return null;
+}
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 export async function loginPages(app: FastifyInstance): Promise<void> {
@@ -34,7 +43,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       returnTo,
       email: '',
       error: null,
-      notice: query.signed_up === '1' ? SIGNED_UP_NOTICE : null,
+      notice: loginNotice(query),
     });
   });
 
@@ -80,6 +89,6 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       return sendErrorPage(reply, 403, 'Request refused', 'The form was not sent from this Stride page (missing or wrong CSRF token).');
     }
     await endSession(request, reply);
-    return reply.redirect('/login', 303);
+    return reply.redirect('/login?signed_out=1', 303);
   });
 }
