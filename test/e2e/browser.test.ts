@@ -1,7 +1,8 @@
 /**
  * The flows a person goes through in a real browser (Debian's Chromium), against a real
  * `stride serve`: connecting an app and revoking it (connected-app.ts); consent, scope changes,
- * secret rotation and CSRF in the dashboard (dashboard-flows.ts). One Chromium and one server
+ * secret rotation and CSRF in the dashboard (dashboard-flows.ts); errors, reloads, Back and an
+ * ended session at the edges (trust-flows.ts). One Chromium and one server
  * serve every flow: starting them is most of what a flow would add on its own.
  */
 import { after, before, describe } from 'node:test';
@@ -9,6 +10,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.js';
 import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
+import { trustFlows } from './trust-flows.js';
 
 const skip = browserUnavailable();
 
@@ -29,4 +31,5 @@ describe('in a real browser', { skip: skip ?? false }, () => {
 
   connectedAppFlow(flows);
   dashboardFlows(flows);
+  trustFlows(flows);
 });

@@ -1,0 +1,121 @@
+/**
+ * What a new user tries at the edges, in a real browser: a wrong address, a reload of the page
+ * showing a secret, Back and Register again, a session that ends while a form is being filled in,
+ * signing out. No page shows JSON or makes the browser fetch something missing, and no reload or
+ * Back loses or duplicates anything.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { screenshotPath } from '../support/browser.js';
+import { registerAppInDashboard, signIn, signUp, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
+
+export function trustFlows(flows: BrowserFlows): void {
+  describe('at the edges, in a real browser', () => {
+    let browser: Browser;
+    let stride: Stride;
+    let context: BrowserContext;
+    let page: Page;
+    let email: string;
+    /** Responses of 400 and above the browser saw, as "status url". */
+    const failures: string[] = [];
+
+    /** Whether `secret` authenticates `clientId` (introspection answers 200 to a client it knows). */
+    const secretWorks = async (clientId: string, secret: string) => {
+      const response = await fetch(`${stride.url}/oauth2/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'sat_none', client_id: clientId, client_secret: secret }),
+      });
+      return response.status === 200;
+    };
+
+    before(async () => {
+      ({ browser, stride } = flows);
+      context = await browser.newContext();
+      page = await context.newPage();
+      page.on('response', (response) => {
+        if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+      });
+      email = uniqueEmail('edge');
+      await page.goto(`${stride.url}/signup?return_to=%2Fdashboard`);
+      await signUp(page, 'Edge', email);
+      await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    });
+    after(() => context.close());
+
+    it('answers a wrong address with a page, and fetches nothing that is missing', async () => {
+      failures.length = 0;
+      for (const path of ['/nope', '/assets/missing.css']) {
+        const response = await page.goto(`${stride.url}${path}`);
+        assert.equal(response?.status(), 404);
+        await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+        assert.match(String(await response?.headerValue('content-type')), /text\/html/);
+      }
+      await page.screenshot({ path: screenshotPath('not-found'), fullPage: true });
+      await page.goto(`${stride.url}/dashboard`);
+      await page.waitForLoadState('networkidle');
+      assert.deepEqual(failures.filter((failure) => !/\/nope$|\/missing\.css$/.test(failure)), [], 'no favicon or asset is missing');
+    });
+
+    it('shows a new secret once: a reload neither shows it again nor rotates it', async () => {
+      const registered = await registerAppInDashboard(page, stride, { name: 'Reload Safe', redirectUri: 'https://reload.example/cb', scopes: ['read_profile'] });
+      await page.goBack();
+      await page.reload();
+      await page.getByText('shown once already').waitFor();
+      assert.equal(await page.locator('#client-secret').count(), 0);
+      assert.ok(await secretWorks(registered.clientId, registered.clientSecret));
+
+      await page.goto(registered.detailUrl);
+      await page.getByRole('button', { name: 'Rotate the client secret' }).click();
+      await page.getByText('shown only this once').waitFor();
+      const rotated = (await page.locator('#client-secret').textContent())!.trim();
+      await page.reload();
+      await page.getByText('shown once already').waitFor();
+      assert.equal(await page.locator('#client-secret').count(), 0);
+      await page.screenshot({ path: screenshotPath('rotated-secret-reloaded'), fullPage: true });
+      assert.ok(await secretWorks(registered.clientId, rotated), 'the secret copied before the reload still works');
+      assert.equal(await secretWorks(registered.clientId, registered.clientSecret), false);
+    });
+
+    it('registers one app when the form is sent again after Back', async () => {
+      await registerAppInDashboard(page, stride, { name: 'Back Twice', redirectUri: 'https://back.example/cb', scopes: ['read_profile'] });
+      await page.goBack(); // the credentials page
+      await page.goBack(); // the filled-in form
+      await page.getByLabel('App name').fill('Back Twice');
+      await page.getByLabel('Redirect URIs').fill('https://back.example/cb');
+      await page.locator('#scope-read_profile').setChecked(true);
+      await page.getByRole('button', { name: 'Register app' }).click();
+      await page.getByText('no second app was made').waitFor();
+      await page.goto(`${stride.url}/dashboard`);
+      assert.equal(await page.getByRole('link', { name: 'Back Twice' }).count(), 1);
+    });
+
+    it('keeps what was typed when the session ends before the form is sent', async () => {
+      await page.goto(`${stride.url}/dashboard/apps/new`);
+      await page.getByLabel('App name').fill('Typed Then Expired');
+      await page.getByLabel('Redirect URIs').fill('https://expired.example/cb');
+      // The session ends (signed out in another tab, expired): the browser no longer has it.
+      const session = (await context.cookies()).filter((cookie) => cookie.name.includes('session'));
+      await context.clearCookies({ name: session[0]!.name });
+      await page.getByRole('button', { name: 'Register app' }).click();
+      await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+      await page.getByText('what you typed').waitFor();
+      await page.screenshot({ path: screenshotPath('session-ended-sign-in'), fullPage: true });
+      await signIn(page, email);
+      await page.getByText('What you typed is back').waitFor();
+      assert.equal(await page.getByLabel('App name').inputValue(), 'Typed Then Expired');
+      assert.equal(await page.getByLabel('Redirect URIs').inputValue(), 'https://expired.example/cb');
+      await page.screenshot({ path: screenshotPath('session-ended-form-kept'), fullPage: true });
+      await page.getByRole('button', { name: 'Register app' }).click();
+      await page.getByRole('heading', { name: 'Typed Then Expired is registered' }).waitFor();
+    });
+
+    it('says so when signed out', async () => {
+      await page.goto(`${stride.url}/dashboard`);
+      await page.getByRole('button', { name: /Sign out/ }).click();
+      await page.getByText('You are signed out').waitFor();
+      await page.screenshot({ path: screenshotPath('signed-out'), fullPage: true });
+    });
+  });
+}
