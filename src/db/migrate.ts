@@ -19,6 +19,7 @@ import * as initial from './migrations/001_initial.js';
 import * as serverSecrets from './migrations/002_server_secrets.js';
 import * as webhooks from './migrations/003_webhooks.js';
 import * as replicaPosition from './migrations/004_replica_position.js';
+import * as sessionDetails from './migrations/005_session_details.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -26,6 +27,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '002_server_secrets': serverSecrets,
   '003_webhooks': webhooks,
   '004_replica_position': replicaPosition,
+  '005_session_details': sessionDetails,
 };
 
 export class MigrationError extends Error {}

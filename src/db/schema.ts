@@ -112,6 +112,12 @@ export interface SessionTable {
   csrf_secret: string;
   created_at: number;
   expires_at: number;
+  /** The User-Agent header of the sign-in, cut to 300 characters. */
+  user_agent: string | null;
+  /** The client address of the sign-in (TRUST_PROXY decides which one). */
+  address: string | null;
+  /** Updated at most once a minute (store/sessions.ts). */
+  last_seen_at: number | null;
 }
 
 /** One row per user per minute (start_time is a multiple of 60). */

@@ -42,7 +42,7 @@ export type ConsentRule = (previousScope: string) => { grantScope: string; withd
 
 /** Why a grant ended, as its grant.revoked event says (docs/webhooks.md). */
 export interface Revocation {
-  reason: 'user_revoked' | 'scope_change' | 'token_reuse_detected';
+  reason: 'user_revoked' | 'scope_change' | 'token_reuse_detected' | 'account_deleted';
   now: number;
 }
 

@@ -8,26 +8,50 @@ import type { User } from './users.js';
 type Q = Kysely<Database>;
 export type SessionRow = Selectable<SessionTable>;
 
-const insertSessionRow = preparedQuery((db: Q, idHash: string, userId: string, csrfSecret: string, createdAt: number, expiresAt: number) =>
-  db.insertInto('sessions').values({ id_hash: idHash, user_id: userId, csrf_secret: csrfSecret, created_at: createdAt, expires_at: expiresAt }),
+const insertSessionRow = preparedQuery(
+  (db: Q, idHash: string, userId: string, csrfSecret: string, createdAt: number, expiresAt: number, userAgent: string | null, address: string | null) =>
+    db.insertInto('sessions').values({
+      id_hash: idHash,
+      user_id: userId,
+      csrf_secret: csrfSecret,
+      created_at: createdAt,
+      expires_at: expiresAt,
+      user_agent: userAgent,
+      address,
+    }),
 );
 
-async function insertSession(db: Q, session: SessionRow): Promise<void> {
-  await insertSessionRow(db, session.id_hash, session.user_id, session.csrf_secret, session.created_at, session.expires_at);
+async function insertSession(db: Q, session: NewSession): Promise<void> {
+  await insertSessionRow(db, session.id_hash, session.user_id, session.csrf_secret, session.created_at, session.expires_at, session.user_agent ?? null, session.address ?? null);
 }
+
+export type NewSession = Omit<SessionRow, 'last_seen_at' | 'user_agent' | 'address'> & { user_agent?: string | null; address?: string | null };
 
 export interface LiveSession {
   csrfSecret: string;
   expiresAt: number;
+  lastSeenAt: number | null;
   user: User;
 }
+
+/** One of a person's signed-in sessions, as the account page lists them. */
+export interface SessionSummary {
+  idHash: string;
+  userAgent: string | null;
+  address: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+/** How stale last_seen_at may get: one write a minute per session at most, not one per page. */
+export const LAST_SEEN_PRECISION_SECONDS = 60;
 
 const selectLiveSession = preparedQuery((db: Q, idHash: string, now: number) =>
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .selectAll('users')
-    .select(['sessions.csrf_secret as session_csrf_secret', 'sessions.expires_at as session_expires_at'])
+    .select(['sessions.csrf_secret as session_csrf_secret', 'sessions.expires_at as session_expires_at', 'sessions.last_seen_at as session_last_seen_at'])
     .where('sessions.id_hash', '=', idHash)
     .where('sessions.expires_at', '>', now),
 );
@@ -35,8 +59,8 @@ const selectLiveSession = preparedQuery((db: Q, idHash: string, now: number) =>
 async function findLiveSession(db: Q, idHash: string, now: number): Promise<LiveSession | undefined> {
   const [row] = (await selectLiveSession(db, idHash, now)).rows;
   if (!row) return undefined;
-  const { session_csrf_secret: csrfSecret, session_expires_at: expiresAt, ...user } = row;
-  return { csrfSecret, expiresAt, user };
+  const { session_csrf_secret: csrfSecret, session_expires_at: expiresAt, session_last_seen_at: lastSeen, ...user } = row;
+  return { csrfSecret, expiresAt, lastSeenAt: lastSeen === null ? null : Number(lastSeen), user };
 }
 
 async function deleteSession(db: Q, idHash: string): Promise<void> {
@@ -44,10 +68,18 @@ async function deleteSession(db: Q, idHash: string): Promise<void> {
 }
 
 export interface SessionStore {
-  insert(session: SessionRow): Promise<void>;
+  insert(session: NewSession): Promise<void>;
   /** A live session and its user, in one statement: every signed-in page request reads both. */
   findLive(idHash: string, now: number): Promise<LiveSession | undefined>;
+  /** Records that the session was used at `now`. */
+  touch(idHash: string, now: number): Promise<void>;
   delete(idHash: string): Promise<void>;
+  /** The user's live sessions, the most recently used first. */
+  listLive(userId: string, now: number): Promise<SessionSummary[]>;
+  /** Ends the user's session `idHash` — only theirs; false when they have no such session. */
+  endOwn(userId: string, idHash: string): Promise<boolean>;
+  /** Ends every session of the user but `keep`; returns how many. */
+  endAllBut(userId: string, keep: string): Promise<number>;
 }
 
 export function createSessionStore(db: Db): SessionStore {
@@ -55,6 +87,33 @@ export function createSessionStore(db: Db): SessionStore {
   return {
     insert: (session) => insertSession(q, session),
     findLive: (idHash, now) => findLiveSession(q, idHash, now),
+    async touch(idHash, now) {
+      await q.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute();
+    },
     delete: (idHash) => deleteSession(q, idHash),
+    async listLive(userId, now) {
+      const rows = await q
+        .selectFrom('sessions')
+        .select(['id_hash', 'user_agent', 'address', 'created_at', 'last_seen_at'])
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', now)
+        .orderBy('last_seen_at', 'desc')
+        .execute();
+      return rows.map((row) => ({
+        idHash: row.id_hash,
+        userAgent: row.user_agent,
+        address: row.address,
+        createdAt: Number(row.created_at),
+        lastSeenAt: Number(row.last_seen_at ?? row.created_at),
+      }));
+    },
+    async endOwn(userId, idHash) {
+      const result = await q.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async endAllBut(userId, keep) {
+      const result = await q.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', '!=', keep).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }

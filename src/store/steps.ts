@@ -37,6 +37,8 @@ export interface StepStore {
   upsertSamples(userId: string, samples: readonly StepSample[], change: StepsChange): Promise<number>;
   /** Step sums per bucket of a plan (store/step-series.ts). */
   sums: StepSums;
+  /** The user's minute samples after `afterMinute` (exclusive), in order, at most `limit`: one page of an export. */
+  samplesAfter(userId: string, afterMinute: number, limit: number): Promise<StepSample[]>;
 }
 
 /** `withReplica`: series are also read from a replica, so each upload records its write position. */
@@ -48,6 +50,17 @@ export function createStepStore(db: Db, sums: StepSums, withReplica = false): St
       return count;
     },
     sums,
+    async samplesAfter(userId, afterMinute, limit) {
+      const rows = await db.kysely
+        .selectFrom('step_samples')
+        .select(['minute_start', 'value'])
+        .where('user_id', '=', userId)
+        .where('minute_start', '>', afterMinute)
+        .orderBy('minute_start')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ start_time: Number(row.minute_start), value: Number(row.value) }));
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 import type { Db } from '../db/database.js';
 import type { Database, UserTable } from '../db/schema.js';
 import { createProfileUpdate, type ProfileUpdate } from './profiles.js';
+import { deleteGrants } from './grants.js';
 
 /** A user as the rest of Stride sees it (the replica's write position stays in store/). */
 export type User = Omit<Selectable<UserTable>, 'steps_written_lsn'>;
@@ -38,6 +39,16 @@ export interface UserStore {
   update(id: string, changes: UserUpdate): Promise<void>;
   /** Applies a profile change and returns the profile after it (undefined: no such user). */
   updateProfile: ProfileUpdate;
+  /** A new password hash; every other session of the user ends with it. */
+  changePassword(id: string, passwordHash: string, keepSession: string, now: number): Promise<void>;
+  /**
+   * Deletes the user and everything kept about them — profile, steps, sessions, codes, tokens —
+   * in one transaction; each app they had connected hears of it (grant.revoked, `account_deleted`).
+   * Apps the user registered go too: callers make sure there are none (docs/web.md).
+   */
+  deleteAccount(id: string, now: number): Promise<void>;
+  /** How many apps the user registered as a developer. */
+  countOwnedApps(id: string): Promise<number>;
 }
 
 export function createUserStore(db: Db): UserStore {
@@ -48,5 +59,20 @@ export function createUserStore(db: Db): UserStore {
     insert: (user) => insertUser(q, user),
     update: (id, changes) => updateUser(q, id, changes),
     updateProfile: createProfileUpdate(db),
+    changePassword: (id, passwordHash, keepSession, now) =>
+      q.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
+        await trx.deleteFrom('sessions').where('user_id', '=', id).where('id_hash', '!=', keepSession).execute();
+      }),
+    deleteAccount: (id, now) =>
+      q.transaction().execute(async (trx) => {
+        await deleteGrants(trx, { userId: id }, { reason: 'account_deleted', now });
+        // The rest goes with the user row (foreign keys on delete cascade). Events keep the user's id only.
+        await trx.deleteFrom('users').where('id', '=', id).execute();
+      }),
+    async countOwnedApps(id) {
+      const row = await q.selectFrom('apps').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', id).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
   };
 }

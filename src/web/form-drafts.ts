@@ -6,8 +6,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_FIELD } from './csrf.js';
-import type { Form } from './forms.js';
 import { setSealedCookie, takeSealedCookie } from './sealed-cookie.js';
+
+type Form = Record<string, unknown>;
 
 /** Fifteen minutes to sign in again; a draft larger than a cookie can hold is not kept. */
 const COOKIE = { name: 'stride_form_draft', lifetimeSeconds: 900 };

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { accountPages } from './pages/account.js';
+import { accountDataPages } from './pages/account-data.js';
 import { authorizePages } from './pages/authorize.js';
 import { dashboardPages } from './pages/dashboard.js';
 import { webhookPages } from './pages/webhooks.js';
@@ -37,5 +38,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(dashboardPages);
   await app.register(webhookPages);
   await app.register(accountPages);
+  await app.register(accountDataPages);
   await app.register(demoCallbackPage);
 }

@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import type { User } from '../store/users.js';
+import { LAST_SEEN_PRECISION_SECONDS } from '../store/sessions.js';
 
 /** The session cookie's name on http; on https it carries the __Host- prefix (cookieName). */
 export const SESSION_COOKIE = 'stride_session';
@@ -58,8 +59,12 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
   let session: Session | null = null;
   if (raw) {
     const idHash = hashCredential(raw);
-    const live = await ctx.stores.sessions.findLive(idHash, ctx.clock());
-    if (live) session = { idHash, ...live };
+    const now = ctx.clock();
+    const live = await ctx.stores.sessions.findLive(idHash, now);
+    if (live) {
+      session = { idHash, user: live.user, csrfSecret: live.csrfSecret, expiresAt: live.expiresAt };
+      if (live.lastSeenAt === null || now - live.lastSeenAt >= LAST_SEEN_PRECISION_SECONDS) await ctx.stores.sessions.touch(idHash, now);
+    }
   }
   cache.set(request, session);
   return session;
@@ -84,6 +89,8 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     csrf_secret: session.csrfSecret,
     created_at: now,
     expires_at: session.expiresAt,
+    user_agent: request.headers['user-agent']?.slice(0, 300) ?? null,
+    address: request.ip,
   });
   reply.setCookie(sessionCookieName(ctx), raw, cookieOptions(ctx, ctx.config.sessionTtl));
   cache.set(request, session);

@@ -13,6 +13,7 @@ import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
 import { takeDraft } from '../form-drafts.js';
+import { ACCOUNT_DATA_NOTICES } from './account-data.js';
 
 /** The profile form as typed: every field a string. */
 type ProfileForm = Record<EditableField, string>;
@@ -75,6 +76,14 @@ function isRevocationProof(session: Session, appId: unknown, proof: unknown): ap
   return typeof appId === 'string' && typeof proof === 'string' && constantTimeEqual(proof, revocationProof(session, appId));
 }
 
+/** A short name for the browser a session was made in, from its User-Agent. */
+export function describeDevice(userAgent: string | null): string {
+  if (!userAgent) return 'Unknown browser';
+  const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrom(e|ium)\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : /curl\//.test(userAgent) ? 'curl' : 'A browser';
+  const system = /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Windows/.test(userAgent) ? 'Windows' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : null;
+  return system ? `${browser} on ${system}` : browser;
+}
+
 export async function accountPages(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
 
@@ -91,9 +100,17 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
       granted: { iso: isoTime(c.grantedAt), text: formatTime(c.grantedAt, zone) },
       lastUsed: c.lastUsedAt === null ? null : { iso: isoTime(Number(c.lastUsedAt)), text: formatTime(Number(c.lastUsedAt), zone) },
     }));
+    const sessions = (await stores.sessions.listLive(session.user.id, clock())).map((s) => ({
+      id: s.idHash,
+      current: s.idHash === session.idHash,
+      device: describeDevice(s.userAgent),
+      address: s.address ?? 'unknown',
+      lastSeen: { iso: isoTime(s.lastSeenAt), text: formatTime(s.lastSeenAt, zone) },
+    }));
     return sendPage(reply, './account', {
       ...signedInLayout(session, 'Your account', 'account'),
       email: session.user.email,
+      sessions,
       form: options.form ?? formOf(session),
       errors: options.errors ?? {},
       notice: options.notice ?? null,
@@ -113,6 +130,10 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     }
     let notice: string | null = null;
     if (query.saved === 'profile') notice = 'Your profile is saved.';
+    for (const [key, words] of Object.entries(ACCOUNT_DATA_NOTICES)) {
+      const said = words[text(query[key])];
+      if (said) notice = said;
+    }
     if (isRevocationProof(session, query.revoked, query.proof)) {
       const revoked = await stores.apps.findById(query.revoked);
       notice = `${revoked?.name ?? 'The app'} can no longer access your account. Its tokens are revoked.`;

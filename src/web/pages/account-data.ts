@@ -1,0 +1,131 @@
+/**
+ * A person's own data and sign-ins, on the account page (docs/web.md, "Your data and sessions"):
+ * download everything Stride holds about them, see and end their signed-in sessions, change the
+ * password (every other session ends), and delete the account.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../../security/passwords.js';
+import { profileOf } from '../../domain/profile.js';
+import { isoTime, requireSession, requireSessionForm, text, type Form } from '../forms.js';
+import { endSession, type Session } from '../session.js';
+import { sendPage } from '../views.js';
+
+/** Samples read per statement while an export streams: memory stays flat whatever the history. */
+const EXPORT_PAGE = 10_000;
+
+export async function accountDataPages(app: FastifyInstance): Promise<void> {
+  const { stores, clock } = app.ctx;
+
+  /** Every minute sample of the user, a page at a time, as the reader asks for more. */
+  async function* samplesOf(userId: string) {
+    let after = -1;
+    for (;;) {
+      const page = await stores.steps.samplesAfter(userId, after, EXPORT_PAGE);
+      if (page.length === 0) return;
+      yield page;
+      after = page[page.length - 1]!.start_time;
+    }
+  }
+
+  const attachment = (reply: FastifyReply, type: string, name: string) =>
+    reply.header('content-type', type).header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'no-store');
+
+  app.get('/account/export.json', async (request, reply) => {
+    const session = await requireSession(request, reply);
+    if (!session) return reply;
+    const userId = session.user.id;
+    const [connected, sessions] = await Promise.all([stores.grants.listConnectedApps(userId), stores.sessions.listLive(userId, clock())]);
+    const head = {
+      exported_at: isoTime(clock()),
+      email: session.user.email,
+      profile: profileOf(session.user),
+      connected_apps: connected.map((c) => ({ app: c.name, developer: c.developer, scopes: c.scopes, allowed_at: c.grantedAt, last_used_at: c.lastUsedAt === null ? null : Number(c.lastUsedAt) })),
+      sessions: sessions.map((s) => ({ device: s.userAgent, address: s.address, signed_in_at: s.createdAt, last_seen_at: s.lastSeenAt })),
+    };
+    async function* body() {
+      yield `${JSON.stringify(head).slice(0, -1)},"steps":[`;
+      let first = true;
+      for await (const page of samplesOf(userId)) {
+        yield (first ? '' : ',') + page.map((s) => `{"start_time":${s.start_time},"value":${s.value}}`).join(',');
+        first = false;
+      }
+      yield ']}\n';
+    }
+    return attachment(reply, 'application/json; charset=utf-8', 'stride-export.json').send(Readable.from(body()));
+  });
+
+  app.get('/account/export/steps.csv', async (request, reply) => {
+    const session = await requireSession(request, reply);
+    if (!session) return reply;
+    const userId = session.user.id;
+    async function* body() {
+      yield 'start_time,value\n';
+      for await (const page of samplesOf(userId)) yield page.map((s) => `${s.start_time},${s.value}\n`).join('');
+    }
+    return attachment(reply, 'text/csv; charset=utf-8', 'stride-steps.csv').send(Readable.from(body()));
+  });
+
+  app.post('/account/sessions/end', async (request, reply) => {
+    const session = await requireSessionForm(request, reply, '/account');
+    if (!session) return reply;
+    const which = text((request.body as Form).session);
+    // Only one of the person's own sessions, and never the one in use (that is "Sign out").
+    const ended = which !== session.idHash && (await stores.sessions.endOwn(session.user.id, which));
+    return reply.redirect(`/account?sessions=${ended ? 'ended' : 'none'}#sessions-heading`, 303);
+  });
+
+  app.post('/account/sessions/end-others', async (request, reply) => {
+    const session = await requireSessionForm(request, reply, '/account');
+    if (!session) return reply;
+    await stores.sessions.endAllBut(session.user.id, session.idHash);
+    return reply.redirect('/account?sessions=ended#sessions-heading', 303);
+  });
+
+  app.post('/account/password', async (request, reply) => {
+    const session = await requireSessionForm(request, reply, '/account');
+    if (!session) return reply;
+    const form = request.body as Form;
+    const problem = await passwordChangeProblem(session, text(form.current_password), text(form.new_password));
+    if (problem) return reply.redirect(`/account?password=${problem}#password-heading`, 303);
+    await stores.users.changePassword(session.user.id, await hashPassword(text(form.new_password)), session.idHash, clock());
+    return reply.redirect('/account?password=changed#password-heading', 303);
+  });
+
+  app.post('/account/delete', async (request, reply) => {
+    const session = await requireSessionForm(request, reply, '/account');
+    if (!session) return reply;
+    if ((await stores.users.countOwnedApps(session.user.id)) > 0) return reply.redirect('/account?delete=owns-apps#delete-heading', 303);
+    if (!(await verifyPassword(session.user.password_hash, text((request.body as Form).password)))) {
+      return reply.redirect('/account?delete=wrong-password#delete-heading', 303);
+    }
+    await stores.users.deleteAccount(session.user.id, clock());
+    await endSession(request, reply);
+    return reply.redirect('/account/deleted', 303);
+  });
+
+  app.get('/account/deleted', async (_request: FastifyRequest, reply: FastifyReply) =>
+    sendPage(reply, './account-deleted', { title: 'Your account is deleted' }),
+  );
+}
+
+/** Why a password change cannot be made, as the account page's query word; null when it can. */
+async function passwordChangeProblem(session: Session, current: string, next: string): Promise<string | null> {
+  if (!(await verifyPassword(session.user.password_hash, current))) return 'wrong-current';
+  if (next.length < PASSWORD_MIN_LENGTH || next.length > PASSWORD_MAX_LENGTH) return 'bad-new';
+  return null;
+}
+
+/** The account page's words for the outcomes above (account.ts shows them). */
+export const ACCOUNT_DATA_NOTICES: Record<string, Record<string, string>> = {
+  sessions: { ended: 'Signed out there. That session no longer works.', none: 'That session had already ended.' },
+  password: {
+    changed: 'Your password is changed. Every other session is signed out.',
+    'wrong-current': 'Your current password was not right; nothing was changed.',
+    'bad-new': `The new password must be from ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; nothing was changed.`,
+  },
+  delete: {
+    'owns-apps': 'You have registered apps. Delete them on the dashboard first: their users would lose them without a word.',
+    'wrong-password': 'The password was not right; your account is kept.',
+  },
+};
