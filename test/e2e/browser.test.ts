@@ -2,7 +2,7 @@
  * The flows a person goes through in a real browser (Debian's Chromium), against a real
  * `stride serve`: connecting an app and revoking it (connected-app.ts); consent, scope changes,
  * secret rotation and CSRF in the dashboard (dashboard-flows.ts); errors, reloads, Back and an
- * ended session at the edges (trust-flows.ts). One Chromium and one server
+ * ended session at the edges (trust-flows.ts); a person's data and sessions (account-flows.ts). One Chromium and one server
  * serve every flow: starting them is most of what a flow would add on its own.
  */
 import { after, before, describe } from 'node:test';
@@ -11,6 +11,7 @@ import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
 import { trustFlows } from './trust-flows.js';
+import { accountFlows } from './account-flows.js';
 
 const skip = browserUnavailable();
 
@@ -32,4 +33,5 @@ describe('in a real browser', { skip: skip ?? false }, () => {
   connectedAppFlow(flows);
   dashboardFlows(flows);
   trustFlows(flows);
+  accountFlows(flows);
 });
