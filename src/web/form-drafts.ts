@@ -17,8 +17,11 @@ const MAX_DRAFT_BYTES = 2800;
 const NOT_KEPT = new Set([CSRF_FIELD, 'password', 'current_password', 'new_password']);
 
 /** Keeps the fields of `form` for the page at `path`; false when there is nothing to keep. */
-export async function keepDraft(request: FastifyRequest, reply: FastifyReply, path: string, form: Form): Promise<boolean> {
-  const fields = Object.fromEntries(Object.entries(form).filter(([name, value]) => !NOT_KEPT.has(name) && (typeof value === 'string' || Array.isArray(value))));
+export async function keepDraft(request: FastifyRequest, reply: FastifyReply, path: string, form: unknown): Promise<boolean> {
+  // A form's fields: names with a string, or a list of strings (checkboxes). Nothing else is a form.
+  if (form === null || typeof form !== 'object' || Array.isArray(form)) return false;
+  const isField = (value: unknown) => typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+  const fields = Object.fromEntries(Object.entries(form).filter(([name, value]) => !NOT_KEPT.has(name) && isField(value)));
   if (Object.keys(fields).length === 0 || JSON.stringify(fields).length > MAX_DRAFT_BYTES) return false;
   await setSealedCookie(request, reply, COOKIE, path, fields);
   return true;

@@ -29,7 +29,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     );
   }
   // Browsers ask for /favicon.ico where a page names no icon (a JSON answer opened in a tab).
-  app.get('/favicon.ico', async (_request, reply) => reply.redirect('/assets/favicon.svg', 301));
+  const icon = ASSETS['favicon.svg'];
+  app.get('/favicon.ico', async (_request, reply) => reply.header('content-type', icon.type).header('cache-control', 'public, max-age=3600').send(icon.body));
   // A person opening the server's address lands on their account (or the sign-in page).
   app.get('/', async (_request, reply) => reply.redirect('/account', 302));
   await app.register(loginPages);

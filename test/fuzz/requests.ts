@@ -289,7 +289,7 @@ export function requestToUnknownPath(): fc.Arbitrary<RequestSpec> {
   const prefixes = fc.constantFrom(
     '/v2', '/api', '/oauth2', '/oauth2/authorize/x', '/.well-known', '/.env', '/admin', '/wp-login.php', '/v1/users/other',
     '/v1/users/me/x', '/dashboard/apps/x/y/z', '/account/connected-apps', '/assets', '/assets/%2e%2e/src', '/assets/..%2fsrc', '/assets/%2e%2e/%2e%2e/package.json', '/src/app.ts',
-    '/node_modules', '/dist/src/app.js', '/healthz/x', '/%00', '/%2F', '/index.html', '/favicon.ico', '/metrics',
+    '/node_modules', '/dist/src/app.js', '/healthz/x', '/%00', '/%2F', '/index.html', '/apple-touch-icon.png', '/metrics',
     '/%C0%AF', '/%E0%A4%A',
   );
   const route: Route = { method: 'GET', path: '', face: 'api', statuses: [404], credentials: 'none' };

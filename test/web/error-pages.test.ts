@@ -84,7 +84,8 @@ describe('errors in the browser', () => {
     assert.equal(icon.headers['content-type'], 'image/svg+xml');
     assert.match(icon.body, /^<svg/);
     const ico = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
-    assert.equal(ico.statusCode, 301);
-    assert.equal(ico.headers.location, '/assets/favicon.svg');
+    assert.equal(ico.statusCode, 200);
+    assert.equal(ico.headers['content-type'], 'image/svg+xml');
+    assert.equal(ico.body, icon.body);
   });
 });
