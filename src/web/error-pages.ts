@@ -10,9 +10,13 @@ import { sendErrorPage } from './views.js';
 
 const PROGRAM_PATHS = /^\/(v1(\/|$)|oauth2\/(token|revoke|introspect)\/?$)/;
 
+/** Whether the Accept header names text/html among its media ranges (RFC 9110 §12.5.1). */
+function acceptsHtml(accept: string | undefined): boolean {
+  return accept !== undefined && accept.split(',').some((range) => range.split(';')[0]!.trim().toLowerCase() === 'text/html');
+}
+
 export function wantsPage(request: FastifyRequest): boolean {
-  const accept = request.headers.accept;
-  return typeof accept === 'string' && accept.includes('text/html') && !PROGRAM_PATHS.test(request.url.split('?')[0]!);
+  return acceptsHtml(request.headers.accept) && !PROGRAM_PATHS.test(request.url.split('?')[0]!);
 }
 
 const ACCOUNT_LINK = { href: '/account', label: 'Go to your account' };

@@ -74,6 +74,16 @@ const header = (answer: Answer, name: string): string | undefined => {
   return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : String(value);
 };
 
+/**
+ * A browser asking for a page outside the API and the client endpoints gets its errors as a page
+ * (docs/web.md, "Errors in the browser").
+ */
+function asksForPage(request: Materialized): boolean {
+  const accept = Object.entries(request.options.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1] ?? '';
+  const html = accept.split(',').some((range) => range.split(';')[0]!.trim().toLowerCase() === 'text/html');
+  return html && !/^\/(v1(\/|$)|oauth2\/(token|revoke|introspect)\/?$)/.test(request.options.url.split('?')[0]!);
+}
+
 /** Problems with `answer` to `spec`; empty when it holds every invariant. */
 export async function problemsWith(
   spec: RequestSpec,
@@ -95,7 +105,7 @@ export async function problemsWith(
   if (status >= 400 && hasBody) {
     if (isJson) {
       problems.push(...errorBodyProblems(answer.body, status));
-    } else if (!(isHtml && face === 'page')) {
+    } else if (!(isHtml && (face === 'page' || asksForPage(request)))) {
       problems.push(`a ${status} answer is ${contentType || 'untyped'}, not the JSON error body`);
     }
   }
