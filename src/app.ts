@@ -18,6 +18,7 @@ import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
 import { metricsRoute, observeRequests } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
+import { installSchemaValidation } from './http/validation.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { createMetrics } from './metrics.js';
@@ -105,9 +106,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
     return wantsPage(request) ? sendErrorAsPage(reply, request, error) : sendError(reply, error);
   });
 
-  // Input schemas document what each route accepts; its own parser enforces them, with messages
-  // that name the field (http/schemas.ts), so Fastify's validation of them is switched off.
-  app.setValidatorCompiler(() => () => true);
+  installSchemaValidation(app);
   await registerOpenApi(app);
   await app.register(healthRoutes);
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);

@@ -7,6 +7,7 @@ import { invalidRequest } from '../errors.js';
 import { ACCEPTED_JSON_SCHEMA, parseSampleBatch, SAMPLE_BATCH_JSON_SCHEMA, stepsChange } from '../domain/step-samples.js';
 import { createStepSeriesReader, parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA, STEP_SERIES_JSON_SCHEMA } from '../domain/step-series.js';
 import { BEARER, errorAnswers } from '../http/schemas.js';
+import { refuseSchemaViolation } from '../http/validation.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
@@ -33,16 +34,18 @@ export async function stepRoutes(app: FastifyInstance): Promise<void> {
     response: { 200: ACCEPTED_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
   };
 
-  app.get(STEPS_PATH, { config: limit, schema: read, onRequest: requireScope('read_activity') }, (request) => {
+  app.get(STEPS_PATH, { config: limit, schema: read, attachValidation: true, onRequest: requireScope('read_activity') }, (request) => {
     // The profile's zone and the user's write position came with the bearer check.
     const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
+    refuseSchemaViolation(request);
     return readStepSeries(request.auth.userId, seriesRequest, request.auth.stepsWrittenAt);
   });
 
-  app.post(STEPS_PATH, { config: limit, schema: write, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {
+  app.post(STEPS_PATH, { config: limit, schema: write, attachValidation: true, onRequest: requireScope('write_activity'), preValidation: requireJsonBody }, async (request) => {
     const now = clock();
     const batch = parseSampleBatch(request.body, now);
     if ('problem' in batch) throw invalidRequest(batch.problem);
+    refuseSchemaViolation(request);
     const change = stepsChange(batch.samples, request.auth.profile.timezone, now, app.ctx.config.webhooks.coalesceSeconds);
     const accepted = await stores.steps.upsertSamples(request.auth.userId, batch.samples, change);
     return { accepted };

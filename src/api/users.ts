@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { PROFILE_CHANGES_JSON_SCHEMA, PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
 import { BEARER, errorAnswers } from '../http/schemas.js';
+import { refuseSchemaViolation } from '../http/validation.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
@@ -37,8 +38,9 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
   for (const path of PROFILE_PATHS) {
     app.get(path, { config: limit, schema: read, onRequest: requireScope('read_profile') }, (request) => request.auth.profile);
 
-    app.put(path, { config: limit, schema: write, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
+    app.put(path, { config: limit, schema: write, attachValidation: true, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
       const changes = parseProfileChanges(request.body);
+      refuseSchemaViolation(request);
       if (Object.keys(changes).length === 0) return request.auth.profile;
       return changed(await updateProfile(request.auth.userId, changes, clock()));
     });

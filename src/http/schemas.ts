@@ -2,9 +2,8 @@
  * What the routes share in their schemas (docs/api.md, /openapi.json): the one error shape, the
  * error answers a route declares, and how a route names its credentials.
  *
- * Input schemas describe what a route accepts; the route's own parser enforces them, with messages
- * that name the field and the rule (docs/api.md), so Fastify does not validate them a second time
- * (app.ts). Response schemas are used to write the answers.
+ * Input schemas are validated on every request (http/validation.ts); response schemas are used to
+ * write the answers.
  */
 import { ERROR_STATUS } from '../errors.js';
 

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { rateLimitConfig } from '../http/rate-limit.js';
+import { refuseSchemaViolation } from '../http/validation.js';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { authenticateClient } from './client-auth.js';
 import { NO_STORE_HEADERS } from './issue-tokens.js';
@@ -29,23 +30,26 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   const ctx = app.ctx;
   useApiSecurityHeaders(app);
 
-  app.post('/oauth2/token', { schema: TOKEN, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  app.post('/oauth2/token', { schema: TOKEN, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
+    refuseSchemaViolation(request);
     const response = await exchange(ctx, body, request.headers.authorization);
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
   // RFC 7009 §2.
-  app.post('/oauth2/revoke', { schema: REVOKE, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  app.post('/oauth2/revoke', { schema: REVOKE, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
+    refuseSchemaViolation(request);
     const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
     await revokeToken(ctx, client, body);
     return reply.headers(NO_STORE_HEADERS).code(200).send();
   });
 
   // RFC 7662 §2.
-  app.post('/oauth2/introspect', { schema: INTROSPECT, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  app.post('/oauth2/introspect', { schema: INTROSPECT, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
+    refuseSchemaViolation(request);
     const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
     return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body));
   });

@@ -18,11 +18,12 @@ export const TOKEN = {
   summary: 'Exchange an authorization code, or rotate a refresh token',
   security: CLIENT,
   consumes: [FORM],
+  // Types only: which parameters a grant needs, and the OAuth error for each one missing or wrong
+  // (RFC 6749 §5.2), are the grant's to say.
   body: {
     type: 'object',
-    required: ['grant_type'],
     properties: {
-      grant_type: { type: 'string', enum: SUPPORTED_GRANT_TYPES },
+      grant_type: { type: 'string', description: `required: ${SUPPORTED_GRANT_TYPES.join(' or ')}` },
       code: { type: 'string', description: 'authorization_code' },
       redirect_uri: { type: 'string', description: 'authorization_code: exactly the one of the authorization request; refresh_token: checked if sent' },
       code_verifier: { type: 'string', description: 'authorization_code with PKCE (RFC 7636 §4.5); required of public clients' },
@@ -49,8 +50,8 @@ export const TOKEN = {
 };
 
 const TOKEN_HINT = {
-  token: { type: 'string' },
-  token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+  token: { type: 'string', description: 'required' },
+  token_type_hint: { type: 'string', description: 'access_token or refresh_token; a hint only (RFC 7009 §2.1)' },
   ...CLIENT_FIELDS,
 } as const;
 
@@ -60,7 +61,7 @@ export const REVOKE = {
   summary: 'Revoke an access or refresh token of the calling client',
   security: CLIENT,
   consumes: [FORM],
-  body: { type: 'object', required: ['token'], properties: TOKEN_HINT },
+  body: { type: 'object', properties: TOKEN_HINT },
   response: { 200: { description: 'revoked, or not a live token of this client (RFC 7009 §2.2)', type: 'null' }, ...errorAnswers(400, 401, 413, 415) },
 };
 
@@ -70,7 +71,7 @@ export const INTROSPECT = {
   summary: 'Whether a token of the calling client is active, and what it grants',
   security: CLIENT,
   consumes: [FORM],
-  body: { type: 'object', required: ['token'], properties: TOKEN_HINT },
+  body: { type: 'object', properties: TOKEN_HINT },
   response: {
     200: {
       type: 'object',
