@@ -19,6 +19,7 @@ import { registerRateLimiting } from './http/rate-limit.js';
 import { metricsRoute, observeRequests } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { installSchemaValidation } from './http/validation.js';
+import { countUsage, type UsageCounter } from './http/usage.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { createMetrics } from './metrics.js';
@@ -27,6 +28,13 @@ import { observeStoreCalls } from './store/observed.js';
 import { sendErrorAsPage, wantsPage } from './web/error-pages.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Each app's usage, counted in memory and flushed by the server (server.ts). */
+    usage: UsageCounter;
+  }
+}
 
 /** Bodies above this size are refused with 413 (a full week of minute samples is ~400 KB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -91,6 +99,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   }
 
   if (timed) observeRequests(app, metrics);
+  app.decorate('usage', countUsage(app));
   await app.register(formBody, { bodyLimit: BODY_LIMIT_BYTES });
   registerSecurityHeaders(app);
   // Every answer names its request id and carries the security headers of its route's scope.
@@ -125,6 +134,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
 }
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.request.errorCode = error.error;
   return reply.code(error.status).headers(error.headers).send(error.toJSON());
 }
 
@@ -140,7 +150,10 @@ export function handleError(error: FastifyError | ApiError | Error, request: Fas
     request.log.warn({ err: error }, 'the database is unavailable');
     if (isPage) return sendErrorAsPage(reply, request, apiError);
   }
-  if (apiError) return wantsPage(request) ? sendErrorAsPage(reply, request, apiError) : sendError(reply, apiError);
+  if (apiError) {
+    request.errorCode = apiError.error;
+    return wantsPage(request) ? sendErrorAsPage(reply, request, apiError) : sendError(reply, apiError);
+  }
   request.log.error({ err: error }, 'request failed');
   if (isPage || wantsPage(request)) return sendErrorPage(reply, 500, 'Something went wrong', `The server failed to process the request (request id ${request.id}).`);
   return reply.code(500).send({

@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { serveMetrics } from './http/metrics.js';
 import { createStores } from './store/stores.js';
 import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
+import { USAGE_FLUSH_SECONDS } from './http/usage.js';
 
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
@@ -38,6 +39,10 @@ export async function serve(config: Config): Promise<void> {
   timer.unref();
   void sweep();
 
+  const flushUsage = () => app.usage.flush().catch((error: unknown) => app.log.warn({ err: error }, 'writing app usage failed; kept for the next try'));
+  const usageTimer = setInterval(flushUsage, USAGE_FLUSH_SECONDS * 1000);
+  usageTimer.unref();
+
   const deliveries = startDeliveryLoop(createDeliveryWorker(app.ctx, app.log), app.log);
   let metricsServer: Server | undefined;
   let closing = false;
@@ -46,9 +51,11 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     clearInterval(timer);
+    clearInterval(usageTimer);
     metricsServer?.close();
     await deliveries.stop();
     await app.close();
+    await flushUsage();
     await stores.close();
     process.exit(0);
   };

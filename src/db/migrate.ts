@@ -20,6 +20,7 @@ import * as serverSecrets from './migrations/002_server_secrets.js';
 import * as webhooks from './migrations/003_webhooks.js';
 import * as replicaPosition from './migrations/004_replica_position.js';
 import * as sessionDetails from './migrations/005_session_details.js';
+import * as appUsage from './migrations/006_app_usage.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -28,6 +29,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '003_webhooks': webhooks,
   '004_replica_position': replicaPosition,
   '005_session_details': sessionDetails,
+  '006_app_usage': appUsage,
 };
 
 export class MigrationError extends Error {}

@@ -209,6 +209,24 @@ export interface WebhookDeliveryTable {
   created_at: number;
 }
 
+/** Counters per app, UTC day and metric (store/usage.ts). */
+export interface AppUsageTable {
+  app_id: string;
+  day: string;
+  metric: string;
+  count: number;
+}
+
+/** The last errors each app caused: status, error code and route, never a credential. */
+export interface AppUsageErrorTable {
+  id: Generated<number>;
+  app_id: string;
+  at: number;
+  status: number;
+  error: string;
+  route: string;
+}
+
 export interface Database {
   users: UserTable;
   apps: AppTable;
@@ -223,4 +241,6 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;
+  app_usage: AppUsageTable;
+  app_usage_errors: AppUsageErrorTable;
 }

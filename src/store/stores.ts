@@ -25,6 +25,7 @@ import { sqliteSums } from './sqlite/step-series.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
+import { createUsageStore, type UsageStore } from './usage.js';
 import { createUserStore, type UserStore } from './users.js';
 
 export interface Stores {
@@ -41,6 +42,8 @@ export interface Stores {
   steps: StepStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
+  /** Each app's usage counters and last errors, for its dashboard page. */
+  usage: UsageStore;
   /**
    * The secret `name`, read (or made) when first needed and kept for the life of the process; a
    * failed read is not kept.
@@ -80,6 +83,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
     steps: createStepStore(db, sums, replica !== undefined),
     webhooks: createWebhookStore(db),
+    usage: createUsageStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
     sweepExpired: (now, eventsBefore) => sweepExpired(db.kysely, db.dialect, now, eventsBefore),
     async isReachable() {

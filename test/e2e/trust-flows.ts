@@ -67,6 +67,10 @@ export function trustFlows(flows: BrowserFlows): void {
       assert.ok(await secretWorks(registered.clientId, registered.clientSecret));
 
       await page.goto(registered.detailUrl);
+      // The app's usage: the chart (an image with its own title) and the table of the same numbers.
+      await page.getByRole('img', { name: 'Requests per day' }).waitFor();
+      await page.getByRole('table', { name: /Requests per day \(UTC\)/ }).waitFor();
+      await page.getByRole('heading', { name: 'Usage, last 30 days' }).screenshot({ path: screenshotPath('app-usage-heading') });
       await page.getByRole('button', { name: 'Rotate the client secret' }).click();
       await page.getByText('shown only this once').waitFor();
       const rotated = (await page.locator('#client-secret').textContent())!.trim();

@@ -12,6 +12,7 @@ import { requireSession, requireSessionForm, signedInLayout, text, type Form } f
 import { clientIdFor, fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
 import { takeDraft } from '../form-drafts.js';
+import { usageView, usageWindow } from './app-usage.js';
 import { keepSecretForOnce, takeSecretShownOnce } from '../shown-once.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
@@ -46,8 +47,12 @@ async function sendDetail(
   options: { form?: AppForm; errors?: FieldErrors; newSecret?: string; notice?: string } = {},
   status = 200,
 ): Promise<FastifyReply> {
+  const { config, clock, stores } = reply.server.ctx;
+  const { since, sinceSeconds } = usageWindow(clock());
+  const usage = usageView(await stores.usage.forApp(registered.id, since, sinceSeconds), config, clock());
   return sendPage(reply, './app-detail', {
     ...signedInLayout(session, registered.name, 'dashboard'),
+    usage,
     app: registered,
     path: appPath(registered),
     connectedUsers: await reply.server.ctx.stores.apps.countConnectedUsers(registered.id),

@@ -1,0 +1,67 @@
+/**
+ * What the app page shows of an app's use (docs/web.md, "App usage"): requests per day for the last
+ * 30 days by endpoint group and outcome, drawn as a bar chart (inline SVG, the numbers also in a
+ * table), tokens issued and refreshed, people connecting and leaving, the busiest minute against
+ * the rate limit, and the last errors.
+ */
+import type { Config } from '../../config.js';
+import type { AppUsage } from '../../store/usage.js';
+
+export const USAGE_DAYS = 30;
+const OUTCOMES = ['2xx', '4xx', '429', '5xx'] as const;
+const GROUPS = ['api_read', 'api_write', 'token'] as const;
+
+const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+/** The first day shown, and its start in Unix seconds. */
+export function usageWindow(now: number): { since: string; sinceSeconds: number } {
+  const sinceSeconds = Math.floor(now / 86400) * 86400 - (USAGE_DAYS - 1) * 86400;
+  return { since: dayOf(sinceSeconds), sinceSeconds };
+}
+
+export function usageView(usage: AppUsage, config: Config, now: number) {
+  const { sinceSeconds } = usageWindow(now);
+  const days = Array.from({ length: USAGE_DAYS }, (_, i) => {
+    const day = dayOf(sinceSeconds + i * 86400);
+    const counts = usage.days.get(day) ?? new Map<string, number>();
+    const get = (metric: string) => counts.get(metric) ?? 0;
+    const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, GROUPS.reduce((sum, g) => sum + get(`${g}.${o}`), 0)])) as Record<(typeof OUTCOMES)[number], number>;
+    const byGroup = Object.fromEntries(GROUPS.map((g) => [g, OUTCOMES.reduce((sum, o) => sum + get(`${g}.${o}`), 0)])) as Record<(typeof GROUPS)[number], number>;
+    const connections = usage.connections.get(day) ?? { created: 0, revoked: 0 };
+    return {
+      day,
+      byOutcome,
+      byGroup,
+      total: OUTCOMES.reduce((sum, o) => sum + byOutcome[o], 0),
+      issued: get('tokens.issued'),
+      refreshed: get('tokens.refreshed'),
+      peakMinute: get('api.peak_minute'),
+      connected: connections.created,
+      left: connections.revoked,
+    };
+  });
+  const most = Math.max(1, ...days.map((d) => d.total));
+  // Bars 12 px wide on a 30-day axis, 100 px tall at the busiest day; stacked from the bottom.
+  const bars = days.flatMap((d, i) => {
+    let top = 120;
+    return OUTCOMES.filter((o) => d.byOutcome[o] > 0).map((o) => {
+      const height = Math.max(1, Math.round((d.byOutcome[o] / most) * 100));
+      top -= height;
+      return { x: 20 + i * 16, y: top, height, outcome: o, title: `${d.day}: ${d.byOutcome[o]} ${o}` };
+    });
+  });
+  const limit = config.rateLimits.api;
+  const perMinute = limit ? Math.round((limit.max * 60_000) / limit.windowMs) : null;
+  const busiest = Math.max(0, ...days.map((d) => d.peakMinute));
+  const sum = (pick: (d: (typeof days)[number]) => number) => days.reduce((total, d) => total + pick(d), 0);
+  return {
+    days: [...days].reverse(),
+    bars,
+    most,
+    first: days[0]!.day,
+    last: days[days.length - 1]!.day,
+    totals: { requests: sum((d) => d.total), issued: sum((d) => d.issued), refreshed: sum((d) => d.refreshed), limited: sum((d) => d.byOutcome['429']), connected: sum((d) => d.connected), left: sum((d) => d.left) },
+    limit: perMinute === null ? null : { perMinute, busiest, share: Math.round((busiest / perMinute) * 100) },
+    errors: usage.errors.map((e) => ({ ...e, when: new Date(e.at * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' })),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * App usage counts the tests' own traffic exactly: API reads and writes by outcome, 429s, token
+ * requests, tokens issued and refreshed, the busiest minute, the last errors (never a credential);
+ * requests that name no proven app count nothing; two server instances on one database sum.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { createFixture, createOAuthTestApp, obtainTokens, refresh, tokenRequest, type Fixture, type Tokens } from '../oauth/flow.js';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+import { bearer } from '../support/tokens.js';
+import { newAccount, signedIn } from '../web/pages-support.js';
+
+cheapPasswordHashing();
+
+forEachDialect('app usage', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  let tokens: Tokens;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_API: '5/min' });
+    f = await createFixture(t);
+    tokens = await obtainTokens(t, f, { scope: 'read_profile write_activity' });
+  });
+  after(() => t.close());
+
+  const usageOf = async (appId: string) => {
+    const rows = await t.database.db.kysely.selectFrom('app_usage').select(['metric', 'count']).where('app_id', '=', appId).execute();
+    return Object.fromEntries(rows.map((row) => [row.metric, Number(row.count)]));
+  };
+  const read = (token: string, app = t.app) => app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
+
+  it('counts every answer of the app exactly, and nothing it did not cause', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await read(tokens.access_token)).statusCode, 200);
+    const bad = await t.app.inject({ method: 'POST', url: '/v1/users/me/activities/steps', headers: { ...bearer(tokens.access_token), 'content-type': 'application/json' }, payload: '{"samples": 1}' });
+    assert.equal(bad.statusCode, 400);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await read(tokens.access_token)).statusCode);
+    assert.deepEqual(statuses, [200, 429, 429]);
+    assert.equal((await read('sat_not_a_token')).statusCode, 401, 'no app: not counted');
+
+    const refreshed = await refresh(t, f, tokens.refresh_token);
+    assert.equal(refreshed.statusCode, 200);
+    assert.equal((await refresh(t, f, 'srt_not_a_token')).json().error, 'invalid_grant');
+    const wrongSecret = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: f.app.clientId, client_secret: 'not the secret' });
+    assert.equal(wrongSecret.statusCode, 401, 'the client did not prove itself: not counted');
+    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'no-such-client', client_secret: 'x' });
+
+    await t.app.usage.flush();
+    assert.deepEqual(await usageOf(f.app.id), {
+      'api_read.2xx': 4,
+      'api_read.429': 2,
+      'api_write.4xx': 1,
+      'token.2xx': 2,
+      'token.4xx': 1,
+      'tokens.issued': 1,
+      'tokens.refreshed': 1,
+      'api.peak_minute': 7,
+    });
+    assert.deepEqual(await usageOf(f.publicApp.id), {});
+
+    const errors = await t.database.db.kysely.selectFrom('app_usage_errors').selectAll().where('app_id', '=', f.app.id).orderBy('id').execute();
+    assert.deepEqual(errors.map((e) => [Number(e.status), e.error, e.route]), [
+      [400, 'invalid_request', '/v1/users/me/activities/steps/'],
+      [429, 'rate_limited', '/v1/users/me'],
+      [429, 'rate_limited', '/v1/users/me'],
+      [400, 'invalid_grant', '/oauth2/token'],
+    ]);
+    assert.ok(errors.every((e) => !/sat_|srt_|sac_/.test(JSON.stringify(e))), 'never a token');
+  });
+
+  it('sums the counts of two server instances on one database, and shows them on the app page', async () => {
+    const second = await buildApp({ config: t.config, stores: t.database.stores, clock: t.clock });
+    await second.ready();
+    try {
+      // Another person's grant: the first one has used up its rate limit.
+      const fresh = await obtainTokens(t, { ...f, user: await newAccount(t, 'Second') }, { scope: 'read_profile' });
+      assert.equal((await read(fresh.access_token)).statusCode, 200);
+      assert.equal((await read(fresh.access_token, second)).statusCode, 200);
+      assert.equal((await read(fresh.access_token, second)).statusCode, 200);
+      await Promise.all([t.app.usage.flush(), second.usage.flush()]);
+    } finally {
+      await second.close();
+    }
+    const usage = await usageOf(f.app.id);
+    assert.equal(usage['api_read.2xx'], 4 + 3);
+    assert.equal(usage['tokens.issued'], 2);
+
+    const developer = await signedIn(t, f.developer);
+    const page = await developer.get(`/dashboard/apps/${f.app.clientId}`);
+    assert.equal(page.status, 200);
+    assert.match(page.body, /Usage, last 30 days/);
+    assert.match(page.body, /<svg class="usage-chart" role="img"/);
+    assert.match(page.body, /<strong>2<\/strong> tokens issued · <strong>1<\/strong> refreshed/);
+    assert.match(page.body, /Rate limit: <strong>5<\/strong> API requests a minute/);
+    assert.match(page.body, /<code>invalid_grant<\/code>/);
+  });
+});
