@@ -55,6 +55,18 @@ export function countUsage(app: FastifyInstance): UsageCounter {
   /** API requests per grant and minute, for the day's busiest minute of each app. */
   let minutes = new Map<string, { appId: string; day: string; count: number }>();
 
+  /** The UTC day of a time, worked out once a minute rather than per request. */
+  let dayMinute = -1;
+  let dayText = '';
+  const dayOf = (now: number) => {
+    const minute = Math.floor(now / 60);
+    if (minute !== dayMinute) {
+      dayMinute = minute;
+      dayText = new Date(minute * 60_000).toISOString().slice(0, 10);
+    }
+    return dayText;
+  };
+
   const add = (owner: UsageOwner, ownerKey: string, day: string, metric: string) => {
     const key = `${ownerKey} ${day} ${metric}`;
     const entry = counts.get(key);
@@ -65,7 +77,7 @@ export function countUsage(app: FastifyInstance): UsageCounter {
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     const now = clock();
-    const day = new Date(now * 1000).toISOString().slice(0, 10);
+    const day = dayOf(now);
     const route = request.routeOptions.url ?? '';
     const auth = request.auth as { appId: string; grantId: string } | null | undefined;
     let owner: UsageOwner | undefined;
@@ -78,14 +90,14 @@ export function countUsage(app: FastifyInstance): UsageCounter {
       const seen = minutes.get(minute);
       if (seen) seen.count += 1;
       else if (minutes.size < MAX_KEYS) minutes.set(minute, { appId: auth.appId, day, count: 1 });
-    } else if (CLIENT_ENDPOINTS.has(route.replace(/\/$/, '')) && (status < 400 || status >= 500 || AFTER_CLIENT_AUTHENTICATION.has(request.errorCode ?? ''))) {
+    } else if (CLIENT_ENDPOINTS.has(route) && (status < 400 || status >= 500 || AFTER_CLIENT_AUTHENTICATION.has(request.errorCode ?? ''))) {
       const clientId = clientIdOf(request);
       if (clientId === undefined) return done();
       owner = { clientId };
       ownerKey = `c:${clientId}`;
       add(owner, ownerKey, day, `token.${outcomeOf(status)}`);
       const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
-      if (status === 200 && route.startsWith('/oauth2/token')) {
+      if (status === 200 && route === '/oauth2/token') {
         if (grantType === 'authorization_code') add(owner, ownerKey, day, 'tokens.issued');
         if (grantType === 'refresh_token') add(owner, ownerKey, day, 'tokens.refreshed');
       }
