@@ -8,6 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { LightMyRequestResponse } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import type { Browser as Chromium } from 'playwright-core';
+import { browserUnavailable, launchBrowser } from '../support/browser.js';
+import { createTestApp } from '../support/app.js';
 import { createFixture, createOAuthTestApp, encodeForm, obtainTokens, type Fixture, type Tokens } from '../oauth/flow.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { bearer, userWithToken } from '../support/tokens.js';
@@ -197,5 +201,43 @@ describe('the OpenAPI document', () => {
     const code = initializer.split('\n').filter((line) => !line.trim().startsWith('//'));
     assert.deepEqual(code.filter((line) => /https?:\/\//.test(line)), [], 'the initializer loads nothing from another host');
     assert.match(initializer, /"validatorUrl":null/, 'no validator badge from swagger.io');
+  });
+});
+
+describe('the API reference in a browser', { skip: browserUnavailable() ?? false }, () => {
+  let t: TestApp;
+  let browser: Chromium;
+  before(async () => {
+    t = await createTestApp('sqlite');
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await t.close();
+  });
+
+  it('renders every operation under the CSP, asking nothing of another host', async () => {
+    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const elsewhere: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:')) elsewhere.push(request.url());
+    });
+    await page.goto(`${origin}/docs`);
+    await page.waitForSelector('.opblock-summary-path');
+    const paths = await page.locator('.opblock-summary-path').allTextContents();
+    assert.ok(paths.some((path) => path.includes('/oauth2/token')), paths.join(' '));
+    assert.ok(paths.some((path) => path.includes('/v1/users/me/activities/steps/')), paths.join(' '));
+    assert.deepEqual(problems, [], 'no CSP violation or script error');
+    assert.deepEqual(elsewhere, []);
+    const login = String((await t.app.inject('/login')).headers['content-security-policy']);
+    assert.doesNotMatch(login, /sha256/, 'the other pages keep their CSP');
+    await page.close();
   });
 });
