@@ -165,3 +165,18 @@ forEachDialect('your data and sessions', (dialect) => {
     assert.equal((await signIn(new Browser(t.app), person.email, PASSWORD)).status, 303);
   });
 });
+
+it('counts password attempts on the account page against the sign-in limit per address', async () => {
+  const t = await createOAuthTestApp('sqlite', { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '3/min' });
+  try {
+    const browser = await signedIn(t, await newAccount(t, 'Guessed')); // one attempt: the sign-in
+    const statuses = [];
+    for (const guess of ['guess one', 'guess two', 'guess three']) {
+      const page = await browser.get('/account');
+      statuses.push((await browser.post('/account/password', { ...formFields(page.body, '/account/password'), current_password: guess, new_password: 'whatever it is' })).status);
+    }
+    assert.deepEqual(statuses, [303, 303, 429]);
+  } finally {
+    await t.close();
+  }
+});

@@ -5,6 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { rateLimitConfig } from '../../http/rate-limit.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../../security/passwords.js';
 import { profileOf } from '../../domain/profile.js';
 import { isoTime, requireSession, requireSessionForm, text, type Form } from '../forms.js';
@@ -82,7 +83,10 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     return reply.redirect('/account?sessions=ended#sessions-heading', 303);
   });
 
-  app.post('/account/password', async (request, reply) => {
+  // Both check a password: they share the sign-in attempts' limit per address (RATE_LIMIT_LOGIN).
+  const passwordAttempts = { config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login') };
+
+  app.post('/account/password', passwordAttempts, async (request, reply) => {
     const session = await requireSessionForm(request, reply, '/account');
     if (!session) return reply;
     const form = request.body as Form;
@@ -92,7 +96,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     return reply.redirect('/account?password=changed#password-heading', 303);
   });
 
-  app.post('/account/delete', async (request, reply) => {
+  app.post('/account/delete', passwordAttempts, async (request, reply) => {
     const session = await requireSessionForm(request, reply, '/account');
     if (!session) return reply;
     if ((await stores.users.countOwnedApps(session.user.id)) > 0) return reply.redirect('/account?delete=owns-apps#delete-heading', 303);
