@@ -10,6 +10,9 @@ import { setSealedCookie, takeSealedCookie } from './sealed-cookie.js';
 
 type Form = Record<string, unknown>;
 
+/** On a form filled in again from what was typed before the session ended. */
+export const DRAFT_NOTICE = 'Your session ended before this form was sent. What you typed is back: check it and send it again.';
+
 /** Fifteen minutes to sign in again; a draft larger than a cookie can hold is not kept. */
 const COOKIE = { name: 'stride_form_draft', lifetimeSeconds: 900 };
 const MAX_DRAFT_BYTES = 2800;

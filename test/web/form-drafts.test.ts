@@ -86,6 +86,23 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     assert.equal(user?.display_name, 'Walker', 'nothing was saved on their behalf');
   });
 
+  it('brings a developer back to the webhook forms with what they typed', async () => {
+    const browser = new Browser(t.app);
+    await signIn(browser, f.developer.email, PASSWORD);
+    const listPath = `/dashboard/apps/${f.app.clientId}/webhooks`;
+    const list = await browser.get(listPath);
+    const fields: Record<string, string | string[]> = { ...formFields(list.body, listPath), url: 'https://hooks.example/typed', events: ['grant.revoked'] };
+    await sessionEnds(f.developer.id);
+    const sent = await browser.post(listPath, fields);
+    const { back } = await signInAgain(browser, sent.location(), f.developer.email);
+    assert.match(textOf(back.body, 'notice')!, /What you typed is back/);
+    assert.equal(inputValue(back.body, 'url'), 'https://hooks.example/typed');
+    assert.match(back.body, /value="grant.revoked" checked/);
+    assert.doesNotMatch(back.body, /value="steps.updated" checked/);
+    assert.equal(formFields(back.body, listPath).form_id, fields.form_id, 'the same form, so sending it twice adds one endpoint');
+    assert.equal((await t.database.db.kysely.selectFrom('webhook_endpoints').select('id').where('url', '=', 'https://hooks.example/typed').execute()).length, 0, 'nothing added for them');
+  });
+
   it('ignores a draft that was altered', async () => {
     const browser = new Browser(t.app);
     await signIn(browser, f.developer.email, PASSWORD);

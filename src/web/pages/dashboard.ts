@@ -11,7 +11,7 @@ import type { App } from '../../store/apps.js';
 import { requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
 import { clientIdFor, fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
-import { takeDraft } from '../form-drafts.js';
+import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
 import { usageView, usageWindow } from './app-usage.js';
 import { keepSecretForOnce, takeSecretShownOnce } from '../shown-once.js';
 import { sendErrorPage, sendPage } from '../views.js';
@@ -65,9 +65,6 @@ async function sendDetail(
     describeScope: (name: string) => SCOPES[name as Scope] ?? name,
   }, status);
 }
-
-/** On a form filled in again from what was typed before the session ended. */
-const DRAFT_NOTICE = 'Your session ended before this form was sent. What you typed is back: check it and send it again.';
 
 function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, errors: FieldErrors, status = 200, notice: string | null = null) {
   return sendPage(reply, './app-new', {

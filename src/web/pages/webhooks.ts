@@ -13,6 +13,7 @@ import { addEndpoint, EndpointInputError, SECRET_OVERLAP_SECONDS, updateEndpoint
 import { formatTime, requireSession, requireSessionForm, signedInLayout, text, values, type Form } from '../forms.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
+import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
 
 const appPath = (app: App) => `/dashboard/apps/${encodeURIComponent(app.clientId)}`;
 const listPath = (app: App) => `${appPath(app)}/webhooks`;
@@ -70,8 +71,15 @@ async function list(request: FastifyRequest, reply: FastifyReply) {
   const found = session && (await owned(request, reply, session));
   if (!session || !found) return reply;
   const endpoints = await request.server.ctx.stores.webhooks.list(found.app.id);
+  const formId = randomBytes(16).toString('base64url');
+  const draft = await takeDraft(request, reply, request.url.split('?')[0]!);
+  if (draft) {
+    // The same form id: sending the draft twice still adds one endpoint.
+    const kept = text(draft.form_id);
+    return sendList(reply, session, found.app, endpoints, { url: text(draft.url), events: values(draft.events), formId: /^[\w-]{16,64}$/.test(kept) ? kept : formId }, null, 200, DRAFT_NOTICE);
+  }
   const notice = (request.query as Form).deleted === '1' ? 'The endpoint was deleted.' : null;
-  return sendList(reply, session, found.app, endpoints, { url: '', events: [...EVENT_TYPES], formId: randomBytes(16).toString('base64url') }, null, 200, notice);
+  return sendList(reply, session, found.app, endpoints, { url: '', events: [...EVENT_TYPES], formId }, null, 200, notice);
 }
 
 /** A form sent again (reload, Back and send) names the endpoint it already made, as app registration does. */
@@ -101,6 +109,8 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   const found = session && (await owned(request, reply, session));
   if (!session || !found?.endpoint) return reply;
   const { stores } = request.server.ctx;
+  const draft = await takeDraft(request, reply, request.url.split('?')[0]!);
+  if (draft) return sendDetail(reply, session, found.app, found.endpoint, { notice: DRAFT_NOTICE, form: { url: text(draft.url), events: values(draft.events) } });
   return sendDetail(reply, session, found.app, found.endpoint, {
     notice: NOTICES[text((request.query as Form).done)] ?? null,
     // Shown on the page a redirect lands on, once: a reload finds it already shown.
