@@ -150,9 +150,10 @@ export function handleError(error: FastifyError | ApiError | Error, request: Fas
     request.log.warn({ err: error }, 'the database is unavailable');
     if (isPage) return sendErrorAsPage(reply, request, apiError);
   }
+  if (apiError && !wantsPage(request)) return sendError(reply, apiError);
   if (apiError) {
     request.errorCode = apiError.error;
-    return wantsPage(request) ? sendErrorAsPage(reply, request, apiError) : sendError(reply, apiError);
+    return sendErrorAsPage(reply, request, apiError);
   }
   request.log.error({ err: error }, 'request failed');
   if (isPage || wantsPage(request)) return sendErrorPage(reply, 500, 'Something went wrong', `The server failed to process the request (request id ${request.id}).`);

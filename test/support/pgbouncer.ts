@@ -3,14 +3,15 @@
  * `postgres` OS user through runuser when the tests run as root), in front of a fresh database of
  * the shared PostgreSQL: the database is dropped afterwards.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './cli.js';
+import { folderForPostgres } from './postgres-cluster.js';
 import { POSTGRES_URL } from './databases.js';
 
 const BINARY = process.env.TEST_PGBOUNCER ?? '/usr/sbin/pgbouncer';
@@ -41,7 +42,7 @@ export async function startPgBouncer(): Promise<PgBouncer> {
   const directUrl = new URL(POSTGRES_URL!);
   directUrl.pathname = `/${database}`;
 
-  const dir = mkdtempSync(join(tmpdir(), 'stride-pgbouncer-'));
+  const dir = await folderForPostgres('stride-pgbouncer-');
   const port = await freePort();
   writeFileSync(join(dir, 'userlist.txt'), `"${server.username || 'postgres'}" ""\n`);
   writeFileSync(join(dir, 'pgbouncer.ini'), [
@@ -62,10 +63,6 @@ export async function startPgBouncer(): Promise<PgBouncer> {
   ].join('\n'));
   let child: ChildProcess;
   if (userInfo().uid === 0) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    chownSync(dir, uid, gid);
-    for (const file of ['userlist.txt', 'pgbouncer.ini']) chownSync(join(dir, file), uid, gid);
     child = spawn('runuser', ['-u', 'postgres', '--', BINARY, join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
   } else {
     child = spawn(BINARY, [join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });

@@ -44,9 +44,9 @@ function asPostgres(command: string, args: string[]) {
   return userInfo().uid === 0 ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
 }
 
-/** A folder the postgres OS user owns. */
-async function clusterFolder(): Promise<string> {
-  const dir = mkdtempSync('/tmp/stride-pg-');
+/** A new folder the postgres OS user owns (when the tests run as root), for its servers' files. */
+export async function folderForPostgres(prefix = 'stride-pg-'): Promise<string> {
+  const dir = mkdtempSync(`/tmp/${prefix}`);
   if (userInfo().uid === 0) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -58,7 +58,7 @@ async function clusterFolder(): Promise<string> {
 export async function createPostgresCluster(): Promise<PostgresCluster> {
   const unavailable = postgresClusterUnavailable();
   if (unavailable) throw new Error(unavailable);
-  const dir = await clusterFolder();
+  const dir = await folderForPostgres();
   const data = join(dir, 'data');
   const port = await freePort();
   await asPostgres('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '--no-instructions']);
@@ -82,7 +82,7 @@ export async function createPostgresCluster(): Promise<PostgresCluster> {
  * already lets local connections replicate with trust), then the copy started as a hot standby.
  */
 export async function createStreamingReplica(primary: PostgresCluster): Promise<PostgresCluster> {
-  const dir = await clusterFolder();
+  const dir = await folderForPostgres();
   const port = await freePort();
   await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', join(dir, 'data'), '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
   const replica = clusterIn(dir, port);
