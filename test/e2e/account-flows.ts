@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { screenshotPath } from '../support/browser.js';
-import { PASSWORD, signIn, signUp, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
+import { type BrowserFlows, PASSWORD, shotPath, signIn, signUp, type Stride, uniqueEmail } from './support.js';
 
 export function accountFlows(flows: BrowserFlows): void {
   describe('your data and sessions in a real browser', () => {
@@ -46,31 +45,57 @@ export function accountFlows(flows: BrowserFlows): void {
       assert.equal(data.email, email);
       assert.equal(data.sessions.length, 2);
       assert.deepEqual(data.steps, []);
+
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Download your steps/ }).click()]);
+      assert.match(csv.suggestedFilename(), /\.csv$/);
+      assert.equal(readFileSync((await csv.path())!, 'utf8').trim(), 'start_time,value');
     });
 
     it('signs the phone out from the laptop', async () => {
       await page.goto(`${stride.url}/account`);
       await page.getByRole('heading', { name: /Chrome on Android/ }).waitFor();
-      await page.screenshot({ path: screenshotPath('account-sessions'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'account-sessions'), fullPage: true });
       await page.getByRole('button', { name: 'End that session' }).click();
       await page.getByText('Signed out there').waitFor();
       await phonePage.reload();
       await phonePage.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
     });
 
-    it('changes the password, then deletes the account', async () => {
+    it('ends every other session at once', async () => {
+      await phonePage.goto(`${stride.url}/login`);
+      await signIn(phonePage, email);
+      await phonePage.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      await page.goto(`${stride.url}/account`);
+      await page.getByRole('button', { name: 'End every other session' }).click();
+      await page.getByRole('status').waitFor();
+      await phonePage.reload();
+      await phonePage.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+      await page.reload();
+      await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    });
+
+    it('changes the password, which signs the other sessions out, then deletes the account', async () => {
+      await signIn(phonePage, email);
+      await phonePage.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
       await page.goto(`${stride.url}/account`);
       await page.getByLabel('Current password').fill(PASSWORD);
       await page.getByLabel('New password').fill('another long password');
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.getByText('Your password is changed').waitFor();
+      await phonePage.reload();
+      await phonePage.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
 
       await page.getByLabel('Your password, to confirm').fill('another long password');
       await page.getByRole('button', { name: 'Delete my account' }).click();
       await page.getByRole('heading', { name: 'Your account is deleted' }).waitFor();
-      await page.screenshot({ path: screenshotPath('account-deleted'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'account-deleted'), fullPage: true });
       await page.goto(`${stride.url}/account`);
       await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+
+      // The email is free again: a new account can be made with it, and starts empty.
+      await signUp(page, 'Owner Again', email);
+      await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      assert.equal(await page.getByLabel('Display name').inputValue(), 'Owner Again');
     });
   });
 }

@@ -2,11 +2,14 @@
  * The flows a person goes through in a real browser (Debian's Chromium), against a real
  * `stride serve`: connecting an app and revoking it (connected-app.ts); consent, scope changes,
  * secret rotation and CSRF in the dashboard (dashboard-flows.ts); errors, reloads, Back and an
- * ended session at the edges (trust-flows.ts); a person's data and sessions (account-flows.ts). One Chromium and one server
- * serve every flow: starting them is most of what a flow would add on its own.
+ * ended session at the edges (trust-flows.ts); a person's data and sessions (account-flows.ts).
+ * Every flow runs on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set. One Chromium
+ * serves both, and one server each database's flows: starting them is most of what a flow would add.
  */
 import { after, before, describe } from 'node:test';
+import type { Browser } from 'playwright-core';
 import { browserUnavailable, launchBrowser } from '../support/browser.js';
+import { DIALECTS } from '../support/databases.js';
 import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
@@ -16,22 +19,27 @@ import { accountFlows } from './account-flows.js';
 const skip = browserUnavailable();
 
 describe('in a real browser', { skip: skip ?? false }, () => {
-  const flows = {} as BrowserFlows;
-  before(async () => {
-    // Each is kept as soon as it is up, so that if the other fails to start, `after` still closes
-    // this one (a Chromium left running would keep the test process alive).
-    await Promise.all([
-      launchBrowser().then((browser) => (flows.browser = browser)),
-      startStride().then((stride) => (flows.stride = stride)),
-    ]);
-  });
-  after(async () => {
-    await flows.browser?.close();
-    await flows.stride?.close();
-  });
+  let browser: Promise<Browser> | undefined;
+  // A Chromium left running would keep the test process alive: it is closed even when a server
+  // failed to start.
+  after(async () => (await browser?.catch(() => undefined))?.close());
 
-  connectedAppFlow(flows);
-  dashboardFlows(flows);
-  trustFlows(flows);
-  accountFlows(flows);
+  for (const dialect of DIALECTS) {
+    describe(`on ${dialect}`, () => {
+      const flows = { dialect } as BrowserFlows;
+      before(async () => {
+        browser ??= launchBrowser();
+        await Promise.all([
+          browser.then((launched) => (flows.browser = launched)),
+          startStride(dialect).then((stride) => (flows.stride = stride)),
+        ]);
+      });
+      after(() => flows.stride?.close());
+
+      connectedAppFlow(flows);
+      dashboardFlows(flows);
+      trustFlows(flows);
+      accountFlows(flows);
+    });
+  }
 });

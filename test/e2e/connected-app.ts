@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { screenshotPath } from '../support/browser.js';
-import { signUp, ThirdPartyApp, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
+import { type BrowserFlows, shotPath, signUp, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
 
 export function connectedAppFlow(flows: BrowserFlows): void {
   describe('a person connects an app and revokes it, in a real browser', () => {
@@ -62,11 +61,11 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.equal(client.clientId, (await devPage.locator('#client-id').textContent())?.trim());
       assert.equal(client.clientSecret, (await devPage.locator('#client-secret').textContent())?.trim());
       assert.match(client.clientSecret, /.{32,}/);
-      await devPage.screenshot({ path: screenshotPath('app-created'), fullPage: true });
+      await devPage.screenshot({ path: shotPath(flows, 'app-created'), fullPage: true });
 
       await devPage.goto(`${stride.url}/dashboard`);
       await devPage.getByRole('link', { name: 'Pace Coach' }).waitFor();
-      await devPage.screenshot({ path: screenshotPath('dashboard'), fullPage: true });
+      await devPage.screenshot({ path: shotPath(flows, 'dashboard'), fullPage: true });
     });
 
     it('a second person authorizes it: authorize → sign up → consent, and the app calls the API', async () => {
@@ -81,7 +80,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.match((await walkerPage.locator('main').textContent())!, /Made by Ada Developer/);
       assert.equal(await walkerPage.getByRole('checkbox', { name: /See your profile/ }).isChecked(), true);
       assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your step counts' }).isChecked(), true);
-      await walkerPage.screenshot({ path: screenshotPath('consent-mobile'), fullPage: true });
+      await walkerPage.screenshot({ path: shotPath(flows, 'consent-mobile'), fullPage: true });
       await walkerPage.getByRole('button', { name: 'Allow' }).click();
 
       await walkerPage.locator('#result').filter({ hasText: 'connected' }).waitFor();
@@ -102,9 +101,9 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.match(text, /See your step counts/);
       assert.match(text, /Allowed/);
       assert.match(text, /Last used\s*\d/, 'the API call above counts as use');
-      await walkerPage.screenshot({ path: screenshotPath('account-mobile'), fullPage: true });
+      await walkerPage.screenshot({ path: shotPath(flows, 'account-mobile'), fullPage: true });
       await walkerPage.setViewportSize({ width: 1100, height: 900 });
-      await walkerPage.screenshot({ path: screenshotPath('account'), fullPage: true });
+      await walkerPage.screenshot({ path: shotPath(flows, 'account'), fullPage: true });
 
       await card.getByRole('button', { name: 'Revoke access for Pace Coach' }).click();
       await walkerPage.getByRole('status').filter({ hasText: 'Pace Coach can no longer access your account' }).waitFor();
@@ -116,6 +115,29 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       const refreshed = await client.refresh(tokens.refresh_token);
       assert.equal(refreshed.status, 400);
       assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
+    });
+
+    it("the developer sees exactly that traffic on the app's page", async () => {
+      await devPage.goto(`${stride.url}/dashboard`);
+      await devPage.getByRole('link', { name: 'Pace Coach' }).click();
+      const table = devPage.getByRole('table', { name: /Requests per day/ });
+      const columns = (await table.locator('thead th').allTextContents()).map((name) => name.trim());
+      const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent!.trim())));
+      assert.ok(rows.length >= 1, 'a row for today');
+      // Summed over the rows, in case the flow ran across midnight UTC.
+      const total = (column: string) => rows.reduce((sum, row) => sum + Number(row[columns.indexOf(column)]), 0);
+      // The code exchange and the failed refresh (token), the one API read; the 401 after the
+      // revocation had no valid token, so it is no app's request.
+      assert.deepEqual(
+        Object.fromEntries(['API reads', 'API writes', 'Token', '2xx', '4xx', '429', '5xx', 'Issued', 'Refreshed'].map((column) => [column, total(column)])),
+        { 'API reads': 1, 'API writes': 0, Token: 2, '2xx': 2, '4xx': 1, '429': 0, '5xx': 0, Issued: 1, Refreshed: 0 },
+      );
+      const connections = rows.map((row) => /^\+(\d+) \/ −(\d+)$/.exec(row[columns.indexOf('Connected')]!)!.slice(1).map(Number));
+      assert.deepEqual(connections.reduce(([joined, left], [j, l]) => [joined! + j!, left! + l!], [0, 0]), [1, 1], 'one person connected and left');
+      const errors = await devPage.locator('#usage-errors li').allTextContents();
+      assert.equal(errors.length, 1);
+      assert.match(errors[0]!, /400 invalid_grant · \/oauth2\/token/);
+      await devPage.getByRole('heading', { name: 'Usage, last 30 days' }).locator('..').screenshot({ path: shotPath(flows, 'app-usage') });
     });
   });
 }

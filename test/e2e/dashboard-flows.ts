@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { screenshotPath } from '../support/browser.js';
-import { registerAppInDashboard, signIn, signUp, ThirdPartyApp, uniqueEmail, type BrowserFlows, type RegisteredInBrowser, type Stride, type TokenSet } from './support.js';
+import { type BrowserFlows, registerAppInDashboard, type RegisteredInBrowser, shotPath, signIn, signUp, type Stride, ThirdPartyApp, type TokenSet, uniqueEmail } from './support.js';
 
 export function dashboardFlows(flows: BrowserFlows): void {
   describe('dashboard and consent in a real browser', () => {
@@ -96,12 +95,12 @@ export function dashboardFlows(flows: BrowserFlows): void {
 
     it('a scope change in the dashboard says how many grants end, then ends only the differing ones', async () => {
       await devPage.goto(registered.detailUrl);
-      await devPage.screenshot({ path: screenshotPath('app-detail'), fullPage: true });
+      await devPage.screenshot({ path: shotPath(flows, 'app-detail'), fullPage: true });
       await devPage.locator('#scope-write_activity').uncheck();
       await devPage.getByRole('button', { name: 'Save changes' }).click();
       await devPage.getByRole('heading', { name: 'Change the scopes of Step Counter?' }).waitFor();
       assert.match((await devPage.locator('#grants-ended').textContent())!, /1 user's grant\s+will end/);
-      await devPage.screenshot({ path: screenshotPath('scope-change-confirm'), fullPage: true });
+      await devPage.screenshot({ path: shotPath(flows, 'scope-change-confirm'), fullPage: true });
       // Nothing has changed before the confirmation.
       assert.equal((await client.api(full.access_token)).status, 200);
       await devPage.getByRole('button', { name: 'Change the scopes' }).click();
@@ -130,7 +129,7 @@ export function dashboardFlows(flows: BrowserFlows): void {
       // The page after reload no longer shows it.
       await devPage.goto(registered.detailUrl);
       assert.equal(await devPage.locator('#client-secret').count(), 0);
-      await devPage.screenshot({ path: screenshotPath('app-detail-after-rotation'), fullPage: true });
+      await devPage.screenshot({ path: shotPath(flows, 'app-detail-after-rotation'), fullPage: true });
     });
 
     it('a form posted without its CSRF token is refused with 403 and changes nothing', async () => {

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import type { Dialect } from '../../src/db/database.js';
+import { screenshotPath } from '../support/browser.js';
 import { freePort, startServer } from '../support/cli.js';
+import { createTestDatabase } from '../support/databases.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -20,14 +20,18 @@ export interface Stride {
   close(): Promise<void>;
 }
 
-export async function startStride(): Promise<Stride> {
-  const dir = mkdtempSync(join(tmpdir(), 'stride-e2e-'));
+/** A `stride serve` on a database of its own: a fresh SQLite file, or a fresh PostgreSQL schema. */
+export async function startStride(dialect: Dialect, env: Record<string, string> = {}): Promise<Stride> {
+  const database = await createTestDatabase(dialect, { migrate: false });
+  // The server migrates and opens the database itself, as an operator's would.
+  await database.db.close();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = await startServer(port, {
-    DATABASE_URL: `sqlite:${join(dir, 'stride.sqlite')}`,
+    DATABASE_URL: database.url,
     PUBLIC_URL: url,
     RATE_LIMIT: 'off',
+    ...env,
   });
   return {
     url,
@@ -35,7 +39,7 @@ export async function startStride(): Promise<Stride> {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }
@@ -47,6 +51,12 @@ export async function startStride(): Promise<Stride> {
 export interface BrowserFlows {
   browser: Browser;
   stride: Stride;
+  dialect: Dialect;
+}
+
+/** Where a flow keeps a screenshot for people to look at, one folder per database. */
+export function shotPath(flows: BrowserFlows, name: string): string {
+  return screenshotPath(`${flows.dialect}/${name}`);
 }
 
 export function uniqueEmail(name: string): string {

@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { screenshotPath } from '../support/browser.js';
-import { registerAppInDashboard, signIn, signUp, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
+import { type BrowserFlows, registerAppInDashboard, shotPath, signIn, signUp, startStride, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
 
 export function trustFlows(flows: BrowserFlows): void {
   describe('at the edges, in a real browser', () => {
@@ -44,6 +43,12 @@ export function trustFlows(flows: BrowserFlows): void {
     });
     after(() => context.close());
 
+    /** The session ends (signed out in another tab, expired): the browser no longer has it. */
+    const endSession = async () => {
+      const session = (await context.cookies()).filter((cookie) => cookie.name.includes('session'));
+      await context.clearCookies({ name: session[0]!.name });
+    };
+
     it('answers a wrong address with a page, and fetches nothing that is missing', async () => {
       failures.length = 0;
       for (const path of ['/nope', '/assets/missing.css']) {
@@ -52,7 +57,7 @@ export function trustFlows(flows: BrowserFlows): void {
         await page.getByRole('heading', { name: 'Page not found' }).waitFor();
         assert.match(String(await response?.headerValue('content-type')), /text\/html/);
       }
-      await page.screenshot({ path: screenshotPath('not-found'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'not-found'), fullPage: true });
       await page.goto(`${stride.url}/dashboard`);
       await page.waitForLoadState('networkidle');
       assert.deepEqual(failures.filter((failure) => !/\/nope$|\/missing\.css$/.test(failure)), [], 'no favicon or asset is missing');
@@ -70,14 +75,14 @@ export function trustFlows(flows: BrowserFlows): void {
       // The app's usage: the chart (an image with its own title) and the table of the same numbers.
       await page.getByRole('img', { name: 'Requests per day' }).waitFor();
       await page.getByRole('table', { name: /Requests per day \(UTC\)/ }).waitFor();
-      await page.getByRole('heading', { name: 'Usage, last 30 days' }).screenshot({ path: screenshotPath('app-usage-heading') });
+      await page.getByRole('heading', { name: 'Usage, last 30 days' }).screenshot({ path: shotPath(flows, 'app-usage-heading') });
       await page.getByRole('button', { name: 'Rotate the client secret' }).click();
       await page.getByText('shown only this once').waitFor();
       const rotated = (await page.locator('#client-secret').textContent())!.trim();
       await page.reload();
       await page.getByText('shown once already').waitFor();
       assert.equal(await page.locator('#client-secret').count(), 0);
-      await page.screenshot({ path: screenshotPath('rotated-secret-reloaded'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'rotated-secret-reloaded'), fullPage: true });
       assert.ok(await secretWorks(registered.clientId, rotated), 'the secret copied before the reload still works');
       assert.equal(await secretWorks(registered.clientId, registered.clientSecret), false);
     });
@@ -99,27 +104,96 @@ export function trustFlows(flows: BrowserFlows): void {
       await page.goto(`${stride.url}/dashboard/apps/new`);
       await page.getByLabel('App name').fill('Typed Then Expired');
       await page.getByLabel('Redirect URIs').fill('https://expired.example/cb');
-      // The session ends (signed out in another tab, expired): the browser no longer has it.
-      const session = (await context.cookies()).filter((cookie) => cookie.name.includes('session'));
-      await context.clearCookies({ name: session[0]!.name });
+      await endSession();
       await page.getByRole('button', { name: 'Register app' }).click();
       await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
       await page.getByText('what you typed').waitFor();
-      await page.screenshot({ path: screenshotPath('session-ended-sign-in'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'session-ended-sign-in'), fullPage: true });
       await signIn(page, email);
       await page.getByText('What you typed is back').waitFor();
       assert.equal(await page.getByLabel('App name').inputValue(), 'Typed Then Expired');
       assert.equal(await page.getByLabel('Redirect URIs').inputValue(), 'https://expired.example/cb');
-      await page.screenshot({ path: screenshotPath('session-ended-form-kept'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'session-ended-form-kept'), fullPage: true });
       await page.getByRole('button', { name: 'Register app' }).click();
       await page.getByRole('heading', { name: 'Typed Then Expired is registered' }).waitFor();
+    });
+
+    it('asks to sign in again when the session ends on the consent page, then shows the request again', async () => {
+      const client = new ThirdPartyApp(stride);
+      await client.start();
+      try {
+        const registered = await registerAppInDashboard(page, stride, { name: 'Consent Later', redirectUri: client.redirectUri, scopes: ['read_profile'] });
+        Object.assign(client, { clientId: registered.clientId, clientSecret: registered.clientSecret });
+        await page.goto(client.authorizeUrl('state-ended'));
+        await page.getByRole('heading', { name: 'Consent Later wants to access your Stride account' }).waitFor();
+        await endSession();
+        await page.getByRole('button', { name: 'Allow' }).click();
+        await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+        assert.match((await page.locator('main').textContent())!, /nothing was shared/);
+        await page.screenshot({ path: shotPath(flows, 'consent-signed-out'), fullPage: true });
+        await page.getByRole('link', { name: 'Sign in again' }).click();
+        await signIn(page, email);
+        await page.getByRole('heading', { name: 'Consent Later wants to access your Stride account' }).waitFor();
+        await page.getByRole('button', { name: 'Allow' }).click();
+        await page.locator('#result').filter({ hasText: 'connected' }).waitFor();
+        assert.equal(client.lastCallback.state, 'state-ended');
+        assert.equal(client.tokens().scope, 'read_profile');
+      } finally {
+        await client.stop();
+      }
+    });
+
+    it("shows the demo callback's commands one line each, even on a phone", async () => {
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      try {
+        const phonePage = await phone.newPage();
+        await phonePage.goto(`${stride.url}/demo/callback?code=sac_${'x'.repeat(64)}&state=s`);
+        await phonePage.getByText('First put the').waitFor();
+        for (const command of await phonePage.locator('pre.command').all()) {
+          // A line wrapped by the browser shows as more than one line box of the text.
+          const { lines, boxes } = await command.evaluate((pre) => {
+            const range = document.createRange();
+            range.selectNodeContents(pre);
+            const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+            return { lines: pre.textContent!.split('\n').length, boxes: tops.size };
+          });
+          assert.equal(boxes, lines, 'no line of the command is wrapped');
+        }
+        await phonePage.screenshot({ path: shotPath(flows, 'demo-callback-mobile'), fullPage: true });
+      } finally {
+        await phone.close();
+      }
+    });
+
+    it('shows the sign-in rate limit as a page with a way back', async () => {
+      const limited = await startStride(flows.dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '2/min' });
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        let response;
+        for (let attempt = 0; attempt < 3; attempt++) {
+          await page.goto(`${limited.url}/login`);
+          await page.getByLabel('Email').fill('nobody@example.com');
+          await page.getByLabel('Password').fill('not the password');
+          [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+        }
+        assert.equal(response!.status(), 429);
+        await page.getByRole('heading', { name: 'Too many attempts' }).waitFor();
+        assert.match(String(await response!.headerValue('content-type')), /text\/html/);
+        await page.screenshot({ path: shotPath(flows, 'sign-in-rate-limited'), fullPage: true });
+        await page.getByRole('link', { name: 'Back to the form' }).click();
+        await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+      } finally {
+        await context.close();
+        await limited.close();
+      }
     });
 
     it('says so when signed out', async () => {
       await page.goto(`${stride.url}/dashboard`);
       await page.getByRole('button', { name: /Sign out/ }).click();
       await page.getByText('You are signed out').waitFor();
-      await page.screenshot({ path: screenshotPath('signed-out'), fullPage: true });
+      await page.screenshot({ path: shotPath(flows, 'signed-out'), fullPage: true });
     });
   });
 }

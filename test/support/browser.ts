@@ -3,7 +3,7 @@
  * browser makes those tests skip with a clear message; in CI (CI=true) it is a failure.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -37,6 +37,7 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 export function screenshotPath(name: string): string {
-  mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  return join(ARTIFACTS_DIR, `${name}.png`);
+  const path = join(ARTIFACTS_DIR, `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  return path;
 }

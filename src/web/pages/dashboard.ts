@@ -48,6 +48,9 @@ async function sendDetail(
   status = 200,
 ): Promise<FastifyReply> {
   const { config, clock, stores } = reply.server.ctx;
+  // This process's counts go to the database first, so that a developer trying their app against
+  // one server sees every request at once; other processes' arrive with their next flush.
+  await reply.server.usage.flush().catch((error: unknown) => reply.log.warn({ err: error }, 'writing app usage failed; kept for the next try'));
   const { since, sinceSeconds } = usageWindow(clock());
   const usage = usageView(await stores.usage.forApp(registered.id, since, sinceSeconds), config, clock());
   return sendPage(reply, './app-detail', {
