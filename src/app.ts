@@ -119,8 +119,15 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   await registerOpenApi(app);
   await app.register(healthRoutes);
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
-  await app.register(resourceRoutes);
-  await app.register(clientEndpointRoutes);
+  // Each app's use is counted where it happens: the resource API and the client endpoints.
+  await app.register(async (api) => {
+    api.addHook('onResponse', app.usage.countApiAnswer);
+    await api.register(resourceRoutes);
+  });
+  await app.register(async (clientEndpoints) => {
+    clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);
+    await clientEndpoints.register(clientEndpointRoutes);
+  });
   await app.register(eventRoutes);
   // Only the pages, the authorization endpoint among them, read or set cookies (the session, the
   // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.

@@ -9,7 +9,7 @@
  * authentication), so naming someone else's client id counts nothing; client ids no app has are
  * dropped when the counts are written.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 
 /** What one flush writes (store/usage.ts), as the context's store takes it. */
@@ -27,16 +27,33 @@ export const USAGE_FLUSH_SECONDS = 10;
 
 /** Errors of the client endpoints that only come after the client authenticated (RFC 6749 §5.2). */
 const AFTER_CLIENT_AUTHENTICATION = new Set(['invalid_grant', 'invalid_scope', 'unauthorized_client', 'unsupported_grant_type', 'access_denied']);
-const CLIENT_ENDPOINTS = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect']);
-/** Distinct counters held between flushes at most; beyond, new ones wait for the next flush. */
-const MAX_KEYS = 50_000;
+/** Apps and clients counted between flushes at most; beyond, new ones wait for the next flush. */
+const MAX_OWNERS = 50_000;
+
+/** The metric of an answer, by endpoint group and status, made once rather than per request. */
+const metricsOf = (group: string) => ({ ok: `${group}.2xx`, clientError: `${group}.4xx`, limited: `${group}.429`, serverError: `${group}.5xx` });
+const API_READ = metricsOf('api_read');
+const API_WRITE = metricsOf('api_write');
+const TOKEN = metricsOf('token');
+const metricFor = (metrics: ReturnType<typeof metricsOf>, status: number) =>
+  status === 429 ? metrics.limited : status >= 500 ? metrics.serverError : status >= 400 ? metrics.clientError : metrics.ok;
+
+/** One app's (or one client id's) counts of one day. */
+interface Tally {
+  owner: UsageOwner;
+  metrics: Map<string, number>;
+  /** The most one grant of the app spent of an RATE_LIMIT_API window (API requests only). */
+  busiestWindow: number;
+}
 
 export interface UsageCounter {
+  /** onResponse hook of the resource API's routes: counted for the app of the access token. */
+  countApiAnswer: onResponseHookHandler;
+  /** onResponse hook of the token, revocation and introspection endpoints: counted for the client. */
+  countClientAnswer: onResponseHookHandler;
   /** Writes what was counted since the last flush; on failure the counts are kept for the next. */
   flush(): Promise<void>;
 }
-
-const outcomeOf = (status: number) => (status === 429 ? '429' : status >= 500 ? '5xx' : status >= 400 ? '4xx' : '2xx');
 
 function clientIdOf(request: FastifyRequest): string | undefined {
   const body = request.body as Record<string, unknown> | undefined;
@@ -50,90 +67,113 @@ function clientIdOf(request: FastifyRequest): string | undefined {
 
 export function countUsage(app: FastifyInstance): UsageCounter {
   const { stores, clock } = app.ctx;
-  let counts = new Map<string, { owner: UsageOwner; day: string; metric: string; count: number }>();
+  const apiLimit = app.ctx.config.rateLimits.api?.max;
+  /** Tallies by UTC day, then by owner ("a:" app id, "c:" client id). */
+  let days = new Map<string, Map<string, Tally>>();
+  let owners = 0;
   let errors: UsageBatch['errors'] = [];
-  /** API requests per grant and minute, for the day's busiest minute of each app. */
-  let minutes = new Map<string, { appId: string; day: string; count: number }>();
 
-  /** The UTC day of a time, worked out once a minute rather than per request. */
+  /** Today's tallies and the day's text, worked out once a minute rather than per request. */
   let dayMinute = -1;
-  let dayText = '';
-  const dayOf = (now: number) => {
+  let today = new Map<string, Tally>();
+  const todayOf = (now: number) => {
     const minute = Math.floor(now / 60);
     if (minute !== dayMinute) {
       dayMinute = minute;
-      dayText = new Date(minute * 60_000).toISOString().slice(0, 10);
+      const day = new Date(minute * 60_000).toISOString().slice(0, 10);
+      today = days.get(day) ?? new Map();
+      days.set(day, today);
     }
-    return dayText;
+    return today;
   };
 
-  const add = (owner: UsageOwner, ownerKey: string, day: string, metric: string) => {
-    const key = `${ownerKey} ${day} ${metric}`;
-    const entry = counts.get(key);
-    if (entry) entry.count += 1;
-    else if (counts.size < MAX_KEYS) counts.set(key, { owner, day, metric, count: 1 });
+  const tallyOf = (key: string, owner: UsageOwner, now: number): Tally | undefined => {
+    const tallies = todayOf(now);
+    let tally = tallies.get(key);
+    if (tally === undefined && owners < MAX_OWNERS) {
+      tally = { owner, metrics: new Map(), busiestWindow: 0 };
+      tallies.set(key, tally);
+      owners += 1;
+    }
+    return tally;
   };
-
-  app.addHook('onResponse', (request, reply, done) => {
-    const status = reply.statusCode;
-    const now = clock();
-    const day = dayOf(now);
-    const route = request.routeOptions.url ?? '';
-    const auth = request.auth as { appId: string; grantId: string } | null | undefined;
-    let owner: UsageOwner | undefined;
-    let ownerKey = '';
-    if (auth && route.startsWith('/v1/')) {
-      owner = { appId: auth.appId };
-      ownerKey = `a:${auth.appId}`;
-      add(owner, ownerKey, day, `${request.method === 'GET' ? 'api_read' : 'api_write'}.${outcomeOf(status)}`);
-      const minute = `${auth.grantId} ${Math.floor(now / 60)}`;
-      const seen = minutes.get(minute);
-      if (seen) seen.count += 1;
-      else if (minutes.size < MAX_KEYS) minutes.set(minute, { appId: auth.appId, day, count: 1 });
-    } else if (CLIENT_ENDPOINTS.has(route) && (status < 400 || status >= 500 || AFTER_CLIENT_AUTHENTICATION.has(request.errorCode ?? ''))) {
-      const clientId = clientIdOf(request);
-      if (clientId === undefined) return done();
-      owner = { clientId };
-      ownerKey = `c:${clientId}`;
-      add(owner, ownerKey, day, `token.${outcomeOf(status)}`);
-      const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
-      if (status === 200 && route === '/oauth2/token') {
-        if (grantType === 'authorization_code') add(owner, ownerKey, day, 'tokens.issued');
-        if (grantType === 'refresh_token') add(owner, ownerKey, day, 'tokens.refreshed');
-      }
-    }
-    if (owner !== undefined && status >= 400 && errors.length < MAX_KEYS) {
-      errors.push({ owner, at: now, status, error: request.errorCode ?? String(status), route });
-    }
-    done();
-  });
+  const add = (tally: Tally, metric: string) => tally.metrics.set(metric, (tally.metrics.get(metric) ?? 0) + 1);
+  const noteError = (request: FastifyRequest, owner: UsageOwner, at: number, status: number) => {
+    if (errors.length < MAX_OWNERS) errors.push({ owner, at, status, error: request.errorCode ?? String(status), route: request.routeOptions.url ?? '' });
+  };
 
   return {
-    async flush() {
-      if (counts.size === 0 && errors.length === 0 && minutes.size === 0) return;
-      const batch: UsageBatch = { counts: [...counts.values()], errors, peaks: [] };
-      const busiest = new Map<string, { appId: string; day: string; metric: string; count: number }>();
-      for (const { appId, day, count } of minutes.values()) {
-        const key = `${appId} ${day}`;
-        if ((busiest.get(key)?.count ?? 0) < count) busiest.set(key, { appId, day, metric: 'api.peak_minute', count });
+    countApiAnswer(request, reply, done) {
+      const auth = request.auth as { appId: string } | null;
+      // A request without a valid access token is no app's.
+      if (!auth) return done();
+      const status = reply.statusCode;
+      const now = clock();
+      const owner = { appId: auth.appId };
+      const tally = tallyOf(`a:${auth.appId}`, owner, now);
+      if (tally === undefined) return done();
+      add(tally, metricFor(request.method === 'GET' ? API_READ : API_WRITE, status));
+      // How close the app came to RATE_LIMIT_API: the limiter's own count for the grant (its
+      // x-ratelimit-remaining), the one that refuses — per process, or shared through Redis.
+      const remaining = reply.getHeader('x-ratelimit-remaining');
+      if (apiLimit !== undefined && remaining !== undefined) tally.busiestWindow = Math.max(tally.busiestWindow, apiLimit - Number(remaining));
+      if (status >= 400) noteError(request, owner, now, status);
+      done();
+    },
+
+    countClientAnswer(request, reply, done) {
+      const status = reply.statusCode;
+      // Counted once the client proved itself: naming someone else's client id counts nothing.
+      if (status >= 400 && status < 500 && !AFTER_CLIENT_AUTHENTICATION.has(request.errorCode ?? '')) return done();
+      const clientId = clientIdOf(request);
+      if (clientId === undefined) return done();
+      const now = clock();
+      const owner = { clientId };
+      const tally = tallyOf(`c:${clientId}`, owner, now);
+      if (tally === undefined) return done();
+      add(tally, metricFor(TOKEN, status));
+      if (status === 200 && request.routeOptions.url === '/oauth2/token') {
+        const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
+        if (grantType === 'authorization_code') add(tally, 'tokens.issued');
+        if (grantType === 'refresh_token') add(tally, 'tokens.refreshed');
       }
-      batch.peaks = [...busiest.values()];
-      const [keptCounts, keptErrors, keptMinutes] = [counts, errors, minutes];
-      counts = new Map();
+      if (status >= 400) noteError(request, owner, now, status);
+      done();
+    },
+
+    async flush() {
+      if (owners === 0 && errors.length === 0) return;
+      const kept = { days, errors };
+      days = new Map();
+      owners = 0;
       errors = [];
-      // A minute still under way keeps counting: its running count is written again as a maximum.
-      const current = Math.floor(clock() / 60);
-      minutes = new Map([...keptMinutes].filter(([key]) => Number(key.split(' ')[1]) >= current));
+      dayMinute = -1; // today's tallies are looked up again, in the new map
+      const batch: UsageBatch = { counts: [], peaks: [], errors: kept.errors };
+      for (const [day, tallies] of kept.days) {
+        for (const { owner, metrics, busiestWindow } of tallies.values()) {
+          for (const [metric, count] of metrics) batch.counts.push({ owner, day, metric, count });
+          if (busiestWindow > 0 && 'appId' in owner) batch.peaks.push({ appId: owner.appId, day, metric: 'api.busiest_window', count: busiestWindow });
+        }
+      }
       try {
         await stores.usage.add(batch);
       } catch (error) {
         // Kept for the next flush (the database may be away for a moment).
-        for (const [key, entry] of keptCounts) {
-          const now = counts.get(key);
-          if (now) now.count += entry.count;
-          else counts.set(key, entry);
+        for (const [day, tallies] of kept.days) {
+          const since = days.get(day) ?? new Map<string, Tally>();
+          days.set(day, since);
+          for (const [key, tally] of tallies) {
+            const counted = since.get(key);
+            if (counted === undefined) {
+              since.set(key, tally);
+              owners += 1;
+              continue;
+            }
+            for (const [metric, count] of tally.metrics) counted.metrics.set(metric, (counted.metrics.get(metric) ?? 0) + count);
+            counted.busiestWindow = Math.max(counted.busiestWindow, tally.busiestWindow);
+          }
         }
-        errors = [...keptErrors, ...errors].slice(-MAX_KEYS);
+        errors = [...kept.errors, ...errors].slice(-MAX_OWNERS);
         throw error;
       }
     },

@@ -13,7 +13,7 @@ export type UsageOwner = { appId: string } | { clientId: string };
 
 export interface UsageBatch {
   counts: Array<{ owner: UsageOwner; day: string; metric: string; count: number }>;
-  /** Highest counts seen, kept as the maximum rather than added (api.peak_minute). */
+  /** Highest counts seen, kept as the maximum rather than added (api.busiest_window). */
   peaks: Array<{ appId: string; day: string; metric: string; count: number }>;
   errors: Array<{ owner: UsageOwner; at: number; status: number; error: string; route: string }>;
 }

@@ -45,8 +45,9 @@ export async function startStride(dialect: Dialect, env: Record<string, string> 
 }
 
 /**
- * The Chromium and the `stride serve` that the flows share (browser.test.ts starts them once): each
- * flow opens its own browser contexts, signs up its own people and registers its own app.
+ * The Chromium and the `stride serve` that the flows of one database share (browser-flows.ts
+ * starts them once): each flow opens its own browser contexts, signs up its own people and
+ * registers its own app.
  */
 export interface BrowserFlows {
   browser: Browser;

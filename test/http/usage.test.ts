@@ -1,15 +1,17 @@
 /**
  * App usage counts the tests' own traffic exactly: API reads and writes by outcome, 429s, token
- * requests, tokens issued and refreshed, the busiest minute, the last errors (never a credential);
- * requests that name no proven app count nothing; two server instances on one database sum.
+ * requests, tokens issued and refreshed, how much of its rate limit a grant spent, the last errors
+ * (never a credential); requests that name no proven app count nothing; two server instances on one
+ * database sum, and with Redis their spending of one grant's limit is one count.
  */
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createFixture, createOAuthTestApp, obtainTokens, refresh, tokenRequest, type Fixture, type Tokens } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
+import { SHARED_REDIS_URL, sharedRedisUnavailable } from '../support/redis-server.js';
 import { bearer } from '../support/tokens.js';
 import { newAccount, signedIn } from '../web/pages-support.js';
 
@@ -57,7 +59,8 @@ forEachDialect('app usage', (dialect) => {
       'token.4xx': 1,
       'tokens.issued': 1,
       'tokens.refreshed': 1,
-      'api.peak_minute': 7,
+      // The limiter's own count: five spent, the two refused ones beyond the limit add nothing.
+      'api.busiest_window': 5,
     });
     assert.deepEqual(await usageOf(f.publicApp.id), {});
 
@@ -94,7 +97,32 @@ forEachDialect('app usage', (dialect) => {
     assert.match(page.body, /Usage, last 30 days/);
     assert.match(page.body, /<svg class="usage-chart" role="img"/);
     assert.match(page.body, /<strong>2<\/strong> tokens issued · <strong>1<\/strong> refreshed/);
-    assert.match(page.body, /Rate limit: <strong>5<\/strong> API requests a minute/);
+    assert.match(page.body, /Rate limit: <strong>5<\/strong> API requests in a minute per person's grant\. The most one grant spent of a window: <strong>5<\/strong> \(100% of the limit\)/);
     assert.match(page.body, /<code>invalid_grant<\/code>/);
+  });
+});
+
+const noRedis = await sharedRedisUnavailable();
+
+describe('app usage with the rate limit in Redis', { skip: noRedis ?? false }, () => {
+  it("counts one grant's spending of its limit across two processes as the limiter does", async () => {
+    const t = await createOAuthTestApp('sqlite', { RATE_LIMIT: 'on', RATE_LIMIT_API: '5/min', REDIS_URL: SHARED_REDIS_URL });
+    const second = await buildApp({ config: t.config, stores: t.database.stores, clock: t.clock });
+    await second.ready();
+    try {
+      const f = await createFixture(t);
+      const tokens = await obtainTokens(t, f, { scope: 'read_profile' });
+      for (const app of [t.app, second, second]) {
+        assert.equal((await app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(tokens.access_token) })).statusCode, 200);
+      }
+      await Promise.all([t.app.usage.flush(), second.usage.flush()]);
+      const rows = await t.database.db.kysely.selectFrom('app_usage').select(['metric', 'count']).where('app_id', '=', f.app.id).execute();
+      const usage = Object.fromEntries(rows.map((row) => [row.metric, Number(row.count)]));
+      assert.equal(usage['api_read.2xx'], 3);
+      assert.equal(usage['api.busiest_window'], 3, 'one window of one grant, counted once across both processes');
+    } finally {
+      await second.close();
+      await t.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 /**
- * A Redis of the test's own (a `redis-server` child process on a free port, nothing saved), for
- * tests that stop, freeze or restart it — never the shared one.
+ * Redis for tests: the shared one (TEST_REDIS_URL, default redis://127.0.0.1:6379) for tests that
+ * only use it, and one of the test's own (a `redis-server` child process on a free port, nothing
+ * saved) for tests that stop, freeze or restart it — never the shared one.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -14,6 +15,22 @@ export interface RedisServer {
   /** SIGSTOP / SIGCONT: connections stay open, and nothing answers on them. */
   freeze(): void;
   thaw(): void;
+}
+
+export const SHARED_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Why the shared Redis cannot be used (nothing answers there), or null when it can. */
+export async function sharedRedisUnavailable(): Promise<string | null> {
+  const client = new Redis(SHARED_REDIS_URL, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await client.connect();
+    await client.ping();
+    return null;
+  } catch {
+    return `no Redis at ${SHARED_REDIS_URL}`;
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** Why no Redis of its own can be started here, or null when one can. */

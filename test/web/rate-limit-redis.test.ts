@@ -10,25 +10,12 @@ import { Redis } from 'ioredis';
 import type { TestApp } from '../support/app.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, type Fixture } from '../oauth/flow.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
+import { SHARED_REDIS_URL, sharedRedisUnavailable } from '../support/redis-server.js';
 
 cheapPasswordHashing();
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAvailable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-const available = await redisAvailable();
+const REDIS_URL = SHARED_REDIS_URL;
+const unavailable = await sharedRedisUnavailable();
 
 /** A sign-in through a trusted proxy (TRUST_PROXY=127.0.0.1) for the client `forwardedFor`. */
 async function signInFrom(t: TestApp, email: string, password: string, forwardedFor: string) {
@@ -37,7 +24,7 @@ async function signInFrom(t: TestApp, email: string, password: string, forwarded
   return browser.post('/login', { ...fields, email, password }, { 'x-forwarded-for': forwardedFor });
 }
 
-describe('sign-in rate limit shared through Redis', { skip: available ? false : `no Redis at ${REDIS_URL}` }, () => {
+describe('sign-in rate limit shared through Redis', { skip: unavailable ?? false }, () => {
   let first: TestApp;
   let second: TestApp;
   let f: Fixture;

@@ -11,7 +11,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
     // YYYY-MM-DD, UTC.
     .addColumn('day', 'text', (c) => c.notNull())
-    // group.outcome (api_read.2xx, token.429, …), tokens.issued, tokens.refreshed, api.peak_minute.
+    // group.outcome (api_read.2xx, token.429, …), tokens.issued, tokens.refreshed, api.busiest_window.
     .addColumn('metric', 'text', (c) => c.notNull())
     .addColumn('count', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('app_usage_pk', ['app_id', 'day', 'metric'])

@@ -1,8 +1,8 @@
 /**
  * What the app page shows of an app's use (docs/web.md, "App usage"): requests per day for the last
  * 30 days by endpoint group and outcome, drawn as a bar chart (inline SVG, the numbers also in a
- * table), tokens issued and refreshed, people connecting and leaving, the busiest minute against
- * the rate limit, and the last errors.
+ * table), tokens issued and refreshed, people connecting and leaving, how much of its rate limit
+ * one grant spent at most, and the last errors.
  */
 import type { Config } from '../../config.js';
 import type { AppUsage } from '../../store/usage.js';
@@ -17,6 +17,12 @@ const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(
 export function usageWindow(now: number): { since: string; sinceSeconds: number } {
   const sinceSeconds = Math.floor(now / 86400) * 86400 - (USAGE_DAYS - 1) * 86400;
   return { since: dayOf(sinceSeconds), sinceSeconds };
+}
+
+/** "a minute", "15 minutes", "10 seconds": the rate limit's window in words. */
+function windowText(ms: number): string {
+  if (ms === 60_000) return 'a minute';
+  return ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${ms / 1000} seconds`;
 }
 
 export function usageView(usage: AppUsage, config: Config, now: number) {
@@ -35,7 +41,7 @@ export function usageView(usage: AppUsage, config: Config, now: number) {
       total: OUTCOMES.reduce((sum, o) => sum + byOutcome[o], 0),
       issued: get('tokens.issued'),
       refreshed: get('tokens.refreshed'),
-      peakMinute: get('api.peak_minute'),
+      busiestWindow: get('api.busiest_window'),
       connected: connections.created,
       left: connections.revoked,
     };
@@ -51,8 +57,7 @@ export function usageView(usage: AppUsage, config: Config, now: number) {
     });
   });
   const limit = config.rateLimits.api;
-  const perMinute = limit ? Math.round((limit.max * 60_000) / limit.windowMs) : null;
-  const busiest = Math.max(0, ...days.map((d) => d.peakMinute));
+  const busiest = Math.max(0, ...days.map((d) => d.busiestWindow));
   const sum = (pick: (d: (typeof days)[number]) => number) => days.reduce((total, d) => total + pick(d), 0);
   return {
     days: [...days].reverse(),
@@ -61,7 +66,7 @@ export function usageView(usage: AppUsage, config: Config, now: number) {
     first: days[0]!.day,
     last: days[days.length - 1]!.day,
     totals: { requests: sum((d) => d.total), issued: sum((d) => d.issued), refreshed: sum((d) => d.refreshed), limited: sum((d) => d.byOutcome['429']), connected: sum((d) => d.connected), left: sum((d) => d.left) },
-    limit: perMinute === null ? null : { perMinute, busiest, share: Math.round((busiest / perMinute) * 100) },
+    limit: limit === null ? null : { max: limit.max, window: windowText(limit.windowMs), busiest, share: Math.round((busiest / limit.max) * 100) },
     errors: usage.errors.map((e) => ({ ...e, when: new Date(e.at * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' })),
   };
 }
