@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { createFixture, createOAuthTestApp, obtainTokens, refresh, tokenRequest, type Fixture, type Tokens } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
@@ -99,6 +100,30 @@ forEachDialect('app usage', (dialect) => {
     assert.match(page.body, /<strong>2<\/strong> tokens issued · <strong>1<\/strong> refreshed/);
     assert.match(page.body, /Rate limit: <strong>5<\/strong> API requests in a minute per person's grant\. The most one grant spent of a window: <strong>5<\/strong> \(100% of the limit\)/);
     assert.match(page.body, /<code>invalid_grant<\/code>/);
+  });
+
+  it('keeps the counts of a flush the database refused for the next one, and each day under its own date', async () => {
+    const readsOn = async (day: string) => {
+      const row = await t.database.db.kysely.selectFrom('app_usage').select('count').where('app_id', '=', f.app.id).where('day', '=', day).where('metric', '=', 'api_read.2xx').executeTakeFirst();
+      return Number(row?.count ?? 0);
+    };
+    const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+    const midnight = Math.ceil(t.clock() / 86400) * 86400;
+    t.clock.set(midnight - 1);
+    const fresh = await obtainTokens(t, { ...f, user: await newAccount(t, 'Night Owl') }, { scope: 'read_profile' });
+    await t.app.usage.flush();
+    const before = await readsOn(dayOf(midnight - 1));
+    assert.equal((await read(fresh.access_token)).statusCode, 200);
+    // The table is away for a moment: the flush fails with the database's own error.
+    await sql`alter table app_usage rename to app_usage_away`.execute(t.database.db.kysely);
+    await assert.rejects(t.app.usage.flush());
+    await sql`alter table app_usage_away rename to app_usage`.execute(t.database.db.kysely);
+    t.clock.set(midnight + 1);
+    assert.equal((await read(fresh.access_token)).statusCode, 200);
+    await t.app.usage.flush();
+
+    assert.equal(await readsOn(dayOf(midnight - 1)), before + 1, 'the refused flush, written by the next');
+    assert.equal(await readsOn(dayOf(midnight + 1)), 1);
   });
 });
 
