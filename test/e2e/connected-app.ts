@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { type BrowserFlows, shotPath, signUp, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
+import { assertFitsTheScreen, type BrowserFlows, shotPath, signUp, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
 
 export function connectedAppFlow(flows: BrowserFlows): void {
   describe('a person connects an app and revokes it, in a real browser', () => {
@@ -80,6 +80,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.match((await walkerPage.locator('main').textContent())!, /Made by Ada Developer/);
       assert.equal(await walkerPage.getByRole('checkbox', { name: /See your profile/ }).isChecked(), true);
       assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your step counts' }).isChecked(), true);
+      await assertFitsTheScreen(walkerPage);
       await walkerPage.screenshot({ path: shotPath(flows, 'consent-mobile'), fullPage: true });
       await walkerPage.getByRole('button', { name: 'Allow' }).click();
 
@@ -101,6 +102,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.match(text, /See your step counts/);
       assert.match(text, /Allowed/);
       assert.match(text, /Last used\s*\d/, 'the API call above counts as use');
+      await assertFitsTheScreen(walkerPage);
       await walkerPage.screenshot({ path: shotPath(flows, 'account-mobile'), fullPage: true });
       await walkerPage.setViewportSize({ width: 1100, height: 900 });
       await walkerPage.screenshot({ path: shotPath(flows, 'account'), fullPage: true });
@@ -134,6 +136,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       );
       const connections = rows.map((row) => /^\+(\d+) \/ −(\d+)$/.exec(row[columns.indexOf('Connected')]!)!.slice(1).map(Number));
       assert.deepEqual(connections.reduce(([joined, left], [j, l]) => [joined! + j!, left! + l!], [0, 0]), [1, 1], 'one person connected and left');
+      assert.match((await devPage.locator('#usage-heading + p').textContent())!.replace(/\s+/g, ' '), /^3 requests · 1 token issued · 0 refreshed · 1 person connected, 1 left · 0 rate-limited/);
       const errors = await devPage.locator('#usage-errors li').allTextContents();
       assert.equal(errors.length, 1);
       assert.match(errors[0]!, /400 invalid_grant · \/oauth2\/token/);

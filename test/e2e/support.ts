@@ -60,6 +60,12 @@ export function shotPath(flows: BrowserFlows, name: string): string {
   return screenshotPath(`${flows.dialect}/${name}`);
 }
 
+/** Fails when the page is wider than the browser's window: a phone would have to scroll sideways. */
+export async function assertFitsTheScreen(page: Page): Promise<void> {
+  const { width, screen } = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, screen: window.innerWidth }));
+  assert.ok(width <= screen, `${page.url()} is ${width} px wide on a ${screen} px screen`);
+}
+
 export function uniqueEmail(name: string): string {
   return `${name}-${randomBytes(4).toString('hex')}@example.com`;
 }

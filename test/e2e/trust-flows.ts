@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type BrowserFlows, registerAppInDashboard, shotPath, signIn, signUp, startStride, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
+import { assertFitsTheScreen, type BrowserFlows, registerAppInDashboard, shotPath, signIn, signUp, startStride, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
 
 export function trustFlows(flows: BrowserFlows): void {
   describe('at the edges, in a real browser', () => {
@@ -76,6 +76,10 @@ export function trustFlows(flows: BrowserFlows): void {
       await page.getByRole('img', { name: 'Requests per day' }).waitFor();
       await page.getByRole('table', { name: /Requests per day \(UTC\)/ }).waitFor();
       await page.getByRole('heading', { name: 'Usage, last 30 days' }).screenshot({ path: shotPath(flows, 'app-usage-heading') });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await assertFitsTheScreen(page);
+      await page.screenshot({ path: shotPath(flows, 'app-detail-mobile'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 720 });
       await page.getByRole('button', { name: 'Rotate the client secret' }).click();
       await page.getByText('shown only this once').waitFor();
       const rotated = (await page.locator('#client-secret').textContent())!.trim();
@@ -143,11 +147,14 @@ export function trustFlows(flows: BrowserFlows): void {
       }
     });
 
-    it("shows the demo callback's commands one line each, even on a phone", async () => {
+    it("fits a phone: no page wider than the screen, the demo callback's commands one line each", async () => {
       const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
       try {
         const phonePage = await phone.newPage();
-        await phonePage.goto(`${stride.url}/demo/callback?code=sac_${'x'.repeat(64)}&state=s`);
+        for (const path of ['/login', '/signup', '/nope', `/demo/callback?code=sac_${'x'.repeat(64)}&state=${'s'.repeat(64)}`]) {
+          await phonePage.goto(`${stride.url}${path}`);
+          await assertFitsTheScreen(phonePage);
+        }
         await phonePage.getByText('First put the').waitFor();
         for (const command of await phonePage.locator('pre.command').all()) {
           // A line wrapped by the browser shows as more than one line box of the text.
