@@ -123,6 +123,9 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       await devPage.goto(`${stride.url}/dashboard`);
       await devPage.getByRole('link', { name: 'Pace Coach' }).click();
       const table = devPage.getByRole('table', { name: /Requests per day/ });
+      // Every column is in sight on a computer's screen, none hidden behind a sideways scroll.
+      const clipped = await table.evaluate((element) => element.scrollWidth - element.parentElement!.clientWidth);
+      assert.ok(clipped <= 0, `the table is ${clipped} px wider than the page`);
       const columns = (await table.locator('thead th').allTextContents()).map((name) => name.trim());
       const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent!.trim())));
       assert.ok(rows.length >= 1, 'a row for today');
