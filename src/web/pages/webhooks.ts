@@ -21,6 +21,8 @@ const endpointPath = (app: App, endpoint: WebhookEndpoint) => `${listPath(app)}/
 
 const NOTICES: Record<string, string> = {
   added: 'The endpoint was added. Stride sends it a verification challenge now, and delivers nothing until it answers.',
+  /** The page of `added` seen again (a reload) once the endpoint has answered. */
+  addedAndVerified: 'The endpoint was added and answered the verification challenge: messages are delivered to it.',
   again: 'This endpoint was already added by this form; no second one was made. Its secret was shown once: if you did not copy it, rotate it.',
   saved: 'Saved. A new URL is verified again before anything is delivered to it.',
   paused: 'Paused. Messages wait until you resume.',
@@ -111,8 +113,9 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   const { stores } = request.server.ctx;
   const draft = await takeDraft(request, reply, request.url.split('?')[0]!);
   if (draft) return sendDetail(reply, session, found.app, found.endpoint, { notice: DRAFT_NOTICE, form: { url: text(draft.url), events: values(draft.events) } });
+  const done = text((request.query as Form).done);
   return sendDetail(reply, session, found.app, found.endpoint, {
-    notice: NOTICES[text((request.query as Form).done)] ?? null,
+    notice: NOTICES[done === 'added' && found.endpoint.state !== 'unverified' ? 'addedAndVerified' : done] ?? null,
     // Shown on the page a redirect lands on, once: a reload finds it already shown.
     newSecret: (await stores.webhooks.revealSecret(found.endpoint.id)) ?? null,
   });
