@@ -7,7 +7,9 @@
  * One Chromium and one server serve every flow on a database: starting them is most of what a
  * flow would add on its own. Each database has its own test file, so that the two run side by side.
  */
-import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
 import type { Dialect } from '../../src/db/database.js';
 import { browserUnavailable, launchBrowser } from '../support/browser.js';
 import { POSTGRES_URL } from '../support/databases.js';
@@ -22,11 +24,13 @@ export function browserFlowsOn(dialect: Dialect): void {
   const skip = browserUnavailable() ?? (dialect === 'postgres' && !POSTGRES_URL ? 'TEST_DATABASE_URL is not set' : null);
   describe(`in a real browser, on ${dialect}`, { skip: skip ?? false }, () => {
     const flows = { dialect } as BrowserFlows;
+    /** What any page logged as an error (a script error, a refused inline style or script, …). */
+    const consoleErrors: string[] = [];
     before(async () => {
       // Each is kept as soon as it is up, so that if the other fails to start, `after` still closes
       // this one (a Chromium left running would keep the test process alive).
       await Promise.all([
-        launchBrowser().then((browser) => (flows.browser = browser)),
+        launchBrowser().then((browser) => (flows.browser = watchConsoles(browser, consoleErrors))),
         startStride(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' }).then((stride) => (flows.stride = stride)),
       ]);
     });
@@ -40,5 +44,27 @@ export function browserFlowsOn(dialect: Dialect): void {
     trustFlows(flows);
     accountFlows(flows);
     webhookFlows(flows);
+
+    it('no page logged an error in the browser console', () => {
+      assert.deepEqual(consoleErrors, []);
+    });
   });
+}
+
+/**
+ * Makes every context of `browser` report its pages' console errors and uncaught exceptions into
+ * `errors`. A document answered with an error status is logged as "Failed to load resource": the
+ * flows that cause one on purpose check its status themselves, so those lines are left out.
+ */
+function watchConsoles(browser: Browser, errors: string[]): Browser {
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(`${message.location().url}: ${message.text()}`);
+    });
+    context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+    return context;
+  };
+  return browser;
 }
