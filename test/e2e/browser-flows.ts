@@ -3,7 +3,8 @@
  * `stride serve`: connecting an app and revoking it (connected-app.ts); consent, scope changes,
  * secret rotation and CSRF in the dashboard (dashboard-flows.ts); errors, reloads, Back and an
  * ended session at the edges (trust-flows.ts); a person's data and sessions (account-flows.ts);
- * an app's webhook endpoint (webhook-flows.ts, to a receiver on 127.0.0.1, which WEBHOOK_ALLOW_PRIVATE permits).
+ * an app's webhook endpoint (webhook-flows.ts, to a receiver on 127.0.0.1, which WEBHOOK_ALLOW_PRIVATE permits);
+ * every kind of page against WCAG 2.1 AA with axe-core (accessibility-flows.ts).
  * One Chromium and one server serve every flow on a database: starting them is most of what a
  * flow would add on its own. Each database has its own test file, so that the two run side by side.
  */
@@ -13,6 +14,7 @@ import type { Browser } from 'playwright-core';
 import type { Dialect } from '../../src/db/database.js';
 import { browserUnavailable, launchBrowser } from '../support/browser.js';
 import { POSTGRES_URL } from '../support/databases.js';
+import { accessibilityFlows } from './accessibility-flows.js';
 import { accountFlows } from './account-flows.js';
 import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
@@ -44,6 +46,8 @@ export function browserFlowsOn(dialect: Dialect): void {
     trustFlows(flows);
     accountFlows(flows);
     webhookFlows(flows);
+    // The pages are the same on either database.
+    if (dialect === 'sqlite') accessibilityFlows(flows);
 
     it('no page logged an error in the browser console', () => {
       assert.deepEqual(consoleErrors, []);

@@ -1,0 +1,59 @@
+/**
+ * Every kind of page checked with axe-core against WCAG 2.1 A and AA (labels, contrast, landmarks,
+ * names of links and buttons, …), as a person with a screen reader or low vision meets it: the
+ * sign-in and sign-up pages, an error page, the dashboard, an app's page and its webhooks, the
+ * consent page and the account page — in the light and the dark colour scheme.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { BrowserContext, Page } from 'playwright-core';
+import { type BrowserFlows, registerAppInDashboard, signUp, type Stride, uniqueEmail } from './support.js';
+
+export function accessibilityFlows(flows: BrowserFlows): void {
+  for (const colorScheme of ['light', 'dark'] as const) describe(`accessibility of every kind of page, ${colorScheme} scheme`, () => {
+    let stride: Stride;
+    let context: BrowserContext;
+    let page: Page;
+
+    before(async () => {
+      stride = flows.stride;
+      context = await flows.browser.newContext({ colorScheme });
+      page = await context.newPage();
+    });
+    after(() => context?.close());
+
+    /** The WCAG 2.1 A and AA violations axe finds on the page now, one line each. */
+    const violations = async () => {
+      const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      const where = new URL(page.url()).pathname;
+      return results.violations.map((v) => `${where}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    };
+
+    it('has no WCAG 2.1 A or AA violation that axe finds', async () => {
+      const found: string[] = [];
+      for (const path of ['/login', '/signup', '/nope']) {
+        await page.goto(`${stride.url}${path}`);
+        found.push(...(await violations()));
+      }
+      await page.goto(`${stride.url}/signup?return_to=%2Fdashboard`);
+      await signUp(page, 'Ally', uniqueEmail('ally'));
+      await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+      found.push(...(await violations()));
+      await page.goto(`${stride.url}/dashboard/apps/new`);
+      found.push(...(await violations()));
+      const registered = await registerAppInDashboard(page, stride, { name: 'Readable', redirectUri: 'https://readable.example/cb', scopes: ['read_profile', 'read_activity'] });
+      found.push(...(await violations()));
+      await page.goto(`${registered.detailUrl}/webhooks`);
+      found.push(...(await violations()));
+      const authorize = new URL(`${stride.url}/oauth2/authorize`);
+      authorize.search = new URLSearchParams({ response_type: 'code', client_id: registered.clientId, redirect_uri: 'https://readable.example/cb', state: 's' }).toString();
+      await page.goto(authorize.toString());
+      await page.getByRole('button', { name: 'Allow' }).waitFor();
+      found.push(...(await violations()));
+      await page.goto(`${stride.url}/account`);
+      found.push(...(await violations()));
+      assert.deepEqual(found, []);
+    });
+  });
+}
