@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
-import { type BrowserFlows, registerAppInDashboard, signUp, type Stride, uniqueEmail } from './support.js';
+import { type BrowserFlows, registerAppInDashboard, shotPath, signUp, type Stride, uniqueEmail } from './support.js';
 
 export function accessibilityFlows(flows: BrowserFlows): void {
   for (const colorScheme of ['light', 'dark'] as const) describe(`accessibility of every kind of page, ${colorScheme} scheme`, () => {
@@ -44,6 +44,7 @@ export function accessibilityFlows(flows: BrowserFlows): void {
       found.push(...(await violations()));
       const registered = await registerAppInDashboard(page, stride, { name: 'Readable', redirectUri: 'https://readable.example/cb', scopes: ['read_profile', 'read_activity'] });
       found.push(...(await violations()));
+      await page.screenshot({ path: shotPath(flows, `app-detail-${colorScheme}`), fullPage: true });
       await page.goto(`${registered.detailUrl}/webhooks`);
       found.push(...(await violations()));
       const authorize = new URL(`${stride.url}/oauth2/authorize`);
