@@ -2,7 +2,8 @@
  * Every kind of page checked with axe-core against WCAG 2.1 A and AA (labels, contrast, landmarks,
  * names of links and buttons, …), as a person with a screen reader or low vision meets it: the
  * sign-in and sign-up pages, an error page, the dashboard, an app's page and its webhooks, the
- * consent page and the account page — in the light and the dark colour scheme.
+ * consent page and the account page — in the light and the dark colour scheme; and the sign-in
+ * page from the keyboard alone (the skip link, a visible focus ring, a form sent with Enter).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -55,6 +56,35 @@ export function accessibilityFlows(flows: BrowserFlows): void {
       await page.goto(`${stride.url}/account`);
       found.push(...(await violations()));
       assert.deepEqual(found, []);
+    });
+
+    it('works from the keyboard: a visible skip link first, a visible focus, forms sent with Enter', async () => {
+      await context.clearCookies();
+      await page.goto(`${stride.url}/login`);
+      await page.keyboard.press('Tab');
+      const focused = () => page.evaluate(() => {
+        const element = document.activeElement as HTMLElement;
+        const style = getComputedStyle(element);
+        const box = element.getBoundingClientRect();
+        return { text: element.textContent?.trim() ?? '', id: element.id, outline: style.outlineStyle, width: parseFloat(style.outlineWidth), onScreen: box.top >= 0 && box.left >= 0 && box.width > 0 };
+      });
+      const skip = await focused();
+      assert.equal(skip.text, 'Skip to content');
+      assert.ok(skip.onScreen && skip.outline !== 'none' && skip.width >= 2, `the skip link is shown with a focus ring: ${JSON.stringify(skip)}`);
+      await page.keyboard.press('Enter');
+      assert.equal(new URL(page.url()).hash, '#main');
+      // From the top of the content on, Tab reaches the email field with a visible ring.
+      for (let presses = 0; (await focused()).id !== 'email'; presses++) {
+        assert.ok(presses < 10, 'the email field is reached with Tab');
+        await page.keyboard.press('Tab');
+      }
+      const email = await focused();
+      assert.ok(email.outline !== 'none' && email.width >= 2, `the field shows its focus: ${JSON.stringify(email)}`);
+      await page.keyboard.type('nobody@example.com');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('not the password');
+      await page.keyboard.press('Enter');
+      await page.getByText(/email or password/i).waitFor();
     });
   });
 }
