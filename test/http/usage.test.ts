@@ -18,6 +18,16 @@ import { newAccount, signedIn } from '../web/pages-support.js';
 
 cheapPasswordHashing();
 
+/** The app's counters in the database, metric → count over every day (the busiest window: the most). */
+async function usageIn(t: TestApp, appId: string): Promise<Record<string, number>> {
+  const rows = await t.database.db.kysely.selectFrom('app_usage').select(['metric', 'count']).where('app_id', '=', appId).execute();
+  const usage: Record<string, number> = {};
+  for (const { metric, count } of rows) {
+    usage[metric] = metric === 'api.busiest_window' ? Math.max(usage[metric] ?? 0, Number(count)) : (usage[metric] ?? 0) + Number(count);
+  }
+  return usage;
+}
+
 forEachDialect('app usage', (dialect) => {
   let t: TestApp;
   let f: Fixture;
@@ -29,10 +39,7 @@ forEachDialect('app usage', (dialect) => {
   });
   after(() => t.close());
 
-  const usageOf = async (appId: string) => {
-    const rows = await t.database.db.kysely.selectFrom('app_usage').select(['metric', 'count']).where('app_id', '=', appId).execute();
-    return Object.fromEntries(rows.map((row) => [row.metric, Number(row.count)]));
-  };
+  const usageOf = (appId: string) => usageIn(t, appId);
   const read = (token: string, app = t.app) => app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
 
   it('counts every answer of the app exactly, and nothing it did not cause', async () => {
@@ -141,8 +148,7 @@ describe('app usage with the rate limit in Redis', { skip: noRedis ?? false }, (
         assert.equal((await app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(tokens.access_token) })).statusCode, 200);
       }
       await Promise.all([t.app.usage.flush(), second.usage.flush()]);
-      const rows = await t.database.db.kysely.selectFrom('app_usage').select(['metric', 'count']).where('app_id', '=', f.app.id).execute();
-      const usage = Object.fromEntries(rows.map((row) => [row.metric, Number(row.count)]));
+      const usage = await usageIn(t, f.app.id);
       assert.equal(usage['api_read.2xx'], 3);
       assert.equal(usage['api.busiest_window'], 3, 'one window of one grant, counted once across both processes');
     } finally {
