@@ -12,6 +12,7 @@ import { resourceRoutes } from './api/routes.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ApiError, temporarilyUnavailable } from './errors.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { allowCrossOriginCalls } from './http/cross-origin.js';
 import { healthRoutes } from './http/health.js';
 import { handleRouterError } from './http/router-errors.js';
 import { serializeRequest } from './http/log-redaction.js';
@@ -119,22 +120,27 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   await registerOpenApi(app);
   await app.register(healthRoutes);
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
-  // Each app's use is counted where it happens: the resource API and the client endpoints.
-  await app.register(async (api) => {
-    api.addHook('onResponse', app.usage.countApiAnswer);
-    await api.register(resourceRoutes);
+  // What an app running in a browser calls with fetch from its own origin: the metadata, the client
+  // endpoints and the resource API (http/cross-origin.ts).
+  await app.register(async (crossOrigin) => {
+    await allowCrossOriginCalls(crossOrigin);
+    await crossOrigin.register(metadataRoutes);
+    // Each app's use is counted where it happens: the resource API and the client endpoints.
+    await crossOrigin.register(async (api) => {
+      api.addHook('onResponse', app.usage.countApiAnswer);
+      await api.register(resourceRoutes);
+    });
+    await crossOrigin.register(async (clientEndpoints) => {
+      clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);
+      await clientEndpoints.register(clientEndpointRoutes);
+    });
   });
-  await app.register(async (clientEndpoints) => {
-    clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);
-    await clientEndpoints.register(clientEndpointRoutes);
-  });
+  // The event feed and the webhook API take a client secret: servers call them, not browsers.
   await app.register(eventRoutes);
   // Only the pages, the authorization endpoint among them, read or set cookies (the session, the
   // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.
-  // The metadata document keeps the pages' scope (their security headers, HTML 5xx pages).
   await app.register(async (browserFacing) => {
     await browserFacing.register(cookie);
-    await browserFacing.register(metadataRoutes);
     await browserFacing.register(webRoutes);
   });
   return app;

@@ -4,7 +4,8 @@
  * secret rotation and CSRF in the dashboard (dashboard-flows.ts); errors, reloads, Back and an
  * ended session at the edges (trust-flows.ts); a person's data and sessions (account-flows.ts);
  * an app's webhook endpoint (webhook-flows.ts, to a receiver on 127.0.0.1, which WEBHOOK_ALLOW_PRIVATE permits);
- * every kind of page against WCAG 2.1 AA with axe-core (accessibility-flows.ts).
+ * every kind of page against WCAG 2.1 AA with axe-core (accessibility-flows.ts); an app that runs
+ * in the page on its own origin and calls Stride through CORS (browser-app-flow.ts).
  * One Chromium and one server serve every flow on a database: starting them is most of what a
  * flow would add on its own. Each database has its own test file, so that the two run side by side.
  */
@@ -16,6 +17,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.js';
 import { POSTGRES_URL } from '../support/databases.js';
 import { accessibilityFlows } from './accessibility-flows.js';
 import { accountFlows } from './account-flows.js';
+import { browserAppFlow } from './browser-app-flow.js';
 import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
@@ -46,8 +48,11 @@ export function browserFlowsOn(dialect: Dialect): void {
     trustFlows(flows);
     accountFlows(flows);
     webhookFlows(flows);
-    // The pages are the same on either database.
-    if (dialect === 'sqlite') accessibilityFlows(flows);
+    // The pages and the CORS headers are the same on either database.
+    if (dialect === 'sqlite') {
+      accessibilityFlows(flows);
+      browserAppFlow(flows);
+    }
 
     it('no page logged an error in the browser console', () => {
       assert.deepEqual(consoleErrors, []);

@@ -101,7 +101,7 @@ export interface RegisteredInBrowser {
 export async function registerAppInDashboard(
   page: Page,
   stride: Stride,
-  settings: { name: string; redirectUri: string; scopes: string[]; description?: string },
+  settings: { name: string; redirectUri: string; scopes: string[]; description?: string; isPublic?: boolean },
 ): Promise<RegisteredInBrowser> {
   await page.goto(`${stride.url}/dashboard`);
   await page.getByRole('link', { name: 'Register a new app' }).click();
@@ -112,10 +112,12 @@ export async function registerAppInDashboard(
   for (const scope of ['read_profile', 'write_profile', 'read_activity', 'write_activity']) {
     await page.locator(`#scope-${scope}`).setChecked(settings.scopes.includes(scope));
   }
+  if (settings.isPublic) await page.getByRole('radio', { name: /Public/ }).check();
   await page.getByRole('button', { name: 'Register app' }).click();
   await page.getByRole('heading', { name: `${settings.name} is registered` }).waitFor();
   const clientId = (await page.locator('#client-id').textContent())!.trim();
-  const clientSecret = (await page.locator('#client-secret').textContent())!.trim();
+  // A public app has no secret to show.
+  const clientSecret = settings.isPublic ? '' : (await page.locator('#client-secret').textContent())!.trim();
   await page.getByRole('link', { name: "Continue to the app's settings" }).click();
   return { clientId, clientSecret, detailUrl: page.url() };
 }

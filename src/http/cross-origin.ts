@@ -1,0 +1,57 @@
+/**
+ * Cross-origin calls from browser apps (docs/oauth.md, "Apps that run in the browser"): a
+ * single-page app on its own origin discovers the metadata, exchanges its code, refreshes and
+ * revokes at the client endpoints, and calls the resource API with fetch. The Fetch standard's
+ * CORS protocol lets it read those answers.
+ *
+ * Every origin is allowed (`*`) and credentials never are: these routes authenticate with a bearer
+ * token, a client secret or a PKCE verifier that the caller must already hold, never with a cookie,
+ * so a page on another origin gains nothing it could not do from a server. Without
+ * `Access-Control-Allow-Credentials` a browser sends no cookie cross-origin and refuses to read a
+ * credentialed answer, so the pages and their session stay out of reach.
+ */
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false` keeps a route of a cross-origin scope same-origin only (read by @fastify/cors). */
+    cors?: false;
+  }
+}
+
+/** Headers a browser app may read besides the CORS-safelisted ones (RFC 6750 §3, RFC 9110 §10.2.3). */
+const EXPOSED_HEADERS = ['www-authenticate', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+/**
+ * Lets the routes of `scope` be called from any origin. A route of the scope can opt out with
+ * `config: { cors: false }` (the plugin's own switch).
+ */
+export async function allowCrossOriginCalls(scope: FastifyInstance): Promise<void> {
+  // The plugin answers preflights through one `OPTIONS *` route, which would approve any path:
+  // only the paths of this scope's routes get an answer, and any other OPTIONS request stays
+  // unknown (404), as it is without CORS.
+  const crossOriginPaths = new Set<string>();
+  scope.addHook('onRoute', (route) => {
+    if (!route.method.includes('OPTIONS') && route.config?.cors !== false) crossOriginPaths.add(withoutTrailingSlash(route.url ?? route.path));
+  });
+  scope.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'OPTIONS') return done();
+    const isPreflight = request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
+    if (isPreflight && crossOriginPaths.has(withoutTrailingSlash(request.url.split('?', 1)[0]!))) return done();
+    reply.callNotFound();
+  });
+  await scope.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST', 'PUT'],
+    allowedHeaders: ['authorization', 'content-type'],
+    exposedHeaders: EXPOSED_HEADERS,
+    // Chromium keeps a preflight's answer for at most 2 hours, Firefox for 24.
+    maxAge: 7200,
+  });
+}
+
+/** Both `/oauth2/token` and `/oauth2/token/` are served (app.ts, ignoreTrailingSlash). */
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
