@@ -123,7 +123,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   // What an app running in a browser calls with fetch from its own origin: the metadata, the client
   // endpoints and the resource API (http/cross-origin.ts).
   await app.register(async (crossOrigin) => {
-    await allowCrossOriginCalls(crossOrigin);
+    allowCrossOriginCalls(crossOrigin);
     await crossOrigin.register(metadataRoutes);
     // Each app's use is counted where it happens: the resource API and the client endpoints.
     await crossOrigin.register(async (api) => {

@@ -10,44 +10,50 @@
  * `Access-Control-Allow-Credentials` a browser sends no cookie cross-origin and refuses to read a
  * credentialed answer, so the pages and their session stay out of reach.
  */
-import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `false` keeps a route of a cross-origin scope same-origin only (read by @fastify/cors). */
-    cors?: false;
+    /** `false` keeps a route of a cross-origin scope same-origin only. */
+    crossOrigin?: false;
   }
 }
 
 /** Headers a browser app may read besides the CORS-safelisted ones (RFC 6750 §3, RFC 9110 §10.2.3). */
 const EXPOSED_HEADERS = ['www-authenticate', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
+/** The same on every answer, whatever the request's Origin, so caches need no `Vary: Origin`. */
+const ANSWER_HEADERS = Object.freeze({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
+});
+
+const PREFLIGHT_HEADERS = Object.freeze({
+  ...ANSWER_HEADERS,
+  'access-control-allow-methods': 'GET, POST, PUT',
+  'access-control-allow-headers': 'authorization, content-type',
+  // Chromium keeps a preflight's answer for at most 2 hours, Firefox for 24.
+  'access-control-max-age': '7200',
+});
+
 /**
- * Lets the routes of `scope` be called from any origin. A route of the scope can opt out with
- * `config: { cors: false }` (the plugin's own switch).
+ * Lets the routes of `scope` be called from any origin, but those registered with
+ * `config: { crossOrigin: false }`. A preflight is answered for their paths only; any other
+ * `OPTIONS` request stays unknown (404), as it is without CORS.
  */
-export async function allowCrossOriginCalls(scope: FastifyInstance): Promise<void> {
-  // The plugin answers preflights through one `OPTIONS *` route, which would approve any path:
-  // only the paths of this scope's routes get an answer, and any other OPTIONS request stays
-  // unknown (404), as it is without CORS.
+export function allowCrossOriginCalls(scope: FastifyInstance): void {
   const crossOriginPaths = new Set<string>();
   scope.addHook('onRoute', (route) => {
-    if (!route.method.includes('OPTIONS') && route.config?.cors !== false) crossOriginPaths.add(withoutTrailingSlash(route.url ?? route.path));
+    if (route.method !== 'OPTIONS' && route.config?.crossOrigin !== false) crossOriginPaths.add(withoutTrailingSlash(route.url ?? route.path));
   });
   scope.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'OPTIONS') return done();
-    const isPreflight = request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
-    if (isPreflight && crossOriginPaths.has(withoutTrailingSlash(request.url.split('?', 1)[0]!))) return done();
-    reply.callNotFound();
+    if (request.routeOptions.config.crossOrigin !== false) reply.headers(ANSWER_HEADERS);
+    done();
   });
-  await scope.register(cors, {
-    origin: '*',
-    methods: ['GET', 'POST', 'PUT'],
-    allowedHeaders: ['authorization', 'content-type'],
-    exposedHeaders: EXPOSED_HEADERS,
-    // Chromium keeps a preflight's answer for at most 2 hours, Firefox for 24.
-    maxAge: 7200,
+  scope.options('*', { schema: { hide: true }, config: { crossOrigin: false } }, (request, reply) => {
+    const isPreflight = request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
+    if (!isPreflight || !crossOriginPaths.has(withoutTrailingSlash(request.url.split('?', 1)[0]!))) return reply.callNotFound();
+    return reply.code(204).headers(PREFLIGHT_HEADERS).send();
   });
 }
 

@@ -47,7 +47,7 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   });
 
   // RFC 7662 §2. For the servers that accept Stride's tokens, so no browser app may read its answers.
-  app.post('/oauth2/introspect', { schema: INTROSPECT, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), cors: false } }, async (request, reply) => {
+  app.post('/oauth2/introspect', { schema: INTROSPECT, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
     const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
