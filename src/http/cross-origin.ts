@@ -50,11 +50,16 @@ export function allowCrossOriginCalls(scope: FastifyInstance): void {
     if (request.routeOptions.config.crossOrigin !== false) reply.headers(ANSWER_HEADERS);
     done();
   });
-  scope.options('*', { schema: { hide: true }, config: { crossOrigin: false } }, (request, reply) => {
-    const isPreflight = request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
-    if (!isPreflight || !crossOriginPaths.has(withoutTrailingSlash(request.url.split('?', 1)[0]!))) return reply.callNotFound();
-    return reply.code(204).headers(PREFLIGHT_HEADERS).send();
-  });
+  // Answered before any body is read: a preflight has none, and what else comes is unknown.
+  scope.options('*', {
+    schema: { hide: true },
+    config: { crossOrigin: false },
+    onRequest: (request, reply) => {
+      const isPreflight = request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
+      if (isPreflight && crossOriginPaths.has(withoutTrailingSlash(request.url.split('?', 1)[0]!))) reply.code(204).headers(PREFLIGHT_HEADERS).send();
+      else reply.callNotFound();
+    },
+  }, (_request, reply) => reply.callNotFound());
 }
 
 /** Both `/oauth2/token` and `/oauth2/token/` are served (app.ts, ignoreTrailingSlash). */

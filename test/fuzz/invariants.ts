@@ -128,8 +128,10 @@ export async function problemsWith(
     const location = header(answer, 'location');
     if (!location) problems.push(`a ${status} without Location`);
     else if (!isLocalPath(location)) {
-      const registered = await registeredRedirectUris();
-      if (!registered.some((uri) => location === uri || location.startsWith(uri.includes('?') ? `${uri}&` : `${uri}?`))) {
+      // A loopback redirect URI may come back on another port (RFC 8252 §7.3): still no open redirect.
+      const target = withoutLoopbackPort(location);
+      const registered = (await registeredRedirectUris()).map(withoutLoopbackPort);
+      if (!registered.some((uri) => target === uri || target.startsWith(uri.includes('?') ? `${uri}&` : `${uri}?`))) {
         problems.push(`a redirect to ${location.slice(0, 200)}, neither a local path nor a registered redirect URI`);
       }
     }
@@ -169,4 +171,8 @@ function errorBodyProblems(body: string, status: number): string[] {
 /** A path on this server: "/…" but never "//host" or "/\host", which browsers read as another origin. */
 function isLocalPath(location: string): boolean {
   return location.startsWith('/') && !location.startsWith('//') && !location.startsWith('/\\') && !/[\u0000-\u001f]/.test(location);
+}
+
+function withoutLoopbackPort(uri: string): string {
+  return uri.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]))(?::\d+)?/, '$1');
 }

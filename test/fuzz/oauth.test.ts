@@ -33,7 +33,11 @@ const clientCredentials = {
 
 /** Each app's own redirect URI (or a near miss of it), so that requests get to the checks behind it. */
 const forConfidentialApp = { client_id: realValue(['clientId']), redirect_uri: mostly([REDIRECT_URI], [`${REDIRECT_URI}/`, PUBLIC_REDIRECT_URI]) };
-const forPublicApp = { client_id: realValue(['publicClientId']), redirect_uri: mostly([PUBLIC_REDIRECT_URI], ['http://127.0.0.1:10/cb', REDIRECT_URI]) };
+// A public app's loopback redirect URI matches with any port (RFC 8252 §7.3), but not with another path or host.
+const forPublicApp = {
+  client_id: realValue(['publicClientId']),
+  redirect_uri: mostly([PUBLIC_REDIRECT_URI, 'http://127.0.0.1:10/cb'], ['http://127.0.0.1:10/cb/', 'http://localhost:9/cb', REDIRECT_URI]),
+};
 
 const authorizeGet: Omit<Route, 'fields'> = { method: 'GET', path: '/oauth2/authorize', face: 'page', statuses: [200, 302, 400], credentials: 'session' };
 const consentPost: Route = {

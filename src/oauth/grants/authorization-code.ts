@@ -11,6 +11,7 @@ import type { AuthorizationCode } from '../../store/codes.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isValidCodeVerifier, verifierMatches } from '../pkce.js';
+import { isRegisteredRedirectUri } from '../redirect-uri.js';
 
 export const grantType = 'authorization_code';
 
@@ -50,7 +51,7 @@ export async function handler(
   if (code.consumed_at !== null) return refuseReuse(ctx, code.grant_id, codeHash);
   if (code.expires_at <= now) throw invalidGrant('the authorization code has expired');
   // A redirect_uri that is not exactly the one of the request is access_denied (docs/oauth.md, as the first interface answered).
-  if (redirectUri !== code.redirect_uri || !client.app.redirectUris.includes(redirectUri)) {
+  if (redirectUri !== code.redirect_uri || !isRegisteredRedirectUri(client.app, redirectUri)) {
     throw new ApiError('access_denied', 'redirect_uri does not exactly match the redirect URI of the authorization request');
   }
   checkPkce(code, verifier);

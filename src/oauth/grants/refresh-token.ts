@@ -12,6 +12,7 @@ import type { RefreshRotation } from '../../store/refresh-rotation.js';
 import { authenticateClient, type AuthenticatedClient } from '../client-auth.js';
 import type { RefreshTokenRow } from '../../store/tokens.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
+import { isRegisteredRedirectUri } from '../redirect-uri.js';
 import { openReplay, replayKey, sealReplay } from '../replay.js';
 
 export const grantType = 'refresh_token';
@@ -51,8 +52,8 @@ async function rotate(
   tokenHash: string,
   token: RefreshTokenRow | undefined,
 ): Promise<TokenResponse> {
-  // redirect_uri is optional here, but when sent it must match a registered one exactly (docs/oauth.md).
-  if (body.redirect_uri !== undefined && !client.app.redirectUris.includes(body.redirect_uri)) {
+  // redirect_uri is optional here, but when sent it must match a registered one (docs/oauth.md).
+  if (body.redirect_uri !== undefined && !isRegisteredRedirectUri(client.app, body.redirect_uri)) {
     throw new ApiError('access_denied', 'redirect_uri does not exactly match a registered redirect URI');
   }
   const now = ctx.clock();
