@@ -1,7 +1,8 @@
 /**
  * The whole flow driven by a real third-party client library (oauth4webapi) against Stride
  * listening on 127.0.0.1: RFC 8414 discovery, PKCE, the code exchange, a protected call, refresh,
- * introspection and RFC 7009 revocation, for a confidential and a public client.
+ * introspection and RFC 7009 revocation, for a confidential and a public client, and a native app
+ * on a loopback port picked at the time of the request.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -43,12 +44,12 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   });
   after(() => t.close());
 
-  async function browserAuthorize(client: oauth.Client, scope: string): Promise<{ params: URLSearchParams; verifier: string }> {
+  async function browserAuthorize(client: oauth.Client, scope: string, returnTo = redirectUri): Promise<{ params: URLSearchParams; verifier: string }> {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const url = new URL(as.authorization_endpoint!);
     url.searchParams.set('client_id', client.client_id);
-    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('redirect_uri', returnTo);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('scope', scope);
     url.searchParams.set('state', state);
@@ -130,6 +131,20 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
       as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
     );
     const resource = await oauth.protectedResourceRequest(refreshed.access_token, 'GET', new URL(PROTECTED_PATH, issuer), undefined, undefined, insecure);
+    assert.equal(resource.status, 200);
+  });
+
+  it('completes the flow as a native app on the loopback port the system gave it (RFC 8252 §7.3)', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'Library Desktop App', redirectUris: ['http://127.0.0.1/callback'], scopes: ['read_profile'], isPublic: true,
+    });
+    const client: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
+    const loopbackUri = `http://127.0.0.1:${await freePort()}/callback`;
+    const { params, verifier } = await browserAuthorize(client, 'read_profile', loopbackUri);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, loopbackUri, verifier, insecure),
+    );
+    const resource = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(PROTECTED_PATH, issuer), undefined, undefined, insecure);
     assert.equal(resource.status, 200);
   });
 
