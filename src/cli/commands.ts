@@ -7,7 +7,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
 import { parseSampleFile, stepsChange } from '../domain/step-samples.js';
-import { createAccount } from '../domain/users.js';
+import { createAccount, setPassword } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
 import type { App } from '../store/apps.js';
@@ -104,6 +104,16 @@ export const COMMANDS: Record<string, Command> = {
     return {
       text: `created user ${user.email} (id ${user.id})`,
       json: { id: user.id, email: user.email, display_name: user.display_name },
+    };
+  },
+
+  async 'users set-password'({ config, values }) {
+    const email = required(values, 'email');
+    const password = required(values, 'password');
+    const user = await withStores(config, (stores) => setPassword(stores.users, systemClock, email, password));
+    return {
+      text: `set a new password for ${user.email}; every session of theirs has ended`,
+      json: { id: user.id, email: user.email },
     };
   },
 

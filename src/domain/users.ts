@@ -49,14 +49,17 @@ export function validateNewAccount(input: NewAccount): { field: keyof NewAccount
   if (!isEmailSyntax(email)) {
     return { field: 'email', message: 'email must be an email address like name@example.com' };
   }
-  if (input.password.length < PASSWORD_MIN_LENGTH) {
-    return { field: 'password', message: `password must be at least ${PASSWORD_MIN_LENGTH} characters` };
-  }
-  if (input.password.length > PASSWORD_MAX_LENGTH) {
-    return { field: 'password', message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` };
-  }
+  const badPassword = passwordProblem(input.password);
+  if (badPassword !== null) return { field: 'password', message: badPassword };
   const nameProblem = input.displayName === undefined ? null : displayNameProblem(input.displayName.trim());
   if (nameProblem !== null) return { field: 'displayName', message: nameProblem };
+  return null;
+}
+
+/** Why `password` cannot be one, or null. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN_LENGTH) return `password must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `password must be at most ${PASSWORD_MAX_LENGTH} characters`;
   return null;
 }
 
@@ -103,5 +106,20 @@ export async function createAccountIfFree(users: UserStore, clock: Clock, input:
 export async function createAccount(users: UserStore, clock: Clock, input: NewAccount): Promise<User> {
   const user = await createAccountIfFree(users, clock, input);
   if (!user) throw new DuplicateEmailError(input.email.trim().toLowerCase());
+  return user;
+}
+
+/**
+ * For operators (`stride users set-password`), when a person cannot sign in: a new password, and
+ * every session of theirs ends. The apps they allowed stay connected (their account page lists
+ * them, to revoke).
+ */
+export async function setPassword(users: UserStore, clock: Clock, email: string, password: string): Promise<User> {
+  const problem = passwordProblem(password);
+  if (problem !== null) throw invalidRequest(problem);
+  const normalized = email.trim().toLowerCase();
+  const user = await users.findByEmail(normalized);
+  if (!user) throw new ApiError('not_found', `no account with email ${normalized}`);
+  await users.changePassword(user.id, await hashPassword(password), null, clock());
   return user;
 }

@@ -39,8 +39,8 @@ export interface UserStore {
   update(id: string, changes: UserUpdate): Promise<void>;
   /** Applies a profile change and returns the profile after it (undefined: no such user). */
   updateProfile: ProfileUpdate;
-  /** A new password hash; every other session of the user ends with it. */
-  changePassword(id: string, passwordHash: string, keepSession: string, now: number): Promise<void>;
+  /** A new password hash; every session of the user but `keepSession` (when given) ends with it. */
+  changePassword(id: string, passwordHash: string, keepSession: string | null, now: number): Promise<void>;
   /**
    * Deletes the user and everything kept about them — profile, steps, sessions, codes, tokens —
    * in one transaction; each app they had connected hears of it (grant.revoked, `account_deleted`).
@@ -62,7 +62,9 @@ export function createUserStore(db: Db): UserStore {
     changePassword: (id, passwordHash, keepSession, now) =>
       q.transaction().execute(async (trx) => {
         await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
-        await trx.deleteFrom('sessions').where('user_id', '=', id).where('id_hash', '!=', keepSession).execute();
+        let sessions = trx.deleteFrom('sessions').where('user_id', '=', id);
+        if (keepSession !== null) sessions = sessions.where('id_hash', '!=', keepSession);
+        await sessions.execute();
       }),
     deleteAccount: (id, now) =>
       q.transaction().execute(async (trx) => {

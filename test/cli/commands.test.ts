@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
+import { verifyPassword } from '../../src/security/passwords.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
 import { runCliInProcess } from '../support/cli.js';
@@ -52,6 +53,27 @@ forEachDialect('stride CLI', (dialect) => {
     await expectFailure(['users', 'create', '--email', 'nope', '--password', 'long enough'], /email/);
     await expectFailure(['users', 'create', '--email', 'x@example.com', '--password', 'short'], /at least 8/);
     await expectFailure(['users', 'create', '--email', 'x@example.com'], /--password is required/);
+  });
+
+  it('sets a new password for a person who cannot sign in, ending their sessions', async () => {
+    const created = await cli('users', 'create', '--email', 'forgetful@example.com', '--password', 'the old password', '--json');
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const now = Math.floor(Date.now() / 1000);
+    for (const idHash of ['phone', 'laptop']) {
+      await database.stores.sessions.insert({ id_hash: idHash, user_id: id, csrf_secret: 'x', created_at: now, expires_at: now + 3600 });
+    }
+
+    const run = await cli('users', 'set-password', '--email', ' Forgetful@Example.com ', '--password', 'a new password', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { id, email: 'forgetful@example.com' });
+    const stored = await database.stores.users.findById(id);
+    assert.equal(await verifyPassword(stored!.password_hash, 'a new password'), true);
+    assert.equal(await verifyPassword(stored!.password_hash, 'the old password'), false);
+    assert.deepEqual(await database.stores.sessions.listLive(id, now), []);
+
+    await expectFailure(['users', 'set-password', '--email', 'nobody@example.com', '--password', 'a new password'], /^stride: no account with email nobody@example.com$/m);
+    await expectFailure(['users', 'set-password', '--email', 'forgetful@example.com', '--password', 'short'], /at least 8/);
+    assert.equal(await verifyPassword((await database.stores.users.findById(id))!.password_hash, 'a new password'), true, 'a refused change changes nothing');
   });
 
   let clientId = '';
