@@ -93,14 +93,17 @@ export function browserAppFlow(flows: BrowserFlows): void {
       const page = await person.newPage();
       await page.goto(spa.url);
       await page.getByRole('button', { name: 'Connect Stride' }).click();
-      // Stride's sign-in page, then sign-up from there, then the consent for this request.
-      await page.waitForURL(/\/login\?/);
+      // Stride's sign-in page (or the app's own report that discovery failed), then sign-up from
+      // there, then the consent for this request.
+      const result = page.locator('#result');
+      const settled = () => undefined;
+      await Promise.race([page.waitForURL(/\/login\?/).then(settled, settled), result.filter({ hasText: 'failed' }).waitFor().then(settled, settled)]);
+      assert.match(page.url(), /\/login\?/, `the app did not send the person to Stride: ${await result.textContent().catch(() => '')}`);
       await signUp(page, 'Robin', uniqueEmail('robin'));
       await page.getByRole('heading', { name: 'Pocket Pedometer wants to access your Stride account' }).waitFor();
       await page.getByRole('button', { name: 'Allow' }).click();
 
       await page.waitForURL(`${spa.url}/callback?**`);
-      const result = page.locator('#result');
       await result.filter({ hasText: /\S/ }).waitFor();
       const outcome = JSON.parse((await result.textContent())!) as Record<string, unknown>;
       assert.equal(outcome.failed, undefined, String(outcome.failed));
