@@ -21,6 +21,7 @@ Commands:
   users create --email E --password P [--name N]
   users set-password --email E --password P
                                             for a person who cannot sign in; ends their sessions
+  users delete --email E                    the account and all its data (not while it owns apps)
   apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
   apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …]
   apps rotate-secret CLIENT_ID

@@ -7,7 +7,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
 import { parseSampleFile, stepsChange } from '../domain/step-samples.js';
-import { createAccount, setPassword } from '../domain/users.js';
+import { createAccount, deleteAccountByEmail, setPassword } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
 import type { App } from '../store/apps.js';
@@ -114,6 +114,15 @@ export const COMMANDS: Record<string, Command> = {
     return {
       text: `set a new password for ${user.email}; every session of theirs has ended`,
       json: { id: user.id, email: user.email },
+    };
+  },
+
+  async 'users delete'({ config, values }) {
+    const email = required(values, 'email');
+    const user = await withStores(config, (stores) => deleteAccountByEmail(stores.users, systemClock, email));
+    return {
+      text: `deleted ${user.email} with their profile, steps, sessions and grants`,
+      json: { id: user.id, email: user.email, deleted: true },
     };
   },
 

@@ -119,7 +119,22 @@ export async function setPassword(users: UserStore, clock: Clock, email: string,
   if (problem !== null) throw invalidRequest(problem);
   const normalized = email.trim().toLowerCase();
   const user = await users.findByEmail(normalized);
-  if (!user) throw new ApiError('not_found', `no account with email ${normalized}`);
+  if (!user) throw new ApiError('not_found', `no user with email ${normalized}`);
   await users.changePassword(user.id, await hashPassword(password), null, clock());
+  return user;
+}
+
+/**
+ * For operators (`stride users delete`): the account and everything kept about it, as when the
+ * person deletes it on the account page — every app they allowed loses its grant and hears of it.
+ * Like that page, it refuses while they own apps, whose users would lose their connections unwarned.
+ */
+export async function deleteAccountByEmail(users: UserStore, clock: Clock, email: string): Promise<User> {
+  const normalized = email.trim().toLowerCase();
+  const user = await users.findByEmail(normalized);
+  if (!user) throw new ApiError('not_found', `no user with email ${normalized}`);
+  const owned = await users.countOwnedApps(user.id);
+  if (owned > 0) throw new ApiError('conflict', `${normalized} owns ${owned} app${owned === 1 ? '' : 's'}: delete them first (stride apps list --owner ${normalized})`);
+  await users.deleteAccount(user.id, clock());
   return user;
 }

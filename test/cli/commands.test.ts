@@ -11,6 +11,7 @@ import { verifyPassword } from '../../src/security/passwords.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
 import { runCliInProcess } from '../support/cli.js';
+import { insertGrant } from '../support/tokens.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 
 const files = mkdtempSync(join(tmpdir(), 'stride-cli-'));
@@ -71,7 +72,7 @@ forEachDialect('stride CLI', (dialect) => {
     assert.equal(await verifyPassword(stored!.password_hash, 'the old password'), false);
     assert.deepEqual(await database.stores.sessions.listLive(id, now), []);
 
-    await expectFailure(['users', 'set-password', '--email', 'nobody@example.com', '--password', 'a new password'], /^stride: no account with email nobody@example.com$/m);
+    await expectFailure(['users', 'set-password', '--email', 'nobody@example.com', '--password', 'a new password'], /^stride: no user with email nobody@example.com$/m);
     await expectFailure(['users', 'set-password', '--email', 'forgetful@example.com', '--password', 'short'], /at least 8/);
     assert.equal(await verifyPassword((await database.stores.users.findById(id))!.password_hash, 'a new password'), true, 'a refused change changes nothing');
   });
@@ -199,6 +200,25 @@ forEachDialect('stride CLI', (dialect) => {
     assert.equal(JSON.parse((await cli('webhooks', 'list', clientId, '--json')).stdout).length, 1, 'the refused commands added nothing');
     assert.equal((await cli('webhooks', 'delete', endpoint.id)).code, 0);
     await expectFailure(['webhooks', 'delete', endpoint.id], /no webhook endpoint/);
+  });
+
+  it('deletes an account with its data, telling the apps it allowed, but not one that owns apps', async () => {
+    await expectFailure(['users', 'delete', '--email', 'dev@example.com'], /^stride: dev@example.com owns 2 apps: delete them first/m);
+
+    const created = await cli('users', 'create', '--email', 'leaver@example.com', '--password', 'long enough', '--json');
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const app = await findAppByClientId(database.db.kysely, clientId);
+    await insertGrant(database.db.kysely, { userId: id, appId: app!.id, scope: 'read_profile' }, Math.floor(Date.now() / 1000));
+
+    const run = await cli('users', 'delete', '--email', 'Leaver@Example.com', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { id, email: 'leaver@example.com', deleted: true });
+    assert.equal(await database.stores.users.findById(id), undefined);
+    const db = database.db.kysely;
+    assert.deepEqual(await db.selectFrom('grants').select('id').where('user_id', '=', id).execute(), []);
+    const told = await db.selectFrom('events').select('data').where('user_id', '=', id).where('type', '=', 'grant.revoked').execute();
+    assert.deepEqual(told.map((event) => JSON.parse(event.data).reason), ['account_deleted']);
+    await expectFailure(['users', 'delete', '--email', 'leaver@example.com'], /^stride: no user with email leaver@example.com$/m);
   });
 
   it('deletes an app', async () => {
