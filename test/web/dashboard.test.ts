@@ -128,6 +128,28 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').where('name', '=', 'Back Again').execute()).length, 2);
   });
 
+  it("shows how to connect a person: the app's authorization URL, which its developer can try", async () => {
+    const page = await developer.get(appPage());
+    const shown = new URL(textOf(page.body, 'authorize-url')!);
+    assert.equal(`${shown.origin}${shown.pathname}`, 'http://stride.test/oauth2/authorize');
+    assert.equal(shown.searchParams.get('client_id'), f.app.clientId);
+    assert.equal(shown.searchParams.get('redirect_uri'), REDIRECT_URI);
+    assert.equal(shown.searchParams.get('scope'), 'read_profile read_activity write_activity');
+    assert.equal(shown.searchParams.get('code_challenge'), null);
+    assert.match(page.body, /exchanges at <code>http:\/\/stride\.test\/oauth2\/token<\/code>/);
+
+    const tryIt = new URL(/<a href="([^"]*)" id="try-authorize">/.exec(page.body)![1]!.replaceAll('&amp;', '&'));
+    const consent = await developer.get(tryIt.pathname + tryIt.search);
+    assert.equal(consent.status, 200);
+    assert.match(consent.body, /Pace Coach wants to access your Stride account/);
+
+    const publicPage = await developer.get(`/dashboard/apps/${f.publicApp.clientId}`);
+    const publicUrl = new URL(textOf(publicPage.body, 'authorize-url')!);
+    assert.equal(publicUrl.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(publicUrl.searchParams.get('redirect_uri'), 'com.example.walker:/cb');
+    assert.doesNotMatch(publicPage.body, /try-authorize/, 'a public app needs a PKCE challenge of its own');
+  });
+
   it('registers a public app without a secret', async () => {
     const posted = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
       name: 'Phone App', redirect_uris: 'com.example.phone:/cb', scopes: 'read_activity', client_type: 'public',

@@ -13,6 +13,7 @@ import { clientIdFor, fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsO
 import type { Session } from '../session.js';
 import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
 import { usageView, usageWindow } from './app-usage.js';
+import { connectView } from './app-connect.js';
 import { keepSecretForOnce, takeSecretShownOnce } from '../shown-once.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
@@ -56,6 +57,7 @@ async function sendDetail(
   return sendPage(reply, './app-detail', {
     ...signedInLayout(session, registered.name, 'dashboard'),
     usage,
+    connect: connectView(registered, config),
     app: registered,
     path: appPath(registered),
     connectedUsers: await reply.server.ctx.stores.apps.countConnectedUsers(registered.id),
