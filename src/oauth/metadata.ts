@@ -23,5 +23,7 @@ export function authorizationServerMetadata(config: Config) {
     code_challenge_methods_supported: [...SUPPORTED_CHALLENGE_METHODS],
     // RFC 9207: authorization responses carry `iss`.
     authorization_response_iss_parameter_supported: true,
+    // RFC 8414 §2: the API reference Stride serves itself.
+    service_documentation: `${config.publicUrl}/docs`,
   };
 }

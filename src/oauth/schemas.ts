@@ -116,6 +116,7 @@ export const METADATA = {
         introspection_endpoint_auth_methods_supported: METHODS,
         code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
         authorization_response_iss_parameter_supported: { type: 'boolean' },
+        service_documentation: { type: 'string' },
       },
     },
     ...errorAnswers(),

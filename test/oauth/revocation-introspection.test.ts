@@ -122,5 +122,6 @@ forEachDialect('revocation, introspection and metadata', (dialect) => {
     assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
     assert.deepEqual(m.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
     assert.equal(m.authorization_response_iss_parameter_supported, true);
+    assert.equal(m.service_documentation, 'https://stride.example/docs');
   });
 });
