@@ -18,7 +18,7 @@ import { handleRouterError } from './http/router-errors.js';
 import { serializeRequest } from './http/log-redaction.js';
 import { registerRateLimiting } from './http/rate-limit.js';
 import { metricsRoute, observeRequests } from './http/metrics.js';
-import { registerOpenApi } from './http/openapi.js';
+import { openApiDocumentRoute, registerOpenApi } from './http/openapi.js';
 import { installSchemaValidation } from './http/validation.js';
 import { countUsage, type UsageCounter } from './http/usage.js';
 import { lazyChildLogger } from './http/request-logger.js';
@@ -121,9 +121,10 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
   // What an app running in a browser calls with fetch from its own origin: the metadata, the client
-  // endpoints and the resource API (http/cross-origin.ts).
+  // endpoints and the resource API (http/cross-origin.ts), and the OpenAPI document.
   await app.register(async (crossOrigin) => {
     allowCrossOriginCalls(crossOrigin);
+    await crossOrigin.register(openApiDocumentRoute);
     await crossOrigin.register(metadataRoutes);
     // Each app's use is counted where it happens: the resource API and the client endpoints.
     await crossOrigin.register(async (api) => {

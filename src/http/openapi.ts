@@ -46,5 +46,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     docs.decorate('securityHeaders', { ...headers, 'content-security-policy': `${headers['content-security-policy']};style-src 'self' ${SWAGGER_UI_STYLE}` });
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** `GET /openapi.json`; app.ts puts it where tools on other origins (an editor, a client generator) may read it. */
+export async function openApiDocumentRoute(scope: FastifyInstance): Promise<void> {
+  scope.get('/openapi.json', { schema: { hide: true } }, async () => scope.swagger());
 }

@@ -1,8 +1,9 @@
 /**
  * CORS (src/http/cross-origin.ts): an app on another origin may read the metadata, the token and
- * revocation endpoints' answers and the resource API's, errors and rate limits included, and is
- * never let in with cookies; the pages, introspection, the event feed and the webhook API stay
- * same-origin, and a preflight is answered only for the paths that allow cross-origin calls.
+ * revocation endpoints' answers, the resource API's (errors and rate limits included) and the
+ * OpenAPI document, and is never let in with cookies; the pages, introspection, the event feed and
+ * the webhook API stay same-origin, and a preflight is answered only for the paths that allow
+ * cross-origin calls.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -80,6 +81,9 @@ describe('cross-origin calls from browser apps', () => {
     }
     const metadata = await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server', headers });
     assert.equal(metadata.headers['access-control-allow-origin'], '*');
+    const openApi = await t.app.inject({ method: 'GET', url: '/openapi.json', headers });
+    assert.equal(openApi.statusCode, 200);
+    assert.equal(openApi.headers['access-control-allow-origin'], '*');
     for (const response of [profile, unknownToken, limited, metadata]) assert.equal(response.headers['access-control-allow-credentials'], undefined);
   });
 
