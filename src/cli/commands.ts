@@ -7,10 +7,11 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
 import { parseSampleFile, stepsChange } from '../domain/step-samples.js';
-import { createAccount, deleteAccountByEmail, setPassword } from '../domain/users.js';
+import { createAccount, deleteAccount, setPassword } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
 import type { App } from '../store/apps.js';
+import type { User } from '../store/users.js';
 import { createStores, type Stores } from '../store/stores.js';
 import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
 import { runDemo } from './demo.js';
@@ -52,6 +53,13 @@ async function withStores<T>(config: Config, run: (stores: Stores) => Promise<T>
   } finally {
     await db.close();
   }
+}
+
+/** The user an option names by email, or the command's one-line failure. */
+async function userByEmail(stores: Stores, email: string): Promise<User> {
+  const user = await stores.users.findByEmail(email.trim());
+  if (!user) throw new CommandError(`no user with email ${email.trim().toLowerCase()}`);
+  return user;
 }
 
 /** A rejection handler that turns an error of class `kind` into the command's one-line failure. */
@@ -110,7 +118,11 @@ export const COMMANDS: Record<string, Command> = {
   async 'users set-password'({ config, values }) {
     const email = required(values, 'email');
     const password = required(values, 'password');
-    const user = await withStores(config, (stores) => setPassword(stores.users, systemClock, email, password));
+    const user = await withStores(config, async (stores) => {
+      const user = await userByEmail(stores, email);
+      await setPassword(stores.users, systemClock, user, password);
+      return user;
+    });
     return {
       text: `set a new password for ${user.email}; every session of theirs has ended`,
       json: { id: user.id, email: user.email },
@@ -119,7 +131,11 @@ export const COMMANDS: Record<string, Command> = {
 
   async 'users delete'({ config, values }) {
     const email = required(values, 'email');
-    const user = await withStores(config, (stores) => deleteAccountByEmail(stores.users, systemClock, email));
+    const user = await withStores(config, async (stores) => {
+      const user = await userByEmail(stores, email);
+      await deleteAccount(stores.users, systemClock, user);
+      return user;
+    });
     return {
       text: `deleted ${user.email} with their profile, steps, sessions and grants`,
       json: { id: user.id, email: user.email, deleted: true },
@@ -133,8 +149,7 @@ export const COMMANDS: Record<string, Command> = {
     if (redirectUris.length === 0) throw new CommandError('--redirect-uri is required');
     const scopes = scopeList(required(values, 'scopes'));
     return withStores(config, async (stores) => {
-      const owner = await stores.users.findByEmail(ownerEmail);
-      if (!owner) throw new CommandError(`no user with email ${ownerEmail}`);
+      const owner = await userByEmail(stores, ownerEmail);
       const { app, clientSecret } = await appsDomain.registerApp(stores.apps, systemClock, owner.id, {
         name,
         redirectUris,
@@ -191,9 +206,7 @@ export const COMMANDS: Record<string, Command> = {
     return withStores(config, async (stores) => {
       let ownerId: string | undefined;
       if (typeof values.owner === 'string') {
-        const owner = await stores.users.findByEmail(values.owner);
-        if (!owner) throw new CommandError(`no user with email ${values.owner}`);
-        ownerId = owner.id;
+        ownerId = (await userByEmail(stores, values.owner)).id;
       }
       const apps = await stores.apps.list(ownerId);
       const described = await Promise.all(
@@ -217,8 +230,7 @@ export const COMMANDS: Record<string, Command> = {
       throw new CommandError(`${file}: ${(error as Error).message}; nothing was imported`);
     }
     return withStores(config, async (stores) => {
-      const user = await stores.users.findByEmail(email);
-      if (!user) throw new CommandError(`no user with email ${email}`);
+      const user = await userByEmail(stores, email);
       const imported = await stores.steps.upsertSamples(user.id, samples, stepsChange(samples, user.timezone, systemClock(), config.webhooks.coalesceSeconds));
       return { text: `imported ${imported} minute sample(s) for ${user.email}`, json: { imported, user: user.email } };
     });

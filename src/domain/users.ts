@@ -114,14 +114,10 @@ export async function createAccount(users: UserStore, clock: Clock, input: NewAc
  * every session of theirs ends. The apps they allowed stay connected (their account page lists
  * them, to revoke).
  */
-export async function setPassword(users: UserStore, clock: Clock, email: string, password: string): Promise<User> {
+export async function setPassword(users: UserStore, clock: Clock, user: User, password: string): Promise<void> {
   const problem = passwordProblem(password);
   if (problem !== null) throw invalidRequest(problem);
-  const normalized = email.trim().toLowerCase();
-  const user = await users.findByEmail(normalized);
-  if (!user) throw new ApiError('not_found', `no user with email ${normalized}`);
   await users.changePassword(user.id, await hashPassword(password), null, clock());
-  return user;
 }
 
 /**
@@ -129,12 +125,8 @@ export async function setPassword(users: UserStore, clock: Clock, email: string,
  * person deletes it on the account page — every app they allowed loses its grant and hears of it.
  * Like that page, it refuses while they own apps, whose users would lose their connections unwarned.
  */
-export async function deleteAccountByEmail(users: UserStore, clock: Clock, email: string): Promise<User> {
-  const normalized = email.trim().toLowerCase();
-  const user = await users.findByEmail(normalized);
-  if (!user) throw new ApiError('not_found', `no user with email ${normalized}`);
+export async function deleteAccount(users: UserStore, clock: Clock, user: User): Promise<void> {
   const owned = await users.countOwnedApps(user.id);
-  if (owned > 0) throw new ApiError('conflict', `${normalized} owns ${owned} app${owned === 1 ? '' : 's'}: delete them first (stride apps list --owner ${normalized})`);
+  if (owned > 0) throw new ApiError('conflict', `${user.email} owns ${owned} app${owned === 1 ? '' : 's'}: delete them first (stride apps list --owner ${user.email})`);
   await users.deleteAccount(user.id, clock());
-  return user;
 }
