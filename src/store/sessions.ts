@@ -46,6 +46,19 @@ export interface SessionSummary {
 /** How stale last_seen_at may get: one write a minute per session at most, not one per page. */
 export const LAST_SEEN_PRECISION_SECONDS = 60;
 
+/**
+ * How long a session's row, and the browser's cookie, outlive the session: a day in which a form
+ * sent from one of its pages is still known to be that person's, and kept as their draft
+ * (docs/web.md, "A form sent after the session ended"). The row signs nobody in meanwhile.
+ */
+export const ENDED_SESSION_KEPT_SECONDS = 86400;
+
+/** A session that has ended but is still known: whose it was, and the secret its forms' CSRF tokens came from. */
+export interface EndedSession {
+  userId: string;
+  csrfSecret: string;
+}
+
 const selectLiveSession = preparedQuery((db: Q, idHash: string, now: number) =>
   db
     .selectFrom('sessions')
@@ -63,6 +76,17 @@ async function findLiveSession(db: Q, idHash: string, now: number): Promise<Live
   return { csrfSecret, expiresAt, lastSeenAt: lastSeen === null ? null : Number(lastSeen), user };
 }
 
+async function findEndedSession(db: Q, idHash: string, now: number): Promise<EndedSession | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .select(['user_id', 'csrf_secret'])
+    .where('id_hash', '=', idHash)
+    .where('expires_at', '<=', now)
+    .where('expires_at', '>', now - ENDED_SESSION_KEPT_SECONDS)
+    .executeTakeFirst();
+  return row && { userId: row.user_id, csrfSecret: row.csrf_secret };
+}
+
 async function deleteSession(db: Q, idHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
 }
@@ -71,6 +95,8 @@ export interface SessionStore {
   insert(session: NewSession): Promise<void>;
   /** A live session and its user, in one statement: every signed-in page request reads both. */
   findLive(idHash: string, now: number): Promise<LiveSession | undefined>;
+  /** A session expired at most ENDED_SESSION_KEPT_SECONDS before `now`; a deleted one is not known. */
+  findEnded(idHash: string, now: number): Promise<EndedSession | undefined>;
   /** Records that the session was used at `now`. */
   touch(idHash: string, now: number): Promise<void>;
   delete(idHash: string): Promise<void>;
@@ -87,6 +113,7 @@ export function createSessionStore(db: Db): SessionStore {
   return {
     insert: (session) => insertSession(q, session),
     findLive: (idHash, now) => findLiveSession(q, idHash, now),
+    findEnded: (idHash, now) => findEndedSession(q, idHash, now),
     async touch(idHash, now) {
       await q.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute();
     },

@@ -1,7 +1,8 @@
 /**
  * Deletes expired codes, tokens and sessions, and events and finished deliveries past
  * EVENT_RETENTION, so tables do not grow without end (docs/operations.md, "The sweeper").
- * Rotated refresh tokens are kept until their own expiry: reuse detection needs them.
+ * Rotated refresh tokens are kept until their own expiry: reuse detection needs them. Sessions
+ * are kept ENDED_SESSION_KEPT_SECONDS past theirs, to know whose a form sent after it ended was.
  *
  * In bounded batches, with a pause between them, so that requests keep their latency while a
  * large backlog goes: no statement holds SQLite's writer, or locks PostgreSQL rows, for long. On
@@ -12,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
+import { ENDED_SESSION_KEPT_SECONDS } from './sessions.js';
 
 export const SWEEP_BATCH = 1000;
 /** Between two batches: time for the requests that queued behind one to run. */
@@ -22,7 +24,7 @@ const TABLES = {
   authorization_codes: { key: 'code_hash', done: (before: number) => sql`expires_at <= ${before}` },
   access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
-  sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before}` },
+  sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before - ENDED_SESSION_KEPT_SECONDS}` },
   events: { key: 'seq', done: (before: number) => sql`created_at < ${before}` },
   webhook_deliveries: { key: 'id', done: (before: number) => sql`state <> 'pending' and created_at < ${before}` },
 } as const;
@@ -36,7 +38,7 @@ export interface SweepResult {
   seconds: number;
 }
 
-/** Codes, tokens and sessions expired at `now`; events and finished deliveries made before `eventsBefore`. */
+/** Codes and tokens expired at `now`, sessions ENDED_SESSION_KEPT_SECONDS before; events and finished deliveries made before `eventsBefore`. */
 export async function sweepExpired(
   db: Kysely<Database>,
   dialect: Dialect,

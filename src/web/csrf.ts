@@ -18,11 +18,12 @@ export const CSRF_FIELD = 'csrf_token';
 const PRE_SESSION_CSRF_COOKIE = 'stride_csrf';
 const NONCE_SYNTAX = /^[A-Za-z0-9_-]{43}$/;
 
-export function sessionCsrfToken(session: Session): string {
+/** The token of a session's forms; an ended session's secret still says whether a form was one of its own. */
+export function sessionCsrfToken(session: Pick<Session, 'csrfSecret'>): string {
   return createHmac('sha256', session.csrfSecret).update('stride-csrf-v1').digest('base64url');
 }
 
-export function isValidSessionCsrf(session: Session, submitted: unknown): boolean {
+export function isValidSessionCsrf(session: Pick<Session, 'csrfSecret'>, submitted: unknown): boolean {
   return typeof submitted === 'string' && constantTimeEqual(submitted, sessionCsrfToken(session));
 }
 

@@ -3,10 +3,17 @@
  * after the session ended"): kept in a short-lived sealed cookie for the form's page, and put back
  * into that form when the person, signed in again, lands on it. Nothing is submitted for them: the
  * form is shown filled in, with a fresh CSRF token, and they send it again themselves.
+ *
+ * A draft is that person's only: it is kept only when the request carries the ended session's
+ * cookie and the form carries that session's CSRF token — so another site, whose POST carries no
+ * cookie (SameSite=Lax), cannot plant one — and it is sealed for the session's user, so it opens
+ * for nobody else, and is dropped when someone else signs in on the browser.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CSRF_FIELD } from './csrf.js';
-import { setSealedCookie, takeSealedCookie } from './sealed-cookie.js';
+import type { User } from '../store/users.js';
+import { CSRF_FIELD, isValidSessionCsrf } from './csrf.js';
+import { clearSealedCookie, readSealedCookie, setSealedCookie, takeSealedCookie } from './sealed-cookie.js';
+import { endedSession, type Session } from './session.js';
 
 type Form = Record<string, unknown>;
 
@@ -19,19 +26,39 @@ const MAX_DRAFT_BYTES = 2800;
 /** Never kept: the form's CSRF token, and anything that is a password. */
 const NOT_KEPT = new Set([CSRF_FIELD, 'password', 'current_password', 'new_password']);
 
-/** Keeps the fields of `form` for the page at `path`; false when there is nothing to keep. */
+/** Sealed as additional data: a draft opens only for the person it was typed by. */
+const ownedBy = (userId: string) => `draft of ${userId}`;
+
+interface Draft {
+  path: string;
+  fields: Form;
+}
+
+/**
+ * Keeps the fields of `form` for the page at `path`, for the person whose session ended; false when
+ * nothing is kept: no ended session of theirs on this request, a form that is not one of its pages',
+ * or nothing to keep.
+ */
 export async function keepDraft(request: FastifyRequest, reply: FastifyReply, path: string, form: unknown): Promise<boolean> {
   // A form's fields: names with a string, or a list of strings (checkboxes). Nothing else is a form.
   if (form === null || typeof form !== 'object' || Array.isArray(form)) return false;
+  const ended = await endedSession(request);
+  if (!ended || !isValidSessionCsrf(ended, (form as Form)[CSRF_FIELD])) return false;
   const isField = (value: unknown) => typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
   const fields = Object.fromEntries(Object.entries(form).filter(([name, value]) => !NOT_KEPT.has(name) && isField(value)));
   if (Object.keys(fields).length === 0 || JSON.stringify(fields).length > MAX_DRAFT_BYTES) return false;
-  await setSealedCookie(request, reply, COOKIE, path, fields);
+  const draft: Draft = { path, fields };
+  await setSealedCookie(request, reply, COOKIE, ownedBy(ended.userId), draft);
   return true;
 }
 
-/** The draft kept for the page at `path`, once; null when there is none. */
-export async function takeDraft(request: FastifyRequest, reply: FastifyReply, path: string): Promise<Form | null> {
-  const draft = await takeSealedCookie(request, reply, COOKIE, path);
-  return draft !== null && typeof draft === 'object' ? (draft as Form) : null;
+/** The signed-in person's draft for the page at `path`, once; null when there is none. */
+export async function takeDraft(request: FastifyRequest, reply: FastifyReply, session: Session, path: string): Promise<Form | null> {
+  const draft = (await takeSealedCookie(request, reply, COOKIE, ownedBy(session.user.id))) as Draft | undefined;
+  return draft?.path === path && draft.fields !== null && typeof draft.fields === 'object' ? draft.fields : null;
+}
+
+/** At sign-in: a draft someone else typed is dropped, so it never reaches this person's forms. */
+export async function dropDraftOfOthers(request: FastifyRequest, reply: FastifyReply, user: User): Promise<void> {
+  if ((await readSealedCookie(request, COOKIE, ownedBy(user.id))) === undefined) clearSealedCookie(request, reply, COOKIE);
 }

@@ -41,7 +41,7 @@ export async function requireSession(request: FastifyRequest, reply: FastifyRepl
 /**
  * For a POST: the session when the form carries its CSRF token. Otherwise the reply is sent and
  * null returned: 403, or — the session having ended — sign-in, then back to the form's page
- * (`returnTo`) with what was typed put back (form-drafts.ts).
+ * (`returnTo`) with what was typed put back when the form was that session's own (form-drafts.ts).
  */
 export async function requireSessionForm(request: FastifyRequest, reply: FastifyReply, returnTo: string): Promise<Session | null> {
   const session = await currentSession(request);

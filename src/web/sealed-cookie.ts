@@ -26,13 +26,11 @@ export async function setSealedCookie(request: FastifyRequest, reply: FastifyRep
   reply.setCookie(cookieName(ctx, cookie.name), Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url'), cookieOptions(ctx, cookie.lifetimeSeconds));
 }
 
-/** The cookie's value if it is there, in time and bound to `boundTo`; the cookie is cleared either way. */
-export async function takeSealedCookie(request: FastifyRequest, reply: FastifyReply, cookie: SealedCookie, boundTo: string): Promise<unknown> {
+/** The cookie's value if it is there, in time and bound to `boundTo`; undefined otherwise. The cookie stays. */
+export async function readSealedCookie(request: FastifyRequest, cookie: SealedCookie, boundTo: string): Promise<unknown> {
   const ctx = request.server.ctx;
-  const name = cookieName(ctx, cookie.name);
-  const raw = request.cookies[name];
+  const raw = request.cookies[cookieName(ctx, cookie.name)];
   if (!raw) return undefined;
-  reply.clearCookie(name, cookieOptions(ctx));
   try {
     const bytes = Buffer.from(raw, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', await sealingKey(request, cookie.name), bytes.subarray(0, 12)).setAAD(Buffer.from(boundTo));
@@ -43,4 +41,17 @@ export async function takeSealedCookie(request: FastifyRequest, reply: FastifyRe
     // Bound to something else, or altered: nothing.
     return undefined;
   }
+}
+
+export function clearSealedCookie(request: FastifyRequest, reply: FastifyReply, cookie: SealedCookie): void {
+  const ctx = request.server.ctx;
+  const name = cookieName(ctx, cookie.name);
+  if (request.cookies[name]) reply.clearCookie(name, cookieOptions(ctx));
+}
+
+/** The cookie's value if it is there, in time and bound to `boundTo`; the cookie is cleared either way. */
+export async function takeSealedCookie(request: FastifyRequest, reply: FastifyReply, cookie: SealedCookie, boundTo: string): Promise<unknown> {
+  const value = await readSealedCookie(request, cookie, boundTo);
+  clearSealedCookie(request, reply, cookie);
+  return value;
 }

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import type { User } from '../store/users.js';
-import { LAST_SEEN_PRECISION_SECONDS } from '../store/sessions.js';
+import { ENDED_SESSION_KEPT_SECONDS, LAST_SEEN_PRECISION_SECONDS, type EndedSession } from '../store/sessions.js';
 
 /** The session cookie's name on http; on https it carries the __Host- prefix (cookieName). */
 export const SESSION_COOKIE = 'stride_session';
@@ -70,6 +70,18 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
   return session;
 }
 
+/**
+ * The session this request's cookie names, when it has ended at most ENDED_SESSION_KEPT_SECONDS
+ * ago; null without a cookie, with a live session, or for one ended on purpose (signed out, ended
+ * from the account page, a password change), whose row is gone.
+ */
+export async function endedSession(request: FastifyRequest): Promise<EndedSession | null> {
+  const ctx = request.server.ctx;
+  const raw = request.cookies[sessionCookieName(ctx)];
+  if (!raw) return null;
+  return (await ctx.stores.sessions.findEnded(hashCredential(raw), ctx.clock())) ?? null;
+}
+
 /** Signs a user in: ends any session the browser had, then a new id and a new CSRF secret. */
 export async function startSession(request: FastifyRequest, reply: FastifyReply, user: User): Promise<Session> {
   const ctx = request.server.ctx;
@@ -92,7 +104,9 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     user_agent: request.headers['user-agent']?.slice(0, 300) ?? null,
     address: request.ip,
   });
-  reply.setCookie(sessionCookieName(ctx), raw, cookieOptions(ctx, ctx.config.sessionTtl));
+  // The browser keeps the cookie a little past the session, so that a form sent from one of its
+  // pages after it ended is still known to be this person's (endedSession).
+  reply.setCookie(sessionCookieName(ctx), raw, cookieOptions(ctx, ctx.config.sessionTtl + ENDED_SESSION_KEPT_SECONDS));
   cache.set(request, session);
   return session;
 }

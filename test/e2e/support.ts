@@ -8,7 +8,8 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import type { Dialect } from '../../src/db/database.js';
+import { openDatabase, type Dialect } from '../../src/db/database.js';
+import { hashCredential } from '../../src/security/secrets.js';
 import { screenshotPath } from '../support/browser.js';
 import { freePort, startServer } from '../support/cli.js';
 import { createTestDatabase } from '../support/databases.js';
@@ -17,6 +18,8 @@ export const PASSWORD = 'correct horse battery';
 
 export interface Stride {
   url: string;
+  /** Ends the session whose cookie holds `cookieValue` as reaching its SESSION_TTL would: the browser keeps the cookie. */
+  expireSession(cookieValue: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,14 @@ export async function startStride(dialect: Dialect, env: Record<string, string> 
   });
   return {
     url,
+    expireSession: async (cookieValue) => {
+      const db = openDatabase(database.url);
+      try {
+        await db.kysely.updateTable('sessions').set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where('id_hash', '=', hashCredential(cookieValue)).execute();
+      } finally {
+        await db.close();
+      }
+    },
     close: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -43,10 +43,16 @@ export function trustFlows(flows: BrowserFlows): void {
     });
     after(() => context.close());
 
-    /** The session ends (signed out in another tab, expired): the browser no longer has it. */
+    const sessionCookie = async () => (await context.cookies()).find((cookie) => cookie.name.includes('session'))!;
+
+    /** The session ends in another tab (signed out): the browser no longer has its cookie. */
     const endSession = async () => {
-      const session = (await context.cookies()).filter((cookie) => cookie.name.includes('session'));
-      await context.clearCookies({ name: session[0]!.name });
+      await context.clearCookies({ name: (await sessionCookie()).name });
+    };
+
+    /** The session reaches its end on the server; the browser still has its cookie, which outlives it. */
+    const sessionExpires = async () => {
+      await stride.expireSession((await sessionCookie()).value);
     };
 
     it('answers a wrong address with a page, and fetches nothing that is missing', async () => {
@@ -108,7 +114,7 @@ export function trustFlows(flows: BrowserFlows): void {
       await page.goto(`${stride.url}/dashboard/apps/new`);
       await page.getByLabel('App name').fill('Typed Then Expired');
       await page.getByLabel('Redirect URIs').fill('https://expired.example/cb');
-      await endSession();
+      await sessionExpires();
       await page.getByRole('button', { name: 'Register app' }).click();
       await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
       await page.getByText('what you typed').waitFor();

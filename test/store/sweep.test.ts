@@ -45,8 +45,10 @@ forEachDialect('sweeping expired rows', (dialect) => {
       scope: 'read_profile', code_challenge: null, code_challenge_method: null, expires_at: expiresAt, consumed_at: null, created_at: now,
     });
     await db.insertInto('authorization_codes').values([code('old-code', now + 10), code('live-code', now + 600)]).execute();
+    // A session's row stays a day past its end (whose a form sent late was, docs/web.md).
     await db.insertInto('sessions').values([
-      { id_hash: 'old-session', user_id: user.id, csrf_secret: 'x', created_at: now, expires_at: now + 10 },
+      { id_hash: 'old-session', user_id: user.id, csrf_secret: 'x', created_at: now - 86400, expires_at: now + 10 - 86400 },
+      { id_hash: 'ended-session', user_id: user.id, csrf_secret: 'z', created_at: now - 86400, expires_at: now + 10 },
       { id_hash: 'live-session', user_id: user.id, csrf_secret: 'y', created_at: now, expires_at: now + 86400 },
     ]).execute();
     const event = (id: string, createdAt: number) => ({ id, app_id: live.appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: createdAt });
@@ -58,7 +60,7 @@ forEachDialect('sweeping expired rows', (dialect) => {
     assert.deepEqual(second.deleted, { authorization_codes: 1, access_tokens: 1, refresh_tokens: 1, sessions: 1, events: 0, webhook_deliveries: 0 });
     assert.deepEqual((await db.selectFrom('authorization_codes').select('code_hash').execute()).map((r) => r.code_hash), ['live-code']);
     assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').orderBy('token_key').execute()).map((r) => r.token_key), ['live-refresh', 'rotated-refresh'], 'a rotated token stays until its own expiry');
-    assert.deepEqual((await db.selectFrom('sessions').select('id_hash').execute()).map((r) => r.id_hash), ['live-session']);
+    assert.deepEqual((await db.selectFrom('sessions').select('id_hash').orderBy('id_hash').execute()).map((r) => r.id_hash), ['ended-session', 'live-session'], 'a session ended less than a day ago stays');
     assert.deepEqual((await db.selectFrom('events').select('id').execute()).map((r) => r.id), ['evt_new']);
     assert.equal(await db.selectFrom('access_tokens').select('token_key').where('token_key', '=', expired.token).executeTakeFirst(), undefined);
   });

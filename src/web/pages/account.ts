@@ -123,7 +123,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     const session = await requireSession(request, reply);
     if (!session) return reply;
     const query = request.query as Form;
-    const draft = await takeDraft(request, reply, '/account');
+    const draft = await takeDraft(request, reply, session, '/account');
     if (draft) {
       const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(draft[field])])) as ProfileForm;
       return sendAccount(reply, session, { form, notice: 'Your session ended before your profile was saved. What you typed is back: check it and save again.' });

@@ -99,7 +99,7 @@ async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
   const session = await requireSession(request, reply);
   if (!session) return reply;
   const registrationId = randomBytes(16).toString('base64url');
-  const draft = await takeDraft(request, reply, '/dashboard/apps/new');
+  const draft = await takeDraft(request, reply, session, '/dashboard/apps/new');
   if (draft) return sendNewAppForm(reply, session, { registrationId, ...readAppForm(draft) }, {}, 200, DRAFT_NOTICE);
   const blank: AppForm = { registrationId, name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false };
   return sendNewAppForm(reply, session, blank, {});
@@ -179,7 +179,7 @@ async function showApp(request: FastifyRequest, reply: FastifyReply) {
   const owned = await ownedApp(request, reply, session);
   if (!owned) return reply;
   const query = request.query as Form;
-  const draft = await takeDraft(request, reply, appPath(owned));
+  const draft = await takeDraft(request, reply, session, appPath(owned));
   if (draft) return sendDetail(reply, session, owned, { form: { ...readAppForm(draft), isPublic: owned.isPublic }, notice: DRAFT_NOTICE });
   let notice: string | undefined;
   if (query.saved === '1') {

@@ -10,6 +10,7 @@ import { bodyKeyedRateLimit, rateLimitConfig } from '../../http/rate-limit.js';
 import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
 import { isEmailSyntax } from '../../domain/users.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, isValidSessionCsrf, preSessionCsrfToken } from '../csrf.js';
+import { dropDraftOfOthers } from '../form-drafts.js';
 import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
@@ -79,6 +80,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       }, 401);
     }
     await startSession(request, reply, user);
+    await dropDraftOfOthers(request, reply, user);
     return reply.redirect(returnTo, 303);
   });
 

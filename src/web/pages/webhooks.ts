@@ -74,7 +74,7 @@ async function list(request: FastifyRequest, reply: FastifyReply) {
   if (!session || !found) return reply;
   const endpoints = await request.server.ctx.stores.webhooks.list(found.app.id);
   const formId = randomBytes(16).toString('base64url');
-  const draft = await takeDraft(request, reply, request.url.split('?')[0]!);
+  const draft = await takeDraft(request, reply, session, request.url.split('?')[0]!);
   if (draft) {
     // The same form id: sending the draft twice still adds one endpoint.
     const kept = text(draft.form_id);
@@ -111,7 +111,7 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   const found = session && (await owned(request, reply, session));
   if (!session || !found?.endpoint) return reply;
   const { stores } = request.server.ctx;
-  const draft = await takeDraft(request, reply, request.url.split('?')[0]!);
+  const draft = await takeDraft(request, reply, session, request.url.split('?')[0]!);
   if (draft) return sendDetail(reply, session, found.app, found.endpoint, { notice: DRAFT_NOTICE, form: { url: text(draft.url), events: values(draft.events) } });
   const done = text((request.query as Form).done);
   return sendDetail(reply, session, found.app, found.endpoint, {
