@@ -38,6 +38,13 @@ const ENDPOINT_WITH_SECRET = {
   },
 } as const;
 
+const DELETED_ENDPOINT = {
+  type: 'object',
+  required: ['id', 'url', 'events', 'state', 'created_at', 'deleted'],
+  additionalProperties: false,
+  properties: { ...ENDPOINT_PROPERTIES, deleted: { const: true } },
+} as const;
+
 const ID = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
 
 export const FEED = {
@@ -81,7 +88,7 @@ export const ADD = {
       events: { anyOf: [{ type: 'array', minItems: 1, items: { type: 'string', enum: EVENT_TYPES } }, { type: 'string', description: 'the names separated by commas' }] },
     },
   },
-  response: { 201: ENDPOINT_WITH_SECRET, ...errorAnswers(400, 401, 413, 415) },
+  response: { 200: ENDPOINT_WITH_SECRET, ...errorAnswers(400, 401, 413, 415) },
 };
 
 export const CHANGE = {
@@ -110,8 +117,8 @@ export const ROTATE = {
 
 export const DELETE = {
   tags,
-  summary: 'Delete an endpoint and its pending deliveries',
+  summary: 'Delete an endpoint and its pending deliveries; the answer is the endpoint as it was, with "deleted": true',
   security: CLIENT_BASIC,
   params: ID,
-  response: { 204: { description: 'deleted', type: 'null' }, ...errorAnswers(401, 404) },
+  response: { 200: DELETED_ENDPOINT, ...errorAnswers(401, 404) },
 };

@@ -59,7 +59,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     return { data: (await stores.webhooks.list(client.id)).map(publicEndpoint) };
   });
 
-  app.post('/v1/webhooks', { ...limit, schema: ADD, attachValidation: true, preValidation: requireJsonBody }, async (request, reply) => {
+  app.post('/v1/webhooks', { ...limit, schema: ADD, attachValidation: true, preValidation: requireJsonBody }, async (request) => {
     const client = await callingApp(request);
     const body = jsonObject(request.body);
     if (typeof body.url !== 'string') throw invalidRequest('url is required: the https:// address to send events to');
@@ -67,7 +67,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     await checked(async () => parseEventTypes(body.events as string | string[]));
     refuseSchemaViolation(request);
     const endpoint = await checked(() => addEndpoint(stores.webhooks, config, client.id, { url: body.url as string, events: body.events as string[] }, clock()));
-    return reply.code(201).send({ ...publicEndpoint(endpoint), secret: endpoint.secret });
+    return { ...publicEndpoint(endpoint), secret: endpoint.secret };
   });
 
   app.patch('/v1/webhooks/:id', { ...limit, schema: CHANGE, attachValidation: true, preValidation: requireJsonBody }, async (request) => {
@@ -89,10 +89,11 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     return { ...publicEndpoint(rotated), secret: rotated.secret, previous_secret_until: rotated.previous_secret_until };
   });
 
-  app.delete('/v1/webhooks/:id', { ...limit, schema: DELETE, attachValidation: true }, async (request, reply) => {
+  // Success is 200 with a body everywhere (the seed's §7); the answer says what was deleted.
+  app.delete('/v1/webhooks/:id', { ...limit, schema: DELETE, attachValidation: true }, async (request) => {
     const endpoint = await ownEndpoint(request);
-    await stores.webhooks.delete(endpoint.id);
-    return reply.code(204).send();
+    if (!(await stores.webhooks.delete(endpoint.id))) throw notFound('no such webhook endpoint of this app');
+    return { ...publicEndpoint(endpoint), deleted: true };
   });
 }
 

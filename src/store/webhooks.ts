@@ -9,6 +9,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, DeliveryState, WebhookDeliveryTable, WebhookEndpointState, WebhookEndpointTable } from '../db/schema.js';
 import { feedPage, messageBody, newEventId, newMessageId, type FeedPage } from './events.js';
+import { withOwnerLocked } from './owner-lock.js';
 
 type Q = Kysely<Database>;
 export type WebhookEndpoint = Selectable<WebhookEndpointTable>;
@@ -52,8 +53,12 @@ const newEndpointId = () => `we_${randomBytes(12).toString('base64url')}`;
 const newChallenge = () => randomBytes(24).toString('base64url');
 
 export interface WebhookStore {
-  /** `showOnce`: the secret waits to be shown once by revealSecret (the dashboard's redirect target). */
-  add(appId: string, url: string, eventTypes: string[], now: number, options?: { id?: string; showOnce?: boolean }): Promise<WebhookEndpoint>;
+  /**
+   * A new endpoint of the app, unless the app has `atMost` already (null): counted and inserted
+   * under the app's lock (owner-lock.ts), so that parallel adds never pass the cap.
+   * `showOnce`: the secret waits to be shown once by revealSecret (the dashboard's redirect target).
+   */
+  add(appId: string, url: string, eventTypes: string[], now: number, options: { atMost: number; id?: string; showOnce?: boolean }): Promise<WebhookEndpoint | null>;
   /** The secret, if it still waits to be shown; marked shown. */
   revealSecret(id: string): Promise<string | undefined>;
   /** Per app: how many endpoints, and how many failing (the dashboard's overview). */
@@ -81,7 +86,7 @@ export function createWebhookStore(db: Db): WebhookStore {
   const q = db.kysely;
   const find = (id: string) => q.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
   return {
-    async add(appId, url, eventTypes, now, options = {}) {
+    async add(appId, url, eventTypes, now, options) {
       const row: WebhookEndpoint = {
         id: options.id ?? newEndpointId(),
         app_id: appId,
@@ -99,8 +104,12 @@ export function createWebhookStore(db: Db): WebhookStore {
         created_at: now,
         updated_at: now,
       };
-      await q.insertInto('webhook_endpoints').values(row).execute();
-      return row;
+      return withOwnerLocked(db, { table: 'apps', id: appId }, async (trx) => {
+        const { n } = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId).executeTakeFirstOrThrow();
+        if (Number(n) >= options.atMost) return null;
+        await trx.insertInto('webhook_endpoints').values(row).execute();
+        return row;
+      });
     },
     find,
     list: (appId) => q.selectFrom('webhook_endpoints').selectAll().where('app_id', '=', appId).orderBy('created_at').orderBy('id').execute(),

@@ -38,8 +38,9 @@ export async function addEndpoint(
 ): Promise<WebhookEndpoint> {
   const url = checkedUrl(config, input.url);
   const events = parseEventTypes(input.events);
-  if ((await store.list(appId)).length >= MAX_ENDPOINTS_PER_APP) throw new EndpointInputError(`an app has at most ${MAX_ENDPOINTS_PER_APP} endpoints`);
-  return store.add(appId, url, events, now, options);
+  const endpoint = await store.add(appId, url, events, now, { ...options, atMost: MAX_ENDPOINTS_PER_APP });
+  if (!endpoint) throw new EndpointInputError(`an app has at most ${MAX_ENDPOINTS_PER_APP} endpoints`);
+  return endpoint;
 }
 
 export async function updateEndpoint(

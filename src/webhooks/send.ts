@@ -4,9 +4,9 @@
  * at most, no redirect followed, at most 64 KB of the answer read.
  */
 import { Webhook } from 'standardwebhooks';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import type { ClaimedMessage } from '../store/webhooks.js';
-import { publicOnlyLookup, targetProblem } from './targets.js';
+import { publicOnlyConnector, publicOnlyLookup, targetProblem } from './targets.js';
 
 export const TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -22,7 +22,7 @@ export interface Answer {
 
 export function deliveryAgent(allowPrivate: boolean): Agent {
   return new Agent({
-    connect: { timeout: TIMEOUT_MS, ...(allowPrivate ? {} : { lookup: publicOnlyLookup }) },
+    connect: allowPrivate ? { timeout: TIMEOUT_MS } : publicOnlyConnector(buildConnector({ timeout: TIMEOUT_MS, lookup: publicOnlyLookup })),
     headersTimeout: TIMEOUT_MS,
     bodyTimeout: TIMEOUT_MS,
     connections: 16,

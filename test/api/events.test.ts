@@ -71,7 +71,7 @@ forEachDialect('the apps\' event API', (dialect) => {
     assert.deepEqual((await call('GET', '/v1/webhooks')).json(), { data: [] }, 'nothing was made');
 
     const created = await call('POST', '/v1/webhooks', { url: 'https://hooks.example.com/stride', events: ['grant.revoked', 'steps.updated'] });
-    assert.equal(created.statusCode, 201);
+    assert.equal(created.statusCode, 200, 'success is always 200');
     const endpoint = created.json();
     assert.match(endpoint.secret, /^whsec_/);
     assert.equal(endpoint.state, 'unverified');
@@ -93,7 +93,9 @@ forEachDialect('the apps\' event API', (dialect) => {
     const other = await registerApp(t.database.stores.apps, t.clock, fixture.developer.id, { name: 'Other', redirectUris: ['https://o.example/cb'], scopes: ['read_profile'], isPublic: false });
     const otherBasic = `Basic ${Buffer.from(`${other.app.clientId}:${other.clientSecret}`).toString('base64')}`;
     assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`, undefined, otherBasic)).statusCode, 404);
-    assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 204);
+    const deleted = await call('DELETE', `/v1/webhooks/${endpoint.id}`);
+    assert.equal(deleted.statusCode, 200, 'success is always 200');
+    assert.deepEqual(deleted.json(), { id: endpoint.id, url: 'https://hooks.example.com/stride', events: ['profile.updated'], state: 'paused', created_at: endpoint.created_at, deleted: true });
     assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 404);
   });
 });

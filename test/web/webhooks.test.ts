@@ -11,6 +11,7 @@ import { cheapPasswordHashing } from '../support/passwords.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, type Fixture } from '../oauth/flow.js';
 import { newAccount, signedIn, submit, textOf } from './pages-support.js';
+import { addEndpoint } from '../../src/webhooks/endpoints.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker.js';
 
 cheapPasswordHashing();
@@ -108,7 +109,7 @@ forEachDialect('webhook pages', (dialect) => {
   });
 
   it('shows nobody else the endpoints, and refuses a form without its CSRF token', async () => {
-    const [endpoint] = await Promise.all([t.app.ctx.stores.webhooks.add(f.app.id, receiver.url, ['steps.updated'], t.clock())]);
+    const endpoint = await addEndpoint(t.app.ctx.stores.webhooks, t.config, f.app.id, { url: receiver.url, events: ['steps.updated'] }, t.clock());
     const stranger = await signedIn(t, await newAccount(t, 'Stranger'));
     assert.equal((await stranger.get(listPage())).status, 404);
     assert.equal((await stranger.get(`${listPage()}/${endpoint.id}`)).status, 404);

@@ -1,9 +1,13 @@
 /** Which webhook targets are refused (docs/webhooks.md, "Safe targets"). */
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { it } from 'node:test';
-import { isPublicAddress, publicOnlyLookup, targetProblem } from '../../src/webhooks/targets.js';
+import { Agent, buildConnector, request } from 'undici';
+import { isPublicAddress } from '../../src/webhooks/public-address.js';
+import { publicOnlyConnector, publicOnlyLookup, targetProblem } from '../../src/webhooks/targets.js';
 import { deliveryAgent, send } from '../../src/webhooks/send.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
@@ -40,6 +44,54 @@ it('judges addresses, IPv4-mapped IPv6 by its IPv4', () => {
   assert.equal(isPublicAddress('::ffff:10.0.0.1'), false);
   assert.equal(isPublicAddress('::ffff:8.8.8.8'), true);
   assert.equal(isPublicAddress('nonsense'), false);
+});
+
+/** The server's side of a loopback connection is accepted a turn or a few after the client's. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+it('refuses a literal address before connecting, and judges every connection by the address it reached', async () => {
+  // The delivery agent alone, without the URL check send() makes first: the check of the
+  // connections must hold by itself for a URL that names an address rather than a host.
+  let connections = 0;
+  let requests = 0;
+  const server = createServer((request, response) => {
+    requests++;
+    request.resume().on('end', () => response.end('{}'));
+  }).on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const guarded = deliveryAgent(false);
+  const open = deliveryAgent(true);
+  const unchecked = new Agent({ connect: publicOnlyConnector(buildConnector({})) });
+  try {
+    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
+      const url = `http://${host}:${port}/hooks`;
+      const reached = await request(url, { method: 'POST', body: '{}', dispatcher: open });
+      assert.equal(reached.statusCode, 200, `${url} reaches the server when private targets are allowed`);
+      await reached.body.text();
+      const [connectionsBefore, requestsBefore] = [connections, requests];
+      await assert.rejects(request(url, { method: 'POST', body: '{}', dispatcher: guarded }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'ENOTPUBLIC', `${url}: ${error.message}`);
+        assert.match(error.message, /is not a public address/);
+        return true;
+      });
+      await settled(); // a connection, had one been made, is counted by now
+      assert.deepEqual([connections, requests], [connectionsBefore, requestsBefore], `${url}: no connection was made`);
+    }
+    // Whatever named the address (here a name whose lookup nobody checks), the connector judges
+    // the address the connection reached, and sends nothing on it.
+    const [connectionsBefore, requestsBefore] = [connections, requests];
+    await assert.rejects(
+      request(`http://localhost:${port}/hooks`, { method: 'POST', body: '{}', dispatcher: unchecked }),
+      /the connection to localhost reached (127\.0\.0\.1|::1|::ffff:127\.0\.0\.1), which is not a public address/,
+    );
+    await settled();
+    assert.equal(connections, connectionsBefore + 1, 'it connected');
+    assert.equal(requests, requestsBefore, 'and sent nothing');
+  } finally {
+    await Promise.all([guarded.close(), open.close(), unchecked.close()]);
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 it('refuses a name that resolves to a private address, at the address actually connected to', async () => {

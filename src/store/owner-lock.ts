@@ -1,0 +1,45 @@
+/**
+ * A cap on an owner's rows (an app's webhook endpoints) holds only if counting them and inserting
+ * one more happen as one: two requests that both count 9 of 10 would both insert. `withOwnerLocked`
+ * runs such work as one transaction that first takes a lock every such transaction of the same
+ * owner takes, so they run one after another:
+ * - PostgreSQL: the owner's row, `SELECT … FOR NO KEY UPDATE`. It makes another such transaction
+ *   (and an UPDATE of the row) wait, but not the foreign-key checks of rows that merely reference
+ *   the owner (those take FOR KEY SHARE), so tokens and events of the app are not held up.
+ * - SQLite: the database's one write lock, `BEGIN IMMEDIATE`, taken before the count. A deferred
+ *   transaction would read first and take the lock at its INSERT, and fail with SQLITE_BUSY when
+ *   another process (several may share one file) wrote in between; this one waits for it
+ *   (busy_timeout) and then counts what it wrote. Within a process the one connection is held for
+ *   the whole transaction, so other queries wait for it.
+ * `work` runs its statements on the handle it is given and opens no transaction of its own.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+
+export interface Owner {
+  table: 'apps';
+  id: string;
+}
+
+export async function withOwnerLocked<T>(db: Db, owner: Owner, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (db.dialect === 'postgres') {
+    return db.kysely.transaction().execute(async (trx) => {
+      await sql`select 1 from ${sql.table(owner.table)} where id = ${owner.id} for no key update`.execute(trx);
+      return work(trx);
+    });
+  }
+  const handle = db.sqlite;
+  return db.kysely.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await work(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (error) {
+      // SQLite may have rolled back by itself (a full disk: database.ts).
+      if (handle.inTransaction) await sql`rollback`.execute(connection);
+      throw error;
+    }
+  });
+}
