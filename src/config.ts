@@ -36,6 +36,8 @@ export interface Config {
     login: RateLimit | null;
     /** Sign-in attempts per email address, whatever address they come from. */
     loginAccount: RateLimit | null;
+    /** Password checks on the account pages per account, whatever session or address they come from. */
+    passwordCheck: RateLimit | null;
     token: RateLimit | null;
     api: RateLimit | null;
   };
@@ -253,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: {
       login: rateLimit(env, 'RATE_LIMIT_LOGIN', '10/min', off),
       loginAccount: rateLimit(env, 'RATE_LIMIT_LOGIN_ACCOUNT', '10/15min', off),
+      passwordCheck: rateLimit(env, 'RATE_LIMIT_PASSWORD_CHECK', '5/15min', off),
       token: rateLimit(env, 'RATE_LIMIT_TOKEN', '600/min', off),
       api: rateLimit(env, 'RATE_LIMIT_API', '6000/min', off),
     },

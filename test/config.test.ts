@@ -15,6 +15,7 @@ describe('configuration', () => {
     assert.equal(config.redisUrl, undefined);
     assert.deepEqual(config.rateLimits.login, { max: 10, windowMs: 60_000 });
     assert.deepEqual(config.rateLimits.loginAccount, { max: 10, windowMs: 15 * 60_000 });
+    assert.deepEqual(config.rateLimits.passwordCheck, { max: 5, windowMs: 15 * 60_000 });
     assert.equal(config.trustProxy, false);
   });
 
@@ -78,7 +79,7 @@ describe('configuration', () => {
 
   it('turns every rate limit off with RATE_LIMIT=off', () => {
     const { rateLimits } = loadConfig({ RATE_LIMIT: 'off', RATE_LIMIT_LOGIN: '5/min' });
-    assert.deepEqual(rateLimits, { login: null, loginAccount: null, token: null, api: null });
+    assert.deepEqual(rateLimits, { login: null, loginAccount: null, passwordCheck: null, token: null, api: null });
   });
 
   it('parses rates like 10/min, 300/s and 1000/hour', () => {
@@ -107,6 +108,7 @@ describe('configuration', () => {
     [{ RATE_LIMIT_LOGIN: 'ten per minute' }, 'RATE_LIMIT_LOGIN'],
     [{ RATE_LIMIT_TOKEN: '0/min' }, 'RATE_LIMIT_TOKEN'],
     [{ RATE_LIMIT_LOGIN_ACCOUNT: 'ten' }, 'RATE_LIMIT_LOGIN_ACCOUNT'],
+    [{ RATE_LIMIT_PASSWORD_CHECK: '0/15min' }, 'RATE_LIMIT_PASSWORD_CHECK'],
     [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
     [{ REQUEST_TIMEOUT: '2s' }, 'REQUEST_TIMEOUT'],
     [{ KEEP_ALIVE_TIMEOUT: '-1' }, 'KEEP_ALIVE_TIMEOUT'],

@@ -3,12 +3,12 @@
  * Stride. Counters live in Redis when REDIS_URL is set (so every process shares them), else in
  * process memory. If Redis is unreachable, limits are skipped until it is back (fail open, logged).
  * Nothing is limited by default: a route opts in with `config: rateLimitConfig(limit, group)`, or
- * with a `preHandler` from bodyKeyedRateLimit() for a counter keyed by what the body says. An
+ * counts with keyedRateLimit() under a key it names (what the body says, the signed-in account). An
  * exceeded limit is a 429 `rate_limited` with Retry-After (mapped by the error handler of app.ts).
  */
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { RateLimit } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -140,29 +140,44 @@ export function rateLimitConfig(
   };
 }
 
+/** What one counted attempt left of its limit. */
+export interface Spent {
+  /** This attempt is beyond the limit. */
+  exceeded: boolean;
+  /** Attempts still allowed in the window after this one (all of them while the store is away). */
+  remaining: number;
+  retryAfterSeconds: number;
+}
+
 /**
- * A `preHandler` that counts each request against `limit` under what `keyOf` reads from the
- * parsed body (a route `config` limit runs before the body is read), and answers 429 once it is
- * spent. Keys are hashed: the counter store never holds what a person typed. Null when unlimited.
+ * A counter of `limit` under keys the caller names: the signed-in account, the email a sign-in
+ * form names, a device cookie — what a route `config` limit cannot key by, since it runs before
+ * the body is read and the session is known. Each call counts one attempt. Keys are hashed: the
+ * counter store never holds what a person typed. Null when unlimited.
  */
-export function bodyKeyedRateLimit(
+export function keyedRateLimit(
   app: FastifyInstance,
   limit: RateLimit | null,
   group: string,
-  keyOf: (request: FastifyRequest) => string,
-  description: string,
-): preHandlerAsyncHookHandler | null {
+): ((request: FastifyRequest, key: string) => Promise<Spent>) | null {
   if (limit === null) return null;
-  const count = app.createRateLimit({
-    max: limit.max,
-    timeWindow: limit.windowMs,
-    keyGenerator: (request) => `${group}:${createHash('sha256').update(keyOf(request)).digest('base64url')}`,
-  });
-  return async (request) => {
+  // The plugin asks the request for its key; each call names it first. A request is counted at
+  // most once per counter, so one entry per request is enough.
+  const keys = new WeakMap<FastifyRequest, string>();
+  const count = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: (request) => keys.get(request)! });
+  return async (request, key) => {
+    keys.set(request, `${group}:${createHash('sha256').update(key).digest('base64url')}`);
     const result = await count(request);
-    if (result.isAllowed || !result.isExceeded) return;
-    throw new ApiError('rate_limited', `${description}; retry in ${result.ttlInSeconds} s`, {
-      'retry-after': String(result.ttlInSeconds),
-    });
+    // isAllowed is true only for an allow-list, which Stride does not use.
+    if (result.isAllowed) return { exceeded: false, remaining: limit.max, retryAfterSeconds: 0 };
+    return { exceeded: result.isExceeded, remaining: result.remaining, retryAfterSeconds: result.ttlInSeconds };
   };
+}
+
+/** The 429 `rate_limited` (with Retry-After) of an attempt beyond its limit; `description` says which. */
+export function refuseWhenExceeded(spent: Spent, description: string): void {
+  if (!spent.exceeded) return;
+  throw new ApiError('rate_limited', `${description}; retry in ${spent.retryAfterSeconds} s`, {
+    'retry-after': String(spent.retryAfterSeconds),
+  });
 }

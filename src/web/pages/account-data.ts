@@ -5,11 +5,11 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { rateLimitConfig } from '../../http/rate-limit.js';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../../security/passwords.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
 import { profileOf } from '../../domain/profile.js';
 import { isoTime, requireSession, requireSessionForm, text, type Form } from '../forms.js';
-import { endSession, type Session } from '../session.js';
+import { PASSWORD_CHECKS_SPENT, passwordChecks } from '../password-checks.js';
+import { endSession } from '../session.js';
 import { sendPage } from '../views.js';
 
 /** Samples read per statement while an export streams: memory stays flat whatever the history. */
@@ -83,26 +83,29 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     return reply.redirect('/account?sessions=ended#sessions-heading', 303);
   });
 
-  // Both check a password: they share the sign-in attempts' limit per address (RATE_LIMIT_LOGIN).
-  const passwordAttempts = { config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login') };
+  // Both check a password, counted per address and per account (password-checks.ts).
+  const checks = passwordChecks(app);
+  const signedOut = `/login?signed_out=${PASSWORD_CHECKS_SPENT}`;
 
-  app.post('/account/password', passwordAttempts, async (request, reply) => {
+  app.post('/account/password', checks.routeOptions, async (request, reply) => {
     const session = await requireSessionForm(request, reply, '/account');
     if (!session) return reply;
     const form = request.body as Form;
-    const problem = await passwordChangeProblem(session, text(form.current_password), text(form.new_password));
+    const check = await checks.check(request, reply, session, text(form.current_password));
+    if (check === 'session-ended') return reply.redirect(signedOut, 303);
+    const problem = check === 'wrong' ? 'wrong-current' : newPasswordProblem(text(form.new_password));
     if (problem) return reply.redirect(`/account?password=${problem}#password-heading`, 303);
     await stores.users.changePassword(session.user.id, await hashPassword(text(form.new_password)), session.idHash, clock());
     return reply.redirect('/account?password=changed#password-heading', 303);
   });
 
-  app.post('/account/delete', passwordAttempts, async (request, reply) => {
+  app.post('/account/delete', checks.routeOptions, async (request, reply) => {
     const session = await requireSessionForm(request, reply, '/account');
     if (!session) return reply;
     if ((await stores.users.countOwnedApps(session.user.id)) > 0) return reply.redirect('/account?delete=owns-apps#delete-heading', 303);
-    if (!(await verifyPassword(session.user.password_hash, text((request.body as Form).password)))) {
-      return reply.redirect('/account?delete=wrong-password#delete-heading', 303);
-    }
+    const check = await checks.check(request, reply, session, text((request.body as Form).password));
+    if (check === 'session-ended') return reply.redirect(signedOut, 303);
+    if (check === 'wrong') return reply.redirect('/account?delete=wrong-password#delete-heading', 303);
     await stores.users.deleteAccount(session.user.id, clock());
     await endSession(request, reply);
     return reply.redirect('/account/deleted', 303);
@@ -113,11 +116,9 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
   );
 }
 
-/** Why a password change cannot be made, as the account page's query word; null when it can. */
-async function passwordChangeProblem(session: Session, current: string, next: string): Promise<string | null> {
-  if (!(await verifyPassword(session.user.password_hash, current))) return 'wrong-current';
-  if (next.length < PASSWORD_MIN_LENGTH || next.length > PASSWORD_MAX_LENGTH) return 'bad-new';
-  return null;
+/** Why a new password cannot be taken, as the account page's query word; null when it can. */
+function newPasswordProblem(next: string): string | null {
+  return next.length < PASSWORD_MIN_LENGTH || next.length > PASSWORD_MAX_LENGTH ? 'bad-new' : null;
 }
 
 /** The account page's words for the outcomes above (account.ts shows them). */

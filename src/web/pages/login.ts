@@ -2,15 +2,18 @@
  * Sign-in and sign-out (docs/web.md, docs/SECURITY.md). A failed sign-in says the same thing, and
  * takes the same time, whether or not the email has an account. Sign-in attempts are rate-limited
  * per client address, and per email address whatever address they come from
- * (RATE_LIMIT_LOGIN_ACCOUNT, README): the second counter is keyed by the email as typed
- * (normalised), so being limited says nothing about whether an account has it.
+ * (RATE_LIMIT_LOGIN_ACCOUNT, README) — except from a browser that signed in as that email before,
+ * which counts on its own (device cookies, sign-in-limit.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { bodyKeyedRateLimit, rateLimitConfig } from '../../http/rate-limit.js';
+import { rateLimitConfig } from '../../http/rate-limit.js';
 import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
 import { isEmailSyntax } from '../../domain/users.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, isValidSessionCsrf, preSessionCsrfToken } from '../csrf.js';
 import { dropDraftOfOthers } from '../form-drafts.js';
+import { issueDeviceCookie } from '../device-cookie.js';
+import { PASSWORD_CHECKS_SPENT } from '../password-checks.js';
+import { signInAccountLimit } from '../sign-in-limit.js';
 import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
@@ -26,6 +29,7 @@ type Form = Record<string, unknown>;
 function loginNotice(query: Form): string | null {
   if (query.signed_up === '1') return SIGNED_UP_NOTICE;
   if (query.signed_out === '1') return 'You are signed out.';
+  if (query.signed_out === PASSWORD_CHECKS_SPENT) return 'You are signed out: your current password was not right too many times. Sign in again to go on.';
   if (query.ended === 'kept') return 'Your session ended before the form was sent. Sign in again: you will be back on the form with what you typed, to send it again.';
   if (query.ended === '1') return 'Your session ended before the form was sent. Sign in again to go back to it.';
   return null;
@@ -48,13 +52,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     });
   });
 
-  const perAccount = bodyKeyedRateLimit(
-    app,
-    app.ctx.config.rateLimits.loginAccount,
-    'login-account',
-    (request) => text(((request.body ?? {}) as Form).email).trim().toLowerCase(),
-    'too many sign-in attempts for this email address',
-  );
+  const perAccount = signInAccountLimit(app);
   app.post('/login', {
     config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login'),
     ...(perAccount && { preHandler: perAccount }),
@@ -81,6 +79,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     }
     await startSession(request, reply, user);
     await dropDraftOfOthers(request, reply, user);
+    await issueDeviceCookie(request, reply, email);
     return reply.redirect(returnTo, 303);
   });
 
