@@ -26,9 +26,12 @@ describe('local-clock buckets', () => {
   });
 
   it('skips the day Samoa never had (Pacific/Apia, 2011-12-30)', () => {
+    // 29 December began at 00:00 -10 (10:00Z); at its end the clock jumped to 31 December 00:00 +14,
+    // and 31 December, then 1 January, began at 10:00Z too: three buckets of 24 hours.
     const plan = planBuckets('Pacific/Apia', 'day', utc(2011, 12, 29, 12), utc(2011, 12, 31, 12));
+    assert.deepEqual(plan.boundaries, [utc(2011, 12, 29, 10), utc(2011, 12, 30, 10), utc(2011, 12, 31, 10), utc(2012, 1, 1, 10)]);
     const lengths = plan.boundaries.slice(1).map((b, i) => b - plan.boundaries[i]!);
-    assert.ok(lengths.every((length) => length === 24 * HOUR), 'no bucket for 30 December, no 48-hour bucket');
+    assert.deepEqual(lengths, [24 * HOUR, 24 * HOUR, 24 * HOUR], 'no bucket for 30 December, no 48-hour bucket');
   });
 
   it('picks the coarsest stored width that divides every boundary', () => {

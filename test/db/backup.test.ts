@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { POSTGRES_URL } from '../support/databases.js';
+import { POSTGRES_URL, postgresUnavailable } from '../support/databases.js';
 import { runCliInProcess } from '../support/cli.js';
 import { bearer, createUser, userWithToken } from '../support/tokens.js';
 
@@ -87,7 +87,7 @@ it('refuses what is not a Stride backup, and leaves the database as it was', asy
   assert.equal(readFileSync(text, 'utf8').length > 0, true);
 });
 
-it('on PostgreSQL names pg_dump instead', { skip: POSTGRES_URL ? false : 'TEST_DATABASE_URL is not set' }, async () => {
+it('on PostgreSQL names pg_dump instead', { skip: postgresUnavailable() ?? false }, async () => {
   for (const args of [['backup', join(dir, 'pg.sqlite')], ['restore', join(dir, 'round-trip.sqlite')]]) {
     const run = await runCliInProcess(args, { DATABASE_URL: POSTGRES_URL! });
     assert.equal(run.code, 1);

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.js';
-import { POSTGRES_URL } from '../support/databases.js';
+import { POSTGRES_URL, postgresUnavailable } from '../support/databases.js';
 
-describe('closing a PostgreSQL database', { skip: POSTGRES_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+describe('closing a PostgreSQL database', { skip: postgresUnavailable() ?? false }, () => {
   it('ends the pool when only statements sent to the pool directly ran on it', async () => {
     const db = openDatabase(POSTGRES_URL!);
     await db.pool!.query('select 1');

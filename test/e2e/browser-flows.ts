@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { Dialect } from '../../src/db/database.js';
 import { browserUnavailable, launchBrowser } from '../support/browser.js';
-import { POSTGRES_URL } from '../support/databases.js';
+import { postgresUnavailable } from '../support/databases.js';
 import { accessibilityFlows } from './accessibility-flows.js';
 import { accountFlows } from './account-flows.js';
 import { browserAppFlow } from './browser-app-flow.js';
@@ -25,7 +25,7 @@ import { trustFlows } from './trust-flows.js';
 import { webhookFlows } from './webhook-flows.js';
 
 export function browserFlowsOn(dialect: Dialect): void {
-  const skip = browserUnavailable() ?? (dialect === 'postgres' && !POSTGRES_URL ? 'TEST_DATABASE_URL is not set' : null);
+  const skip = browserUnavailable() ?? (dialect === 'postgres' ? postgresUnavailable() : null);
   describe(`in a real browser, on ${dialect}`, { skip: skip ?? false }, () => {
     const flows = { dialect } as BrowserFlows;
     /** What any page logged as an error (a script error, a refused inline style or script, …). */

@@ -183,6 +183,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
 
   it('an RFC 7009 revocation of a refresh token racing refreshes of its chain: once answered, no token of the chain works', async () => {
     const basic = () => `Basic ${Buffer.from(`${f.app.clientId}:${f.secret}`).toString('base64')}`;
+    let raced = 0;
     for (let trial = 0; trial < 8; trial++) {
       const issued = await raceRevocation(await obtainTokens(t, f), trial * 3, async (tokens) => {
         const response = await t.app.inject({
@@ -193,13 +194,16 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
         });
         assert.equal(response.statusCode, 200, response.body);
       });
+      if (issued.refresh.size > 1) raced++;
       await assertAllDead(issued, `trial ${trial}`);
     }
+    assert.ok(raced > 0, 'in no trial did a refresh succeed before the revocation: nothing raced it');
   });
 
   it('the user revoking the app on the account page racing refreshes: once answered, no token of the grant works', async () => {
     const browser = new Browser(t.app);
     assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+    let raced = 0;
     for (let trial = 0; trial < 6; trial++) {
       // Two chains of the grant: the revocation ends both.
       const other = await obtainTokens(t, f);
@@ -208,14 +212,17 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
         const response = await browser.post(`/account/connected-apps/${f.app.id}/revoke`, formFields(page.body, `/account/connected-apps/${f.app.id}/revoke`));
         assert.equal(response.status, 303, response.body);
       });
+      if (issued.refresh.size > 1) raced++;
       issued.add(other);
       await assertAllDead(issued, `trial ${trial}`);
       const grant = await db().selectFrom('grants').select('id').where('user_id', '=', f.user.id).where('app_id', '=', f.app.id).executeTakeFirst();
       assert.equal(grant, undefined);
     }
+    assert.ok(raced > 0, 'in no trial did a refresh succeed before the revocation: nothing raced it');
   });
 
   it('deleting the app racing refreshes of its tokens: once deleted, no token works', async () => {
+    let raced = 0;
     for (let trial = 0; trial < 5; trial++) {
       const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: `Doomed ${trial}`, redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
       const client: Fixture = { ...f, app, secret: clientSecret! };
@@ -244,14 +251,17 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       await turns(trial * 3);
       await t.database.stores.apps.delete(app.id);
       await tabs;
+      if (issued.refresh.size > 1) raced++;
       for (const token of issued.access) assert.equal(await useToken(t, token), 401, `trial ${trial}: an access token of the deleted app works`);
       const rows = await db().selectFrom('refresh_tokens').select('token_key').where('app_id', '=', app.id).execute();
       const accessRows = await db().selectFrom('access_tokens').select('token_key').where('app_id', '=', app.id).execute();
       assert.deepEqual([rows.length, accessRows.length], [0, 0], `trial ${trial}: token rows of the deleted app`);
     }
+    assert.ok(raced > 0, 'in no trial did a refresh succeed before the deletion: nothing raced it');
   });
 
   it("a developer's scope change racing refreshes: no token with the old scope set survives; grants with the new set keep theirs", async () => {
+    let raced = 0;
     for (let trial = 0; trial < 5; trial++) {
       const wide = ['read_profile', 'read_activity', 'write_activity'];
       const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: `Scoped ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
@@ -281,6 +291,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       const { grantsRevoked } = await updateAppSettings(t.database.stores.apps, t.clock, app, { scopes: ['read_profile', 'read_activity'] });
       assert.equal(grantsRevoked, 1);
       await tabs;
+      if (issued.refresh.size > 1) raced++;
 
       for (const token of issued.access) assert.equal(await useToken(t, token), 401, `trial ${trial}: an access token with the old scopes works`);
       for (const token of issued.refresh) {
@@ -292,6 +303,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       for (const row of [...survivors, ...survivingAccess]) assert.equal(row.scope, 'read_profile read_activity', `trial ${trial}: a token row with the old scopes`);
       assert.equal(await useToken(t, narrow.access_token), 200, 'the grant with the new set keeps working');
     }
+    assert.ok(raced > 0, 'in no trial did a refresh succeed before the scope change: nothing raced it');
 
     /** Consent (signed in as `email`) for exactly `scope`, then the code exchange. */
     async function obtainTokensFor(client: Fixture, scope: string, email = f.user.email): Promise<Tokens> {
@@ -309,17 +321,30 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
   it("a consent racing a developer's scope change: no grant, code or token with the old scope set survives", async () => {
     const browser = new Browser(t.app);
     assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
-    for (let trial = 0; trial < 6; trial++) {
+    // Which way each trial went: the consent decided before the change (a code) or after (refused).
+    const reached = new Set<'code' | 'refused'>();
+    // Trial 0 sends the consent and then saves the change, trial 1 the other way round, so that both
+    // orders are checked whoever tends to win the race; the others race, landing at different turns.
+    for (let trial = 0; trial < 8; trial++) {
       const wide = ['read_profile', 'read_activity', 'write_activity'];
       const { app, clientSecret } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: `Narrowed ${trial}`, redirectUris: [REDIRECT_URI], scopes: wide, isPublic: false });
       // The consent page was shown before the change; the person allows while the developer saves.
       const page = await browser.get(authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
       assert.equal(page.status, 200);
       const form = { ...formFields(page.body, '/oauth2/authorize'), granted_scope: checkboxScopes(page.body), decision: 'allow' };
-      const [decision] = await Promise.all([
-        turns(trial % 3).then(() => browser.post('/oauth2/authorize', form)),
-        turns(Math.floor(trial / 3)).then(() => updateAppSettings(t.database.stores.apps, t.clock, app, { scopes: ['read_profile', 'read_activity'] })),
-      ]);
+      const consent = () => browser.post('/oauth2/authorize', form);
+      const change = () => updateAppSettings(t.database.stores.apps, t.clock, app, { scopes: ['read_profile', 'read_activity'] });
+      let decision: Awaited<ReturnType<typeof consent>>;
+      if (trial === 0) {
+        decision = await consent();
+        await change();
+      } else if (trial === 1) {
+        await change();
+        decision = await consent();
+      } else {
+        const race = trial - 2;
+        [decision] = await Promise.all([turns(race % 3).then(consent), turns(Math.floor(race / 3)).then(change)]);
+      }
       const grants = await db().selectFrom('grants').select('scope').where('app_id', '=', app.id).execute();
       for (const grant of grants) assert.ok(!grant.scope.includes('write_activity'), `trial ${trial}: a grant with the old scopes: ${grant.scope}`);
       if (decision.status === 400) {
@@ -327,6 +352,7 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
         // gets the error page, not a redirect (docs/oauth.md), and nothing was granted.
         assert.match(decision.body, /invalid_scope/);
         assert.equal(grants.length, 0);
+        reached.add('refused');
         continue;
       }
       assert.equal(decision.status, 303, decision.body.slice(0, 300));
@@ -334,12 +360,15 @@ forEachDialect('races on codes, refresh tokens, revocation, scope changes and co
       if (code === null) {
         // Decided after the change: the request asked for a scope the app no longer has.
         assert.equal(decision.location().searchParams.get('error'), 'invalid_scope');
+        reached.add('refused');
         continue;
       }
+      reached.add('code');
       const response = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: app.clientId, client_secret: clientSecret! });
       if (response.statusCode === 200) assert.ok(!response.json().scope.includes('write_activity'), `trial ${trial}: a token with the old scopes: ${response.body}`);
       else assert.equal(response.json().error, 'invalid_grant', response.body);
     }
+    assert.deepEqual([...reached].sort(), ['code', 'refused'], 'both orders were checked');
   });
 
   it('a consent form sent twice at once makes one grant, and every code it returned carries only granted scopes', async () => {

@@ -124,6 +124,11 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
     });
     const client: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
     const { params, verifier } = await browserAuthorize(client, 'read_profile');
+    // A public client has no secret: one sent in the body (client_secret_post) is refused, before
+    // the code is looked at, so the code still works without it.
+    const withSecret = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost('a-secret-it-was-never-given'), params, redirectUri, verifier, insecure);
+    assert.equal(withSecret.status, 401);
+    await assert.rejects(() => oauth.processAuthorizationCodeResponse(as, client, withSecret), (error: { error?: string }) => error.error === 'invalid_client');
     const tokens = await oauth.processAuthorizationCodeResponse(
       as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure),
     );

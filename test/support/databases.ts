@@ -1,7 +1,7 @@
 /**
  * Test databases: every storage test runs on SQLite, and also on PostgreSQL when
- * TEST_DATABASE_URL is set. Each test gets a clean database: a new SQLite file, or a new
- * PostgreSQL schema that is dropped afterwards.
+ * TEST_DATABASE_URL is set (in CI, where it must be, its absence fails the file). Each test gets a
+ * clean database: a new SQLite file, or a new PostgreSQL schema that is dropped afterwards.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,10 +12,19 @@ import pg from 'pg';
 import { openDatabase, type Db, type Dialect } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createStores, type Stores } from '../../src/store/stores.js';
+import { missing } from './dependencies.js';
 
-export const POSTGRES_URL = process.env.TEST_DATABASE_URL;
+export const POSTGRES_URL = process.env.TEST_DATABASE_URL || undefined;
 
-export const DIALECTS: Dialect[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/** Why the tests cannot use PostgreSQL (TEST_DATABASE_URL is not set), or null; in CI, thrown. */
+export function postgresUnavailable(): string | null {
+  return POSTGRES_URL ? null : missing('TEST_DATABASE_URL is not set: the tests run on SQLite only');
+}
+
+const noPostgres = postgresUnavailable();
+if (noPostgres) console.log(`# ${noPostgres}`);
+
+export const DIALECTS: Dialect[] = noPostgres ? ['sqlite'] : ['sqlite', 'postgres'];
 
 export interface TestDatabase {
   db: Db;

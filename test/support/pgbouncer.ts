@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './cli.js';
+import { missing } from './dependencies.js';
 import { folderForPostgres } from './postgres-cluster.js';
 import { POSTGRES_URL } from './databases.js';
 
@@ -24,11 +25,11 @@ export interface PgBouncer {
   stop(): Promise<void>;
 }
 
-/** Why no PgBouncer can be started here, or null when one can. */
+/** Why no PgBouncer can be started here, or null when one can; in CI, thrown. */
 export function pgbouncerUnavailable(): string | null {
-  if (!POSTGRES_URL) return 'TEST_DATABASE_URL is not set';
-  if (!existsSync(BINARY)) return `no pgbouncer at ${BINARY} (apt-get install pgbouncer)`;
-  if (userInfo().uid !== 0 && userInfo().username !== 'postgres') return 'pgbouncer refuses to run as root: it needs runuser or the postgres user';
+  if (!POSTGRES_URL) return missing('TEST_DATABASE_URL is not set: PgBouncer needs a PostgreSQL server to stand in front of');
+  if (!existsSync(BINARY)) return missing(`no pgbouncer at ${BINARY} (apt-get install pgbouncer, or set TEST_PGBOUNCER)`);
+  if (userInfo().uid !== 0 && userInfo().username !== 'postgres') return missing('starting pgbouncer needs root (it refuses to run as root, so it is run as postgres through runuser) or the postgres user');
   return null;
 }
 

@@ -5,17 +5,35 @@
  * root). fsync is off (nothing here outlives the test, and a stopped server is not an OS crash); commits
  * stay synchronous, so a crash-like stop loses nothing a client was told.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, chownSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './cli.js';
+import { missing } from './dependencies.js';
 
 const run = promisify(execFile);
 
-const BIN = process.env.TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+/**
+ * The PostgreSQL server binaries: TEST_POSTGRES_BIN, else `pg_config --bindir` when it holds
+ * initdb, else the newest /usr/lib/postgresql/<version>/bin that does (Debian keeps each major
+ * version there). Undefined when none is installed.
+ */
+function findServerBinaries(): string | undefined {
+  if (process.env.TEST_POSTGRES_BIN) return process.env.TEST_POSTGRES_BIN;
+  const configured = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const candidates = configured.status === 0 ? [configured.stdout.trim()] : [];
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const versions = readdirSync(root).filter((name) => /^\d+(\.\d+)?$/.test(name)).sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((version) => join(root, version, 'bin')));
+  }
+  return candidates.find((dir) => existsSync(join(dir, 'initdb')));
+}
+
+const BIN = findServerBinaries();
 
 export interface PostgresCluster {
   /** postgres://… of the cluster's `stride` database. */
@@ -32,15 +50,16 @@ export interface PostgresCluster {
   destroy(): Promise<void>;
 }
 
-/** Why no cluster of its own can be made here, or null when one can. */
+/** Why no cluster of its own can be made here, or null when one can; in CI, thrown. */
 export function postgresClusterUnavailable(): string | null {
-  if (!existsSync(join(BIN, 'initdb'))) return `no PostgreSQL server binaries in ${BIN} (set TEST_POSTGRES_BIN)`;
-  if (userInfo().uid !== 0 && userInfo().username !== 'postgres') return 'making a PostgreSQL cluster needs root (runuser) or the postgres user';
+  if (BIN === undefined) return missing('no PostgreSQL server binaries (initdb) in pg_config --bindir or /usr/lib/postgresql/*/bin: apt-get install postgresql, or set TEST_POSTGRES_BIN');
+  if (!existsSync(join(BIN, 'initdb'))) return missing(`no initdb in TEST_POSTGRES_BIN (${BIN})`);
+  if (userInfo().uid !== 0 && userInfo().username !== 'postgres') return missing('making a PostgreSQL cluster needs root (runuser) or the postgres user');
   return null;
 }
 
 function asPostgres(command: string, args: string[]) {
-  const binary = join(BIN, command);
+  const binary = join(BIN!, command);
   return userInfo().uid === 0 ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
 }
 

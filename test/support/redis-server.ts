@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from './cli.js';
+import { missing } from './dependencies.js';
 
 export interface RedisServer {
   url: string;
@@ -19,24 +20,25 @@ export interface RedisServer {
 
 export const SHARED_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Why the shared Redis cannot be used (nothing answers there), or null when it can. */
+/** Why the shared Redis cannot be used (nothing answers there), or null when it can; in CI, thrown. */
 export async function sharedRedisUnavailable(): Promise<string | null> {
   const client = new Redis(SHARED_REDIS_URL, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined); // nothing there: connect() rejects as well
   try {
     await client.connect();
     await client.ping();
     return null;
   } catch {
-    return `no Redis at ${SHARED_REDIS_URL}`;
+    return missing(`no Redis answers at ${SHARED_REDIS_URL} (start redis-server, or set TEST_REDIS_URL)`);
   } finally {
     client.disconnect();
   }
 }
 
-/** Why no Redis of its own can be started here, or null when one can. */
+/** Why no Redis of its own can be started here, or null when one can; in CI, thrown. */
 export function redisServerUnavailable(): string | null {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? null : 'redis-server is not installed';
+  return probe.status === 0 ? null : missing('redis-server is not installed (apt-get install redis-server)');
 }
 
 export async function createRedisServer(): Promise<RedisServer> {

@@ -2,13 +2,15 @@
  * Filesystems of the test's own, for storage faults that must not touch the machine's disks: a
  * small tmpfs to fill up, an ext4 image on a loop device whose files can be made immutable (ext4
  * then refuses every write to them, through descriptors already open too; tmpfs does not). Both
- * need root (mount); `smallFilesystemUnavailable` says why not when they cannot be had.
+ * need root (mount); `smallFilesystemUnavailable` says why not when they cannot be had (in CI, where
+ * they must be had, it throws).
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { missing } from './dependencies.js';
 
 const run = promisify(execFile);
 
@@ -19,24 +21,28 @@ export interface SmallFilesystem {
 
 let probed: string | null | undefined;
 
-/** Why this machine cannot mount a tmpfs (not root, no permission in this sandbox), or null. */
+/** Why this machine cannot mount a tmpfs (not root, no permission in this sandbox), or null; in CI, thrown. */
 export function smallFilesystemUnavailable(): string | null {
-  if (probed !== undefined) return probed;
-  if (userInfo().uid !== 0) return (probed = 'mounting a filesystem of the test’s own needs root');
-  const dir = mkdtempSync('/tmp/stride-mount-probe-');
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { encoding: 'utf8' });
-  if (mounted.status === 0) spawnSync('umount', [dir]);
-  rmSync(dir, { recursive: true, force: true });
-  probed = mounted.status === 0 ? null : `cannot mount a tmpfs here: ${mounted.stderr.trim()}`;
-  return probed;
+  if (probed === undefined) {
+    if (userInfo().uid !== 0) {
+      probed = 'mounting a filesystem of the test’s own needs root';
+    } else {
+      const dir = mkdtempSync('/tmp/stride-mount-probe-');
+      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { encoding: 'utf8' });
+      if (mounted.status === 0) spawnSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+      probed = mounted.status === 0 ? null : `cannot mount a tmpfs here: ${mounted.stderr.trim()}`;
+    }
+  }
+  return missing(probed);
 }
 
-/** Why no ext4 image can be loop-mounted here, or null. */
+/** Why no ext4 image can be loop-mounted here, or null; in CI, thrown. */
 export function ext4ImageUnavailable(): string | null {
   const base = smallFilesystemUnavailable();
   if (base) return base;
   for (const tool of ['mkfs.ext4', 'chattr', 'losetup']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`;
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return missing(`${tool} is not installed (apt-get install e2fsprogs mount)`);
   }
   return null;
 }

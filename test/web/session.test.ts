@@ -148,9 +148,16 @@ forEachDialect('sign-in and sessions', (dialect) => {
 
   it('ends a session after SESSION_TTL', async () => {
     const browser = new Browser(t.app);
-    await signIn(browser, f.user.email, f.password);
-    t.clock.advance(t.config.sessionTtl);
-    const response = await browser.get(authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI }));
+    assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+    const url = authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, prompt: 'consent' });
+    // The session works up to its last second: the consent page, not the sign-in page.
+    t.clock.advance(t.config.sessionTtl - 1);
+    const before = await browser.get(url);
+    assert.equal(before.status, 200, before.body.slice(0, 300));
+    assert.match(before.body, /action="\/oauth2\/authorize"/);
+    t.clock.advance(1);
+    const response = await browser.get(url);
+    assert.equal(response.status, 302);
     assert.equal(response.location().pathname, '/login');
   });
 

@@ -94,14 +94,17 @@ it('refuses a literal address before connecting, and judges every connection by 
   }
 });
 
-it('refuses a name that resolves to a private address, at the address actually connected to', async () => {
+it('refuses a name that resolves to a private address, at the address actually connected to', async (t) => {
   const error = await new Promise<Error | null>((resolve) => publicOnlyLookup('localhost', {}, (err) => resolve(err)));
   assert.match(String(error?.message), /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
 
   // A message whose URL names this machine (a name that passes the URL check, resolving to a
   // loopback or private address) never reaches the receiver listening there.
   const addresses = await lookup(hostname(), { all: true });
-  if (addresses.every((entry) => isPublicAddress(entry.address))) return;
+  if (addresses.every((entry) => isPublicAddress(entry.address))) {
+    t.skip(`${hostname()} resolves only to public addresses (${addresses.map((entry) => entry.address).join(', ')}): no name here passes the URL check and leads to this machine; the delivery part was not run`);
+    return;
+  }
   const receiver = await startReceiver();
   const agent = deliveryAgent(false);
   try {
