@@ -85,6 +85,8 @@ interface Window {
   current: number;
   ttl: number;
   startedAt: number;
+  /** When this window ends: its own length, since limits of different windows share the map. */
+  endsAt: number;
 }
 
 /**
@@ -100,8 +102,8 @@ class SharedMemoryStore {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.startedAt + timeWindow <= now) {
-      if (this.windows.size >= 100_000) this.dropExpired(now, timeWindow);
-      window = { current: 0, ttl: timeWindow, startedAt: now };
+      if (this.windows.size >= 100_000) this.dropExpired(now);
+      window = { current: 0, ttl: timeWindow, startedAt: now, endsAt: now + timeWindow };
       this.windows.set(key, window);
     }
     window.current += 1;
@@ -113,9 +115,9 @@ class SharedMemoryStore {
     return this;
   }
 
-  private dropExpired(now: number, timeWindow: number): void {
+  private dropExpired(now: number): void {
     for (const [key, window] of this.windows) {
-      if (window.startedAt + timeWindow <= now) this.windows.delete(key);
+      if (window.endsAt <= now) this.windows.delete(key);
     }
   }
 }
