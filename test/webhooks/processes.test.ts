@@ -51,7 +51,9 @@ it('delivers after a restart what a killed process had committed but not deliver
 
     receiver.failNext(0);
     servers.push(await startServer(port, { ...ENV, DATABASE_URL: t.database.url }));
-    const [delivered] = await receiver.waitFor('steps.updated', 1, 15_000);
+    // The killed process may have claimed the message just before it died: it is due again when
+    // that claim's lease ends (worker.ts, 30 s), or after the first retry's delay if an attempt failed.
+    const [delivered] = await receiver.waitFor('steps.updated', 1, 45_000);
     assert.ok(receiver.verifies(delivered!, endpoint.secret));
     assert.equal(delivered!.payload.data.ranges.length, 1);
   } finally {
