@@ -22,7 +22,8 @@ export const DEMO_DAYS = 90;
 async function ensureUser(users: UserStore, clock: Clock, email: string, name: string, password: string): Promise<User> {
   const existing = await users.findByEmail(email);
   if (!existing) return createAccount(users, clock, { email, password, displayName: name });
-  await users.update(existing.id, { password_hash: await hashPassword(password), updated_at: clock() });
+  // A fresh password, as `stride users set-password` sets one: the demo user's sessions end with it.
+  await users.changePassword(existing.id, await hashPassword(password), null, clock());
   return existing;
 }
 

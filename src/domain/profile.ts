@@ -4,7 +4,7 @@
  */
 import { invalidRequest } from '../errors.js';
 import type { Profile, ProfileChanges } from '../store/profiles.js';
-import type { User, UserUpdate } from '../store/users.js';
+import type { User } from '../store/users.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
 import { DISPLAY_NAME_MAX_LENGTH, displayNameProblem } from './users.js';
 
@@ -116,7 +116,9 @@ export function parseProfileChanges(body: unknown): ProfileChanges {
   return changes;
 }
 
-/** The row update for `changes` made at `now`. */
-export function userUpdateFor(changes: ProfileChanges, now: number): UserUpdate {
-  return { ...changes, updated_at: now };
+/** The fields of `changes` that differ from `profile`: what a form that sends every field changed. */
+export function changedFields(profile: Profile, changes: ProfileChanges): ProfileChanges {
+  return Object.fromEntries(
+    Object.entries(changes).filter(([field, value]) => value !== undefined && value !== profile[field as keyof ProfileChanges]),
+  ) as ProfileChanges;
 }

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { RateLimit } from '../config.js';
 import { ApiError } from '../errors.js';
+import { addressKey } from './address-key.js';
 
 /** How long start-up waits for Redis before serving without it (its connect timeout). */
 const REDIS_READY_WAIT_MS = 2000;
@@ -124,13 +125,13 @@ class SharedMemoryStore {
 
 /**
  * The route `config` that applies `limit` (null: unlimited, e.g. RATE_LIMIT=off). Routes of one
- * `group` share one counter; the counter is per client address (request.ip, see TRUST_PROXY)
- * unless `keyOf` says what else to count by.
+ * `group` share one counter; the counter is per client address (request.ip, see TRUST_PROXY; an
+ * IPv6 client by its /64: address-key.ts) unless `keyOf` says what else to count by.
  */
 export function rateLimitConfig(
   limit: RateLimit | null,
   group: string,
-  keyOf: (request: FastifyRequest) => string = (request) => request.ip,
+  keyOf: (request: FastifyRequest) => string = (request) => addressKey(request.ip),
 ): Record<string, unknown> {
   if (limit === null) return {};
   return {

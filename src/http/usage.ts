@@ -4,10 +4,10 @@
  * USAGE_FLUSH_SECONDS (and when the server stops), as additions, so every process's counts sum.
  *
  * Whose request it was: an API request's, the app of its access token (a request with no valid
- * token belongs to no app). A token, revocation or introspection request's, the client it names —
- * counted only once the client proved itself (a success, or an error the grant gave after client
- * authentication), so naming someone else's client id counts nothing; client ids no app has are
- * dropped when the counts are written.
+ * token belongs to no app). A token, revocation or introspection request's, the client it proved
+ * itself to be (`provenClientId`, set by the route: oauth/client-proof.ts) — a confidential client
+ * by its secret, a public one only by a code or token issued to it — so naming someone else's
+ * client id, with made-up codes or none, counts nothing.
  */
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -20,13 +20,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The `error` of an error answer (app.ts), for the app's list of last errors. */
     errorCode?: string;
+    /** The client id a client-endpoint request proved itself to be; unset, it counts for no app. */
+    provenClientId?: string;
   }
 }
 
 export const USAGE_FLUSH_SECONDS = 10;
 
-/** Errors of the client endpoints that only come after the client authenticated (RFC 6749 §5.2). */
-const AFTER_CLIENT_AUTHENTICATION = new Set(['invalid_grant', 'invalid_scope', 'unauthorized_client', 'unsupported_grant_type', 'access_denied']);
 /** Apps and clients counted between flushes at most; beyond, new ones wait for the next flush. */
 const MAX_OWNERS = 50_000;
 
@@ -53,16 +53,6 @@ export interface UsageCounter {
   countClientAnswer: onResponseHookHandler;
   /** Writes what was counted since the last flush; on failure the counts are kept for the next. */
   flush(): Promise<void>;
-}
-
-function clientIdOf(request: FastifyRequest): string | undefined {
-  const body = request.body as Record<string, unknown> | undefined;
-  if (body && typeof body.client_id === 'string') return body.client_id;
-  const basic = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (!basic) return undefined;
-  const decoded = Buffer.from(basic, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon > 0 ? decodeURIComponent(decoded.slice(0, colon)) : undefined;
 }
 
 export function countUsage(app: FastifyInstance): UsageCounter {
@@ -122,11 +112,10 @@ export function countUsage(app: FastifyInstance): UsageCounter {
     },
 
     countClientAnswer(request, reply, done) {
-      const status = reply.statusCode;
       // Counted once the client proved itself: naming someone else's client id counts nothing.
-      if (status >= 400 && status < 500 && !AFTER_CLIENT_AUTHENTICATION.has(request.errorCode ?? '')) return done();
-      const clientId = clientIdOf(request);
+      const clientId = request.provenClientId;
       if (clientId === undefined) return done();
+      const status = reply.statusCode;
       const now = clock();
       const owner = { clientId };
       const tally = tallyOf(`c:${clientId}`, owner, now);

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import type { AuthenticatedClient } from './client-auth.js';
+import { carriesItsOwn, type ClientProven } from './client-proof.js';
 
 export type Introspection =
   | { active: false }
@@ -15,6 +16,7 @@ export async function introspectToken(
   ctx: AppContext,
   client: AuthenticatedClient,
   body: Record<string, string | undefined>,
+  proven: ClientProven,
 ): Promise<Introspection> {
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
@@ -27,8 +29,10 @@ export async function introspectToken(
       : { active: false };
 
   const access = await tokens.findAccess(hash);
+  carriesItsOwn(client, access, proven);
   if (access) return active(access, 'Bearer');
   const refresh = await tokens.findRefresh(hash);
+  carriesItsOwn(client, refresh, proven);
   if (refresh && refresh.rotated_at === null) return active(refresh, 'refresh_token');
   return { active: false };
 }

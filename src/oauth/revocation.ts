@@ -7,8 +7,9 @@ import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import type { AuthenticatedClient } from './client-auth.js';
+import { carriesItsOwn, type ClientProven } from './client-proof.js';
 
-export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>): Promise<void> {
+export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>, proven: ClientProven): Promise<void> {
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
   const { tokens } = ctx.stores;
@@ -18,6 +19,7 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
   for (const kind of lookups) {
     if (kind === 'access') {
       const row = await tokens.findAccess(hash);
+      carriesItsOwn(client, row, proven);
       if (row) {
         if (row.app_id === client.app.id) {
           await tokens.deleteAccess(hash);
@@ -27,6 +29,7 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
       }
     } else {
       const row = await tokens.findRefresh(hash);
+      carriesItsOwn(client, row, proven);
       if (row) {
         if (row.app_id === client.app.id) {
           await tokens.deleteFamily(row.grant_id, row.family_id);

@@ -4,11 +4,12 @@
  * to this file; this one only speaks HTTP. The browser side of the authorization endpoint (sign-in,
  * consent) is a page: src/web/pages/authorize.ts.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rateLimitConfig } from '../http/rate-limit.js';
 import { refuseSchemaViolation } from '../http/validation.js';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { authenticateClient } from './client-auth.js';
+import { authenticated, type ClientProven } from './client-proof.js';
 import { NO_STORE_HEADERS } from './issue-tokens.js';
 import { introspectToken } from './introspection.js';
 import { authorizationServerMetadata } from './metadata.js';
@@ -22,6 +23,13 @@ export async function metadataRoutes(app: FastifyInstance): Promise<void> {
   app.get('/.well-known/oauth-authorization-server', { schema: METADATA }, async () => authorizationServerMetadata(config));
 }
 
+/** The request's usage is counted for its client once the client proved itself (http/usage.ts). */
+const countedFor =
+  (request: FastifyRequest): ClientProven =>
+  (client) => {
+    request.provenClientId = client.app.clientId;
+  };
+
 /**
  * RFC 6749 §3.2, RFC 7009 §2 and RFC 7662 §2: form-encoded requests from clients, JSON answers.
  * They answer programs, never browsers: the API's header set, and no cookies are read or set.
@@ -33,7 +41,7 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   app.post('/oauth2/token', { schema: TOKEN, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const response = await exchange(ctx, body, request.headers.authorization);
+    const response = await exchange(ctx, body, request.headers.authorization, countedFor(request));
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
@@ -41,8 +49,9 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   app.post('/oauth2/revoke', { schema: REVOKE, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
-    await revokeToken(ctx, client, body);
+    const proven = countedFor(request);
+    const client = authenticated(await authenticateClient(ctx.stores.apps, body, request.headers.authorization), proven);
+    await revokeToken(ctx, client, body, proven);
     return reply.headers(NO_STORE_HEADERS).code(200).send();
   });
 
@@ -50,7 +59,8 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   app.post('/oauth2/introspect', { schema: INTROSPECT, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
-    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body));
+    const proven = countedFor(request);
+    const client = authenticated(await authenticateClient(ctx.stores.apps, body, request.headers.authorization), proven);
+    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body, proven));
   });
 }

@@ -5,17 +5,21 @@
 import type { AppContext } from '../context.js';
 import { ApiError, invalidRequest } from '../errors.js';
 import { authenticateClient } from './client-auth.js';
+import { authenticated, type ClientProven } from './client-proof.js';
 import * as authorizationCode from './grants/authorization-code.js';
 import * as refreshToken from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 
 type Body = Record<string, string | undefined>;
-/** Authenticates the client (client-auth.ts), then carries out the grant. */
-type GrantExchange = (ctx: AppContext, body: Body, authorization: string | undefined) => Promise<TokenResponse>;
+/**
+ * Authenticates the client (client-auth.ts), then carries out the grant; tells `proven` when the
+ * request has proven its client (client-proof.ts).
+ */
+type GrantExchange = (ctx: AppContext, body: Body, authorization: string | undefined, proven: ClientProven) => Promise<TokenResponse>;
 
 const GRANTS: Record<string, GrantExchange> = {
-  [authorizationCode.grantType]: async (ctx, body, authorization) =>
-    authorizationCode.handler(ctx, await authenticateClient(ctx.stores.apps, body, authorization), body),
+  [authorizationCode.grantType]: async (ctx, body, authorization, proven) =>
+    authorizationCode.handler(ctx, authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven), body, proven),
   [refreshToken.grantType]: refreshToken.exchange,
 };
 
@@ -41,12 +45,17 @@ export function formParameters(request: { headers: Record<string, unknown>; body
   return result;
 }
 
-export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
+export async function exchange(
+  ctx: AppContext,
+  body: Record<string, string | undefined>,
+  authorization: string | undefined,
+  proven: ClientProven,
+): Promise<TokenResponse> {
   const grantType = body.grant_type;
   if (!grantType) throw invalidRequest('grant_type is required');
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
-  if (grant) return grant(ctx, body, authorization);
+  if (grant) return grant(ctx, body, authorization, proven);
   // An unknown client is told so first (invalid_client), as for every grant.
-  await authenticateClient(ctx.stores.apps, body, authorization);
+  authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven);
   throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
 }

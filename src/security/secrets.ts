@@ -93,11 +93,13 @@ export function hashCredential(value: string): string {
   return hash('sha256', value, 'hex');
 }
 
-/** Constant-time string comparison (lengths are compared first; they are not secret). */
+/**
+ * Constant-time string comparison, whatever the lengths: the SHA-256 digests of both are compared,
+ * 32 bytes each, so the time tells neither how much of a secret was guessed nor how long it is
+ * (an operator's METRICS_TOKEN has any length; a length check first would answer that at once).
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
 
 /** A public client identifier: random, URL-safe, not secret. */

@@ -1,7 +1,8 @@
 /**
- * The profile change of `PUT /v1/users/me`, with its profile.updated event in the same
- * transaction (docs/webhooks.md). Reading the profile comes with the bearer check
- * (store/bearer-lookup.ts).
+ * Every change of a person's profile — `PUT /v1/users/me`, the account page — with its
+ * profile.updated event in the same transaction (docs/webhooks.md, a transactional outbox): the
+ * event comes from here, never from a caller, so no way of changing a profile can forget it.
+ * Reading the profile comes with the bearer check (store/bearer-lookup.ts).
  */
 import type { Db } from '../db/database.js';
 import { recordEvent } from './events.js';

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Db } from '../db/database.js';
 import type { Database, UserTable } from '../db/schema.js';
@@ -8,7 +8,6 @@ import { deleteGrants } from './grants.js';
 /** A user as the rest of Stride sees it (the replica's write position stays in store/). */
 export type User = Omit<Selectable<UserTable>, 'steps_written_lsn'>;
 export type NewUser = Insertable<UserTable>;
-export type UserUpdate = Updateable<Omit<UserTable, 'id' | 'created_at'>>;
 
 type Q = Kysely<Database>;
 
@@ -27,17 +26,16 @@ async function findUserByEmail(db: Q, email: string): Promise<User | undefined> 
   return (await selectUserByEmail(db, email.toLowerCase())).rows[0];
 }
 
-async function updateUser(db: Q, id: string, changes: UserUpdate): Promise<void> {
-  await db.updateTable('users').set(changes).where('id', '=', id).execute();
-}
-
 export interface UserStore {
   findById(id: string): Promise<User | undefined>;
   /** By email, compared in lower case (as stored). */
   findByEmail(email: string): Promise<User | undefined>;
   insert(user: NewUser): Promise<void>;
-  update(id: string, changes: UserUpdate): Promise<void>;
-  /** Applies a profile change and returns the profile after it (undefined: no such user). */
+  /**
+   * Applies a profile change and returns the profile after it (undefined: no such user), with its
+   * profile.updated event in the same transaction. The one way a profile changes — the API, the
+   * account page — so no change goes unheard by the apps (store/profiles.ts).
+   */
   updateProfile: ProfileUpdate;
   /** A new password hash; every session of the user but `keepSession` (when given) ends with it. */
   changePassword(id: string, passwordHash: string, keepSession: string | null, now: number): Promise<void>;
@@ -57,7 +55,6 @@ export function createUserStore(db: Db): UserStore {
     findById: (id) => findUserById(q, id),
     findByEmail: (email) => findUserByEmail(q, email),
     insert: (user) => insertUser(q, user),
-    update: (id, changes) => updateUser(q, id, changes),
     updateProfile: createProfileUpdate(db),
     changePassword: (id, passwordHash, keepSession, now) =>
       q.transaction().execute(async (trx) => {

@@ -4,7 +4,7 @@ import { after, before, it } from 'node:test';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import type { TestApp } from '../support/app.js';
-import { createFixture, createOAuthTestApp, obtainTokens, type Fixture } from '../oauth/flow.js';
+import { createFixture, createOAuthTestApp, obtainTokens, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
 import { registerApp } from '../../src/domain/apps.js';
 import { pageWith } from '../support/feed.js';
 
@@ -38,6 +38,17 @@ forEachDialect('the apps\' event API', (dialect) => {
     assert.equal(first.data.user_id, fixture.user.id);
     const next = (await call('GET', `/v1/events?after=${page.next_cursor}`)).json();
     assert.deepEqual(next, { data: [], next_cursor: page.next_cursor });
+  });
+
+  it('tells an app that reads the profile of a change through the API: exactly one profile.updated', async () => {
+    const writer = await registerApp(t.database.stores.apps, t.clock, fixture.developer.id, { name: 'Profile Writer', redirectUris: [REDIRECT_URI], scopes: ['read_profile', 'write_profile'], isPublic: false });
+    const writerBasic = `Basic ${Buffer.from(`${writer.app.clientId}:${writer.clientSecret}`).toString('base64')}`;
+    const tokens = await obtainTokens(t, { ...fixture, app: writer.app, secret: writer.clientSecret! }, { scope: 'read_profile write_profile' });
+    const put = await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, payload: '{"timezone": "Asia/Tokyo"}' });
+    assert.equal(put.statusCode, 200);
+    const profileEvents = (feed: { data: Array<{ type: string; data: unknown }> }) => feed.data.filter((event) => event.type === 'profile.updated');
+    const feed = await pageWith(async () => (await call('GET', '/v1/events?limit=100', undefined, writerBasic)).json(), (page) => profileEvents(page).length > 0);
+    assert.deepEqual(profileEvents(feed).map((event) => event.data), [{ user_id: fixture.user.id, fields: ['timezone'] }]);
   });
 
   it('refuses other credentials, public clients and bad parameters with clear errors', async () => {

@@ -98,6 +98,31 @@ describe('client address with TRUST_PROXY=127.0.0.1', () => {
   });
 });
 
+describe('IPv6 client addresses (RATE_LIMIT_TOKEN=2/min)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createOAuthTestApp('sqlite', { RATE_LIMIT: 'on', RATE_LIMIT_TOKEN: '2/min' });
+  });
+  after(() => t.close());
+
+  /** A token request from `remoteAddress`: 400 while the address has requests left, then 429. */
+  const tokenRequestFrom = async (remoteAddress: string) =>
+    (await t.app.inject({ method: 'POST', url: '/oauth2/token', remoteAddress, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=x' })).statusCode;
+
+  it('counts every address of one /64 as one client, and an IPv4-mapped address as its IPv4 address', async () => {
+    const statuses: number[] = [];
+    // Three interface identifiers of one /64, however written: one counter.
+    for (const address of ['2001:db8:1:2::1', '2001:DB8:1:2:ffff::9', '2001:db8:1:2:abcd:1234:5678:9abc']) statuses.push(await tokenRequestFrom(address));
+    assert.deepEqual(statuses, [401, 401, 429]);
+    assert.equal(await tokenRequestFrom('2001:db8:1:3::1'), 401, 'the next /64 is another client');
+
+    const mapped: number[] = [];
+    for (const address of ['::ffff:192.0.2.7', '::ffff:c000:207', '192.0.2.7']) mapped.push(await tokenRequestFrom(address));
+    assert.deepEqual(mapped, [401, 401, 429]);
+    assert.equal(await tokenRequestFrom('192.0.2.8'), 401, 'another IPv4 address is another client');
+  });
+});
+
 describe('per-account sign-in throttle (RATE_LIMIT_LOGIN_ACCOUNT=3/min)', () => {
   let t: TestApp;
   let f: Fixture;

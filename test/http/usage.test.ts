@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { createFixture, createOAuthTestApp, obtainTokens, refresh, tokenRequest, type Fixture, type Tokens } from '../oauth/flow.js';
+import {
+  authorizeAndAllow, authorizeUrl, Browser, createFixture, createOAuthTestApp, encodeForm, obtainCode, obtainTokens, pkce, refresh, signIn, tokenRequest,
+  type Fixture, type Tokens,
+} from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
@@ -131,6 +134,48 @@ forEachDialect('app usage', (dialect) => {
 
     assert.equal(await readsOn(dayOf(midnight - 1)), before + 1, 'the refused flush, written by the next');
     assert.equal(await readsOn(dayOf(midnight + 1)), 1);
+  });
+
+  it("counts a public client's requests only when they carry a code or token issued to it", async () => {
+    const client = f.publicApp.clientId;
+    const redirectUri = 'com.example.walker:/cb';
+    const clientEndpoint = (url: string, form: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: encodeForm(form) });
+    const madeUp = pkce().verifier;
+    const { code: othersCode } = await obtainCode(t, f);
+
+    // Anyone can name a public client's id: with made-up codes and tokens, or another app's code, it proves nothing.
+    const unproven: Array<[string, Record<string, string>, number]> = [
+      ['/oauth2/token', { grant_type: 'authorization_code', code: 'made-up-code', redirect_uri: redirectUri, code_verifier: madeUp, client_id: client }, 400],
+      ['/oauth2/token', { grant_type: 'authorization_code', code: othersCode, redirect_uri: redirectUri, code_verifier: madeUp, client_id: client }, 400],
+      ['/oauth2/token', { grant_type: 'refresh_token', refresh_token: 'srt_made_up', client_id: client }, 400],
+      ['/oauth2/token', { grant_type: 'refresh_token', refresh_token: 'srt_made_up', redirect_uri: 'https://elsewhere.example/cb', client_id: client }, 400],
+      ['/oauth2/token', { grant_type: 'refresh_token', client_id: client }, 400],
+      ['/oauth2/token', { grant_type: 'password', client_id: client }, 400],
+      ['/oauth2/revoke', { token: 'sat_made_up', client_id: client }, 200],
+      ['/oauth2/introspect', { token: 'sat_made_up', client_id: client }, 200],
+    ];
+    for (const [url, form, status] of unproven) assert.equal((await clientEndpoint(url, form)).statusCode, status, JSON.stringify(form));
+    await t.app.usage.flush();
+    assert.deepEqual(await usageOf(f.publicApp.id), {}, 'nothing counted for the public app');
+    const errorsOf = (appId: string) => t.database.db.kysely.selectFrom('app_usage_errors').selectAll().where('app_id', '=', appId).orderBy('id').execute();
+    assert.deepEqual(await errorsOf(f.publicApp.id), [], 'nothing in its last errors');
+
+    // Its own code and tokens prove it, whatever the answer.
+    const browser = new Browser(t.app);
+    assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+    const pair = pkce();
+    const back = await authorizeAndAllow(browser, authorizeUrl({ response_type: 'code', client_id: client, redirect_uri: redirectUri, code_challenge: pair.challenge, code_challenge_method: 'S256' }));
+    const exchange = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, client_id: client };
+    assert.equal((await tokenRequest(t, { ...exchange, code_verifier: madeUp })).json().error, 'invalid_grant', 'its own code, the wrong verifier');
+    const issued = await tokenRequest(t, { ...exchange, code_verifier: pair.verifier });
+    assert.equal(issued.statusCode, 200, issued.body);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: issued.json().refresh_token, client_id: client });
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    assert.equal((await clientEndpoint('/oauth2/revoke', { token: refreshed.json().access_token, client_id: client })).statusCode, 200);
+    await t.app.usage.flush();
+    assert.deepEqual(await usageOf(f.publicApp.id), { 'token.2xx': 3, 'token.4xx': 1, 'tokens.issued': 1, 'tokens.refreshed': 1 });
+    assert.deepEqual((await errorsOf(f.publicApp.id)).map((e) => [Number(e.status), e.error, e.route]), [[400, 'invalid_grant', '/oauth2/token']]);
   });
 });
 

@@ -6,6 +6,7 @@ import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, OTHER_REDIRECT_URI, REDIRECT_URI, refresh, type Fixture } from '../oauth/flow.js';
 import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
+import { pageWith } from '../support/feed.js';
 
 cheapPasswordHashing();
 
@@ -66,6 +67,34 @@ forEachDialect('account page', (dialect) => {
     // An empty stride length clears it (null in the API).
     await submit(browser, '/account', '/account/profile', { display_name: 'Pat', timezone: 'UTC', daily_step_goal: '0', stride_length_cm: '' });
     assert.equal((await t.database.stores.users.findById(user.id))?.stride_length_cm, null);
+  });
+
+  it('tells the apps that read the profile of a change made here: one profile.updated, naming what changed', async () => {
+    const person = await newAccount(t, 'Mover');
+    const browser = await signedIn(t, person);
+    await grantThroughConsent(t, browser, f.app, f.secret, REDIRECT_URI);
+    const basic = `Basic ${Buffer.from(`${f.app.clientId}:${f.secret}`).toString('base64')}`;
+    type FeedEvent = { type: string; data: { user_id: string; fields?: string[] } };
+    /** The app's feed, every page, as it reads it: the person's profile.updated events. */
+    const heard = async () => {
+      const events: FeedEvent[] = [];
+      for (let cursor = ''; ; ) {
+        const page = (await t.app.inject({ method: 'GET', url: `/v1/events?limit=1000${cursor && `&after=${cursor}`}`, headers: { authorization: basic } })).json();
+        if (page.data.length === 0) break;
+        events.push(...page.data);
+        cursor = page.next_cursor;
+      }
+      return events.filter((event) => event.type === 'profile.updated' && event.data.user_id === person.id);
+    };
+    const heardAtLeast = (count: number) => pageWith(heard, (events) => events.length >= count);
+    const form = { display_name: 'Mover', timezone: 'UTC', daily_step_goal: '10000', stride_length_cm: '' };
+
+    assert.equal((await submit(browser, '/account', '/account/profile', { ...form, timezone: 'Asia/Tokyo' })).status, 303);
+    assert.deepEqual((await heardAtLeast(1)).map((event) => event.data), [{ user_id: person.id, fields: ['timezone'] }]);
+    // Saved again as it is: nothing changed, nothing to tell. The next change is heard after it.
+    assert.equal((await submit(browser, '/account', '/account/profile', { ...form, timezone: 'Asia/Tokyo' })).status, 303);
+    assert.equal((await submit(browser, '/account', '/account/profile', { ...form, timezone: 'Asia/Tokyo', daily_step_goal: '12000' })).status, 303);
+    assert.deepEqual((await heardAtLeast(2)).map((event) => event.data.fields), [['timezone'], ['daily_step_goal']]);
   });
 
   it('shows each profile error next to its field, keeps the input and saves nothing', async () => {

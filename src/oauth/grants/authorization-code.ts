@@ -9,6 +9,7 @@ import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
 import type { AuthorizationCode } from '../../store/codes.js';
 import type { AuthenticatedClient } from '../client-auth.js';
+import { carriesItsOwn, type ClientProven } from '../client-proof.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isValidCodeVerifier, verifierMatches } from '../pkce.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
@@ -39,6 +40,7 @@ export async function handler(
   ctx: AppContext,
   client: AuthenticatedClient,
   body: Record<string, string | undefined>,
+  proven: ClientProven,
 ): Promise<TokenResponse> {
   const { code: rawCode, redirect_uri: redirectUri, code_verifier: verifier } = body;
   if (!rawCode) throw invalidRequest('code is required');
@@ -46,6 +48,7 @@ export async function handler(
   const now = ctx.clock();
   const codeHash = hashCredential(rawCode);
   const code = await ctx.stores.codes.find(codeHash);
+  carriesItsOwn(client, code, proven);
   // A code of another client is treated as unknown (RFC 6749 §4.1.3), without revoking anything.
   if (!code || code.app_id !== client.app.id) throw invalidGrant('the authorization code is unknown, expired or already used');
   if (code.consumed_at !== null) return refuseReuse(ctx, code.grant_id, codeHash);

@@ -10,6 +10,7 @@ import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import type { RefreshRotation } from '../../store/refresh-rotation.js';
 import { authenticateClient, type AuthenticatedClient } from '../client-auth.js';
+import { authenticated, carriesItsOwn, type ClientProven } from '../client-proof.js';
 import type { RefreshTokenRow } from '../../store/tokens.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
@@ -31,16 +32,23 @@ function narrowedScope(granted: string, requested: string | undefined): string {
 }
 
 /** Client authentication, then the grant. */
-export async function exchange(ctx: AppContext, body: Record<string, string | undefined>, authorization: string | undefined): Promise<TokenResponse> {
+export async function exchange(
+  ctx: AppContext,
+  body: Record<string, string | undefined>,
+  authorization: string | undefined,
+  proven: ClientProven,
+): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
   if (!rawToken) {
-    await authenticateClient(ctx.stores.apps, body, authorization); // an unknown client hears invalid_client first
+    authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven); // an unknown client hears invalid_client first
     throw invalidRequest('refresh_token is required');
   }
   const { rotation } = ctx.stores;
-  const client = await authenticateClient(ctx.stores.apps, body, authorization);
+  const client = authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven);
   const tokenHash = tokenKey(rawToken);
-  return rotate(ctx, rotation, client, body, rawToken, tokenHash, await rotation.find(tokenHash));
+  const token = await rotation.find(tokenHash);
+  carriesItsOwn(client, token, proven);
+  return rotate(ctx, rotation, client, body, rawToken, tokenHash, token);
 }
 
 async function rotate(

@@ -5,6 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { concurrencyLimit } from '../../http/concurrency-limit.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
 import { profileOf } from '../../domain/profile.js';
 import { isoTime, requireSession, requireSessionForm, text, type Form } from '../forms.js';
@@ -12,16 +13,36 @@ import { PASSWORD_CHECKS_SPENT, passwordChecks } from '../password-checks.js';
 import { endSession } from '../session.js';
 import { sendPage } from '../views.js';
 
-/** Samples read per statement while an export streams: memory stays flat whatever the history. */
-const EXPORT_PAGE = 10_000;
+/**
+ * Samples read per statement while an export streams: memory stays flat whatever the history, and
+ * one page (its statement, which SQLite runs synchronously, and its text) holds the event loop a
+ * millisecond or two, not tens.
+ */
+const EXPORT_PAGE = 1_000;
+/** Exports of one person streaming at once, per process; more are answered 429 (docs/web.md). */
+const EXPORTS_PER_PERSON = 2;
+/** What the 429 asks to wait: about what a long export (years of minutes) takes. */
+const EXPORT_RETRY_AFTER_SECONDS = 10;
+
+/** The next turn of the event loop, after the I/O waiting: other requests go between two pages. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A stream of what `chunks` yields, read one chunk ahead of the connection, not sixteen. */
+const streamOf = (chunks: AsyncIterable<string>) => Readable.from(chunks, { highWaterMark: 1 });
 
 export async function accountDataPages(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
+  const exports = concurrencyLimit(EXPORTS_PER_PERSON, EXPORT_RETRY_AFTER_SECONDS, 'exports of your data');
 
-  /** Every minute sample of the user, a page at a time, as the reader asks for more. */
+  /**
+   * Every minute sample of the user, a page at a time, as the reader asks for more. Each page waits
+   * for the next turn: a SQLite statement answers without one, so a reader that keeps up would
+   * otherwise chain page after page without letting any other request in.
+   */
   async function* samplesOf(userId: string) {
     let after = -1;
     for (;;) {
+      await nextTurn();
       const page = await stores.steps.samplesAfter(userId, after, EXPORT_PAGE);
       if (page.length === 0) return;
       yield page;
@@ -36,6 +57,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     const session = await requireSession(request, reply);
     if (!session) return reply;
     const userId = session.user.id;
+    exports.enter(userId, reply);
     const [connected, sessions] = await Promise.all([stores.grants.listConnectedApps(userId), stores.sessions.listLive(userId, clock())]);
     const head = {
       exported_at: isoTime(clock()),
@@ -53,18 +75,19 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
       }
       yield ']}\n';
     }
-    return attachment(reply, 'application/json; charset=utf-8', 'stride-export.json').send(Readable.from(body()));
+    return attachment(reply, 'application/json; charset=utf-8', 'stride-export.json').send(streamOf(body()));
   });
 
   app.get('/account/export/steps.csv', async (request, reply) => {
     const session = await requireSession(request, reply);
     if (!session) return reply;
     const userId = session.user.id;
+    exports.enter(userId, reply);
     async function* body() {
       yield 'start_time,value\n';
       for await (const page of samplesOf(userId)) yield page.map((s) => `${s.start_time},${s.value}\n`).join('');
     }
-    return attachment(reply, 'text/csv; charset=utf-8', 'stride-steps.csv').send(Readable.from(body()));
+    return attachment(reply, 'text/csv; charset=utf-8', 'stride-steps.csv').send(streamOf(body()));
   });
 
   app.post('/account/sessions/end', async (request, reply) => {

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { EDITABLE_FIELDS, parseProfileChanges, profileOf, userUpdateFor, type EditableField, type ProfileChanges } from '../../domain/profile.js';
+import { changedFields, EDITABLE_FIELDS, parseProfileChanges, profileOf, type EditableField, type ProfileChanges } from '../../domain/profile.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { constantTimeEqual } from '../../security/secrets.js';
 import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
@@ -148,7 +148,9 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(body[field])])) as ProfileForm;
     const { changes, errors } = parseProfileForm(form);
     if (Object.keys(errors).length > 0) return sendAccount(reply, session, { form, errors }, 400);
-    await stores.users.update(session.user.id, userUpdateFor(changes, clock()));
+    // The form sends every field: the change, and its profile.updated event, is what differs.
+    const changed = changedFields(profileOf(session.user), changes);
+    if (Object.keys(changed).length > 0) await stores.users.updateProfile(session.user.id, changed, clock());
     return reply.redirect('/account?saved=profile', 303);
   });
 
