@@ -10,9 +10,14 @@ import { createStores } from './store/stores.js';
 import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 import { USAGE_FLUSH_SECONDS } from './http/usage.js';
 
+/** Logged once when PostgreSQL's answers show a transaction-pooling proxy the settings did not name. */
+const POOLING_FOUND =
+  'PostgreSQL is behind a transaction-pooling proxy (prepared statements went missing between connections): statements are no longer prepared by name; set DATABASE_TRANSACTION_POOLING=true to say so from the start';
+
 export async function serve(config: Config): Promise<void> {
   let checkpointsFailed: (error: Error) => void = () => undefined;
-  const pooling = { transactionPooling: config.databaseTransactionPooling };
+  let poolingFound = () => console.warn(POOLING_FOUND);
+  const pooling = { transactionPooling: config.databaseTransactionPooling, onTransactionPoolingFound: () => poolingFound() };
   const db = openDatabase(config.databaseUrl, { ...pooling, backgroundCheckpoints: { onError: (error) => checkpointsFailed(error) } });
   await migrateToLatest(db);
   const stores = createStores(db, config.databaseReplicaUrl ? openDatabase(config.databaseReplicaUrl, pooling) : undefined);
@@ -21,6 +26,7 @@ export async function serve(config: Config): Promise<void> {
   // than by the first sign-in page (which a full disk would then refuse).
   await app.serverSecrets.preSessionCsrf();
   checkpointsFailed = (error) => app.log.warn({ err: error }, 'background WAL checkpoints stopped; the server connection checkpoints again');
+  poolingFound = () => app.log.warn(POOLING_FOUND);
 
   const { metrics } = app.ctx;
   const sweep = async () => {

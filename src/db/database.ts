@@ -8,6 +8,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { startBackgroundCheckpoints } from './background-checkpoints.js';
+import { nameStatementsUnlessPooled } from './statement-names.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -49,6 +50,11 @@ export interface OpenOptions {
    * (DATABASE_TRANSACTION_POOLING, docs/deployment.md).
    */
   transactionPooling?: boolean;
+  /**
+   * PostgreSQL only: called once if, without `transactionPooling`, the server's answers show such a
+   * proxy anyway; statements are no longer prepared by name from then on (statement-names.ts).
+   */
+  onTransactionPoolingFound?: () => void;
 }
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
@@ -140,14 +146,10 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
   // pool drops the broken connection when it comes back and makes a new one on demand.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  if (options.transactionPooling) {
-    // The hot paths send `{ name, text, values }` to the pool (store/postgres/): a statement
-    // prepared by name lives on one server connection, and the proxy may run the next use on
-    // another. Without the name, pg prepares it unnamed within the same round trip.
-    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    pool.query = ((config: unknown, ...rest: unknown[]) =>
-      query(config !== null && typeof config === 'object' && 'name' in config ? { ...config, name: undefined } : config, ...rest)) as typeof pool.query;
-  }
+  nameStatementsUnlessPooled(pool, {
+    transactionPooling: options.transactionPooling ?? false,
+    onSwitch: options.onTransactionPoolingFound ?? (() => undefined),
+  });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
