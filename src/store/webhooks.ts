@@ -57,6 +57,7 @@ export interface WebhookStore {
    * A new endpoint of the app, unless the app has `atMost` already (null): counted and inserted
    * under the app's lock (owner-lock.ts), so that parallel adds never pass the cap.
    * `showOnce`: the secret waits to be shown once by revealSecret (the dashboard's redirect target).
+   * `id`: when the app has an endpoint of that id already (a form sent twice at once), that one.
    */
   add(appId: string, url: string, eventTypes: string[], now: number, options: { atMost: number; id?: string; showOnce?: boolean }): Promise<WebhookEndpoint | null>;
   /** The secret, if it still waits to be shown; marked shown. */
@@ -105,6 +106,11 @@ export function createWebhookStore(db: Db): WebhookStore {
         updated_at: now,
       };
       return withOwnerLocked(db, { table: 'apps', id: appId }, async (trx) => {
+        // A form sent twice at once names one id (pages/webhooks.ts): the second finds the first's row.
+        if (options.id !== undefined) {
+          const made = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', options.id).where('app_id', '=', appId).executeTakeFirst();
+          if (made) return made;
+        }
         const { n } = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId).executeTakeFirstOrThrow();
         if (Number(n) >= options.atMost) return null;
         await trx.insertInto('webhook_endpoints').values(row).execute();

@@ -74,6 +74,16 @@ forEachDialect('webhook pages', (dialect) => {
     assert.equal((await receiver.waitFor('webhook.test', 2)).length, 2, 'sent again');
   });
 
+  it('makes one endpoint when the add form is sent several times at once (a double click)', async () => {
+    const before = (await t.app.ctx.stores.webhooks.list(f.app.id)).length;
+    const page = await developer.get(listPage());
+    const form = { ...formFields(page.body, listPage()), url: `${receiver.url}/twice`, events: ['steps.updated'] };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => developer.post(listPage(), form)));
+    assert.deepEqual(answers.map((answer) => answer.status), [303, 303, 303, 303, 303]);
+    assert.equal(new Set(answers.map((answer) => answer.location().pathname)).size, 1, 'every answer names the one endpoint');
+    assert.equal((await t.app.ctx.stores.webhooks.list(f.app.id)).length, before + 1);
+  });
+
   it('refuses a bad URL or no events with the form kept, and adds nothing', async () => {
     const before = (await t.app.ctx.stores.webhooks.list(f.app.id)).length;
     for (const [fields, message] of [
