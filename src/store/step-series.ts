@@ -8,7 +8,7 @@
  * A boundary that is not a whole UTC minute (historic local mean time offsets) counts each minute
  * in the bucket where it starts.
  */
-import { lastIndexAtOrBefore, type BucketPlan } from '../calendar/step-buckets.js';
+import type { BucketPlan } from '../calendar/step-buckets.js';
 import { ABSENT, DAY_SECONDS, dayStartOf, unpackHours, unpackMinutes } from '../db/series-day.js';
 
 /** A stored day as its readers get it. PostgreSQL sends bigints as text. */
@@ -19,8 +19,22 @@ export interface DayRow {
   minutes: Uint8Array;
 }
 
-/** The user's step days with day_start in [from, to), by day_start. */
-export type DayReader = (userId: string, from: number, to: number) => DayRow[] | Promise<DayRow[]>;
+/**
+ * What of each day a series needs: only totals when no boundary cuts a UTC day (daily series in
+ * UTC), the hourly sums too when none cuts an hour (Europe/Berlin, hourly series), else the minutes.
+ * What is not needed is not read (an empty array): each packed column costs a buffer per row —
+ * on SQLite reading the hours of 30 days took 85 µs against 28 µs for the totals alone — and,
+ * for the minutes on PostgreSQL, detoasting.
+ */
+export type DayDetail = 'totals' | 'hours' | 'minutes';
+
+/** The user's step days with day_start in [from, to), by day_start, with `detail`. */
+export type DayReader = (userId: string, from: number, to: number, detail: DayDetail) => DayRow[] | Promise<DayRow[]>;
+
+export function dayDetailFor(boundaries: readonly number[]): DayDetail {
+  if (boundaries.every((boundary) => boundary % DAY_SECONDS === 0)) return 'totals';
+  return boundaries.every((boundary) => boundary % 3600 === 0) ? 'hours' : 'minutes';
+}
 
 /**
  * `writtenAt`: where the user's latest upload left the database, for a replica to have replayed
@@ -32,7 +46,7 @@ export function createStepSums(readDays: DayReader): StepSums {
   return (userId, plan) => {
     const { boundaries } = plan;
     if (boundaries.length < 2) return [];
-    const rows = readDays(userId, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!);
+    const rows = readDays(userId, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, dayDetailFor(boundaries));
     return Array.isArray(rows) ? sumsFromDays(boundaries, rows) : rows.then((found) => sumsFromDays(boundaries, found));
   };
 }
@@ -44,11 +58,19 @@ export function sumsFromDays(boundaries: readonly number[], rows: readonly DayRo
   const add = (index: number, value: number) => {
     if (index >= 0 && index < buckets && value !== 0) sums[index] = (sums[index] ?? 0) + value;
   };
-  const bucketOf = (t: number) => lastIndexAtOrBefore(boundaries, t);
+  // The bucket of an instant, found by walking forward: rows come in order, and so do the hours
+  // and minutes read within a day.
+  let bucket = -1;
+  const bucketOf = (t: number) => {
+    while (bucket < buckets && boundaries[bucket + 1]! <= t) bucket++;
+    return bucket;
+  };
+  // Whether a boundary falls inside (t, end) of the bucket just found.
+  const cutBefore = (end: number) => bucket < buckets && boundaries[bucket + 1]! < end;
   for (const row of rows) {
     const day = Number(row.day_start);
     const first = bucketOf(day);
-    if (first === bucketOf(day + DAY_SECONDS - 1)) {
+    if (!cutBefore(day + DAY_SECONDS)) {
       add(first, Number(row.total));
       continue;
     }
@@ -56,9 +78,9 @@ export function sumsFromDays(boundaries: readonly number[], rows: readonly DayRo
     let minutes: Int32Array | undefined;
     for (let hour = 0; hour < 24; hour++) {
       const start = day + hour * 3600;
-      const bucket = bucketOf(start);
-      if (bucket === bucketOf(start + 3599)) {
-        add(bucket, hours[hour]!);
+      const index = bucketOf(start);
+      if (!cutBefore(start + 3600)) {
+        add(index, hours[hour]!);
         continue;
       }
       minutes ??= unpackMinutes(row.minutes);

@@ -4,7 +4,7 @@
  * page of rows at a time so that a large database is never held in memory whole, and the
  * per-minute tables (step_samples and their rollups) go.
  */
-import { SqliteAdapter, sql, type Kysely } from 'kysely';
+import { SqliteAdapter, type Kysely } from 'kysely';
 import { dayStartOf, emptyDay, packDay, type DayMinutes } from '../series-day.js';
 
 /** Minute rows read per page of the conversion. */
@@ -23,9 +23,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('total', 'bigint', (c) => c.notNull())
     .addColumn('hours', sqlite ? 'blob' : 'bytea', (c) => c.notNull())
     .addColumn('minutes', sqlite ? 'blob' : 'bytea', (c) => c.notNull())
+    // Not WITHOUT ROWID on SQLite, unlike the tables of 001: a row of that kind keeps at most
+    // about 1,000 bytes in its page and spills the rest of a day's minutes into an overflow page
+    // of its own, 4,700 bytes a person-day instead of about 1,700 (docs/performance.md).
     .addPrimaryKeyConstraint('series_days_pk', ['user_id', 'metric', 'day_start'])
-    // Clustered on SQLite, like the tables of 001: the key is the row's place in the file.
-    .$call((builder) => (sqlite ? builder.modifyEnd(sql`without rowid`) : builder))
     .execute();
   await convertStepSamples(db);
   await db.schema.dropTable('step_rollups').execute();

@@ -1,20 +1,33 @@
 /** The day rows of step series on SQLite (the sums: ../step-series.ts). */
 import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import type { DayReader, DayRow } from '../step-series.js';
+import type { DayDetail, DayReader, DayRow } from '../step-series.js';
+
+const EMPTY = new Uint8Array(0);
+
+const COLUMNS: Readonly<Record<DayDetail, string>> = {
+  totals: 'day_start, total',
+  hours: 'day_start, total, hours',
+  minutes: 'day_start, total, hours, minutes',
+};
 
 /**
- * One prepared statement, run synchronously: a range of the clustered primary key. It is prepared
- * at the first read, as the stores may be made before the migrations ran. Integers are bound as
- * BigInt, since better-sqlite3 binds a JS number as REAL and the key holds integers.
+ * Prepared statements run synchronously: a range of the primary key. They are prepared at the
+ * first read, as the stores may be made before the migrations ran. Integers are bound as BigInt,
+ * since better-sqlite3 binds a JS number as REAL and the key holds integers.
  */
 export function sqliteDays(sqlite: SQLite.Database): DayReader {
-  let statement: Statement | undefined;
-  return (userId, from, to) => {
-    statement ??= sqlite.prepare(
-      `select day_start, total, hours, minutes from series_days
-       where user_id = ? and metric = 'steps' and day_start >= ? and day_start < ? order by day_start`,
-    );
-    return statement.all(userId, BigInt(from), BigInt(to)) as DayRow[];
+  const statements = new Map<DayDetail, Statement>();
+  return (userId, from, to, detail) => {
+    let statement = statements.get(detail);
+    if (statement === undefined) {
+      statement = sqlite.prepare(
+        `select ${COLUMNS[detail]} from series_days where user_id = ? and metric = 'steps' and day_start >= ? and day_start < ? order by day_start`,
+      );
+      statements.set(detail, statement);
+    }
+    const rows = statement.all(userId, BigInt(from), BigInt(to)) as DayRow[];
+    if (detail !== 'minutes') for (const row of rows) (row.hours ??= EMPTY), (row.minutes = EMPTY);
+    return rows;
   };
 }
