@@ -6,9 +6,10 @@
  *
  * `minutes`: alternating unsigned LEB128 varints — empty minutes skipped, minutes present, then the
  * values of those present minutes — until the day is covered. A day of minute steps (values mostly
- * under 128) is about 1,450 bytes, a day with a few hours of data proportionally less. node:zlib
- * was measured on it and left out (docs/performance.md): a deflated day saved under a fifth and
- * cost an inflate per read that cuts through an hour.
+ * under 128) is about 1,560 bytes, a day with a few hours of data proportionally less. node:zlib
+ * was measured on it and left out for now (docs/performance.md, November 26): deflate took a
+ * bench day from 1,559 to 1,070 bytes, but an inflate costs 39 µs against 21 µs for unpacking,
+ * paid by every read that cuts through an hour, and steps alone are well under the size target.
  * `hours`: the 24 hourly sums as varints (empty hours are a zero byte).
  */
 

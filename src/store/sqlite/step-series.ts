@@ -1,6 +1,7 @@
 /** The day rows of step series on SQLite (the sums: ../step-series.ts). */
 import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
 import type { DayDetail, DayReader, DayRow } from '../step-series.js';
 
 const EMPTY = new Uint8Array(0);
@@ -12,13 +13,17 @@ const COLUMNS: Readonly<Record<DayDetail, string>> = {
 };
 
 /**
- * Prepared statements run synchronously: a range of the primary key. They are prepared at the
- * first read, as the stores may be made before the migrations ran. Integers are bound as BigInt,
- * since better-sqlite3 binds a JS number as REAL and the key holds integers.
+ * Prepared statements: a range of the primary key. They are prepared at the first read, as the
+ * stores may be made before the migrations ran. Integers are bound as BigInt, since better-sqlite3
+ * binds a JS number as REAL and the key holds integers. Each read runs with the other reads of its
+ * event-loop turn (the bearer checks) in one read transaction (db/sqlite-turn-reads.ts): read
+ * alone, the 30-day series of `npm run bench` cost about 25 µs more a request (performance.md,
+ * November 26).
  */
 export function sqliteDays(sqlite: SQLite.Database): DayReader {
   const statements = new Map<DayDetail, Statement>();
-  return (userId, from, to, detail) => {
+  const turnRead = sqliteTurnReads(sqlite);
+  const read = (userId: string, from: number, to: number, detail: DayDetail): DayRow[] => {
     let statement = statements.get(detail);
     if (statement === undefined) {
       statement = sqlite.prepare(
@@ -30,4 +35,5 @@ export function sqliteDays(sqlite: SQLite.Database): DayReader {
     if (detail !== 'minutes') for (const row of rows) (row.hours ??= EMPTY), (row.minutes = EMPTY);
     return rows;
   };
+  return (userId, from, to, detail) => turnRead(() => read(userId, from, to, detail));
 }
