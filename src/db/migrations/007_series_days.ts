@@ -4,7 +4,7 @@
  * page of rows at a time so that a large database is never held in memory whole, and the
  * per-minute tables (step_samples and their rollups) go.
  */
-import { SqliteAdapter, type Kysely } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import { dayStartOf, emptyDay, packDay, type DayMinutes } from '../series-day.js';
 
 /** Minute rows read per page of the conversion. */
@@ -48,10 +48,9 @@ async function convertStepSamples(db: Kysely<any>): Promise<void> {
   let after: { user: string; minute: number } | null = null;
   for (;;) {
     let page = db.selectFrom('step_samples').select(['user_id', 'minute_start', 'value']);
-    if (after) {
-      const { user: u, minute } = after;
-      page = page.where((eb) => eb.or([eb('user_id', '>', u), eb.and([eb('user_id', '=', u), eb('minute_start', '>', minute)])]));
-    }
+    // A row-value comparison, which both databases answer by a range of the primary key (an OR of
+    // the two conditions would make PostgreSQL scan the table again for every page).
+    if (after) page = page.where(sql<boolean>`(user_id, minute_start) > (${after.user}, ${after.minute})`);
     const rows = await page.orderBy('user_id').orderBy('minute_start').limit(PAGE).execute();
     for (const row of rows) {
       const minute = Number(row.minute_start);
