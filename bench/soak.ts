@@ -206,7 +206,7 @@ function tableRows(file: string): Record<string, { rows: number; overdue: number
       const row = db.prepare(`select count(*) as n, sum(expires_at <= ?) as overdue from ${table}`).get(cutoff) as { n: number; overdue: number | null };
       counts[table] = { rows: row.n, overdue: row.overdue ?? 0 };
     }
-    counts.step_samples = { rows: (db.prepare('select count(*) as n from step_samples').get() as { n: number }).n, overdue: 0 };
+    counts.step_days = { rows: (db.prepare('select count(*) as n from series_days').get() as { n: number }).n, overdue: 0 };
     return counts;
   } finally {
     db.close();
@@ -279,10 +279,10 @@ async function main(): Promise<void> {
     out.write(`\nsoak: ${SECONDS} s, ${RATE} requests/s paced, ${CHAINS} refresh chains, ${flows} flows with revocations at up to ${FLOWS_PER_SECOND}/s (median ${recorder.flowMedianMs().toFixed(0)} ms)\n\n`);
     out.write(`${formatMinutes(minutes)}\n\n`);
     out.write(`p99 ms by kind of request:\n${formatKinds(minutes)}\n\n`);
-    out.write('rows per minute (codes, access tokens, refresh tokens, sessions, step minutes):\n');
+    out.write('rows per minute (codes, access tokens, refresh tokens, sessions, step days):\n');
     for (const [i, t] of [...tables, finalTables].entries()) {
       const label = i < tables.length ? `  after minute ${i + 1}` : '  at the end';
-      out.write(`${label}: ${SWEPT_TABLES.map((name) => t[name]!.rows).join(', ')}, ${t.step_samples!.rows}\n`);
+      out.write(`${label}: ${SWEPT_TABLES.map((name) => t[name]!.rows).join(', ')}, ${t.step_days!.rows}\n`);
     }
     out.write(`\n${checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  soak: ${c.target} — ${c.actual}`).join('\n')}\n`);
     if (recorder.problems.length > 0) out.write(`\nfirst unexpected answers:\n${recorder.problems.map((p) => `  ${p}`).join('\n')}\n`);

@@ -21,6 +21,7 @@ import * as webhooks from './migrations/003_webhooks.js';
 import * as replicaPosition from './migrations/004_replica_position.js';
 import * as sessionDetails from './migrations/005_session_details.js';
 import * as appUsage from './migrations/006_app_usage.js';
+import * as seriesDays from './migrations/007_series_days.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -30,6 +31,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '004_replica_position': replicaPosition,
   '005_session_details': sessionDetails,
   '006_app_usage': appUsage,
+  '007_series_days': seriesDays,
 };
 
 export class MigrationError extends Error {}

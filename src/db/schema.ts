@@ -120,22 +120,17 @@ export interface SessionTable {
   last_seen_at: number | null;
 }
 
-/** One row per user per minute (start_time is a multiple of 60). */
-export interface StepSampleTable {
-  user_id: string;
-  minute_start: number;
-  value: number;
-}
-
 /**
- * Sums of step_samples over aligned UTC buckets of `width` seconds (900, 3600, 86400), so long
- * series read a few rows per bucket instead of every minute.
+ * One person × metric × UTC day of a minute series (db/series-day.ts): the day's total, its 24
+ * hourly sums and its minutes, packed.
  */
-export interface StepRollupTable {
+export interface SeriesDayTable {
   user_id: string;
-  width: number;
-  bucket_start: number;
-  value: number;
+  metric: 'steps';
+  day_start: number;
+  total: number;
+  hours: Uint8Array;
+  minutes: Uint8Array;
 }
 
 /** A secret of the server itself, made once by whichever process needs it first. */
@@ -235,8 +230,7 @@ export interface Database {
   access_tokens: AccessTokenTable;
   refresh_tokens: RefreshTokenTable;
   sessions: SessionTable;
-  step_samples: StepSampleTable;
-  step_rollups: StepRollupTable;
+  series_days: SeriesDayTable;
   server_secrets: ServerSecretTable;
   webhook_endpoints: WebhookEndpointTable;
   events: EventTable;

@@ -17,8 +17,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 
+/** An app (its webhook endpoints) or a user (the days of their series, store/steps.ts). */
 export interface Owner {
-  table: 'apps';
+  table: 'apps' | 'users';
   id: string;
 }
 

@@ -1,13 +1,15 @@
 /**
- * Step samples and their rollups. Samples are upserted per minute; the rollup buckets they touch
- * (UTC quarter-hours, hours, days) are then recomputed from the level below in the same
- * transaction, so rollups always equal the sum of their minutes, whatever was replaced.
+ * Steps in the series store (db/series-day.ts): an upload merges its minutes into the UTC days they
+ * fall in — read, replaced minute by minute (the last write of a minute wins), packed and written
+ * back — in one transaction that first takes the user's lock (store/owner-lock.ts), so two uploads
+ * to one day at the same moment run one after the other and neither loses the other's minutes.
  */
-import { sql, type Kysely } from 'kysely';
-import type { Db, Dialect } from '../db/database.js';
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { bucketRuns } from '../calendar/step-buckets.js';
+import { ABSENT, DAY_SECONDS, dayStartOf, emptyDay, packDay, unpackMinutes, type DayMinutes } from '../db/series-day.js';
 import { recordEvent, type MinuteRange } from './events.js';
+import { withOwnerLocked } from './owner-lock.js';
 import { recordWritePosition } from './replica.js';
 import type { StepSums } from './step-series.js';
 
@@ -16,9 +18,6 @@ export interface StepSample {
   start_time: number;
   value: number;
 }
-
-/** Rollup widths in seconds, each a multiple of the one before. */
-export const ROLLUP_WIDTHS = [900, 3600, 86400] as const;
 
 /** What an upload changed, for its steps.updated event: the minute ranges and the local dates they touch. */
 export interface StepsChange {
@@ -31,8 +30,8 @@ export interface StepsChange {
 
 export interface StepStore {
   /**
-   * Stores the minutes (a minute sent again replaces its value) and their rollups, and the
-   * steps.updated event of `change`, in one transaction; returns how many.
+   * Stores the minutes (a minute sent again replaces its value) and the steps.updated event of
+   * `change`, in one transaction; returns how many.
    */
   upsertSamples(userId: string, samples: readonly StepSample[], change: StepsChange): Promise<number>;
   /** Step sums per bucket of a plan (store/step-series.ts). */
@@ -41,93 +40,87 @@ export interface StepStore {
   samplesAfter(userId: string, afterMinute: number, limit: number): Promise<StepSample[]>;
 }
 
+/** Days read per query of an export page. */
+const EXPORT_DAYS = 8;
+/** Days per SELECT or INSERT of an upload (6 parameters per row written). */
+const DAY_CHUNK = 500;
+
 /** `withReplica`: series are also read from a replica, so each upload records its write position. */
 export function createStepStore(db: Db, sums: StepSums, withReplica = false): StepStore {
   return {
     async upsertSamples(userId, samples, change) {
-      const count = await upsertSamples(db.kysely, db.dialect, userId, samples, change);
-      if (withReplica && count > 0) await recordWritePosition(db.kysely, userId);
-      return count;
+      if (samples.length === 0) return 0;
+      await withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        await mergeMinutes(trx, userId, samples);
+        const { ranges, dates, now, coalesceSeconds } = change;
+        await recordEvent(trx, { type: 'steps.updated', userId, audience: { scope: 'read_activity' }, data: { ranges, dates }, now }, coalesceSeconds);
+      });
+      if (withReplica) await recordWritePosition(db.kysely, userId);
+      return samples.length;
     },
     sums,
     async samplesAfter(userId, afterMinute, limit) {
-      const rows = await db.kysely
-        .selectFrom('step_samples')
-        .select(['minute_start', 'value'])
-        .where('user_id', '=', userId)
-        .where('minute_start', '>', afterMinute)
-        .orderBy('minute_start')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ start_time: Number(row.minute_start), value: Number(row.value) }));
+      const found: StepSample[] = [];
+      let from = dayStartOf(afterMinute);
+      while (found.length < limit) {
+        const rows = await db.kysely
+          .selectFrom('series_days')
+          .select(['day_start', 'minutes'])
+          .where('user_id', '=', userId)
+          .where('metric', '=', 'steps')
+          .where('day_start', '>=', from)
+          .orderBy('day_start')
+          .limit(EXPORT_DAYS)
+          .execute();
+        for (const row of rows) {
+          const day = Number(row.day_start);
+          const minutes = unpackMinutes(row.minutes);
+          for (let m = 0; m < minutes.length && found.length < limit; m++) {
+            const start_time = day + m * 60;
+            if (minutes[m] !== ABSENT && start_time > afterMinute) found.push({ start_time, value: minutes[m]! });
+          }
+        }
+        if (rows.length < EXPORT_DAYS) break;
+        from = Number(rows[rows.length - 1]!.day_start) + DAY_SECONDS;
+      }
+      return found;
     },
   };
 }
 
-/** Rows per INSERT: 3 parameters each, well under SQLite's 32766-variable limit. */
-const INSERT_CHUNK = 2000;
-
-async function upsertSamples(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  userId: string,
-  samples: readonly StepSample[],
-  change: StepsChange,
-): Promise<number> {
-  if (samples.length === 0) return 0;
-  await db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') {
-      // Serialize writers of one user so concurrent uploads cannot leave rollups that miss the
-      // other's minutes (SQLite transactions are serialized already).
-      await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
-    }
-    for (let i = 0; i < samples.length; i += INSERT_CHUNK) {
-      const rows = samples.slice(i, i + INSERT_CHUNK).map((s) => ({
-        user_id: userId,
-        minute_start: s.start_time,
-        value: s.value,
-      }));
-      await trx
-        .insertInto('step_samples')
-        .values(rows)
-        .onConflict((oc) => oc.columns(['user_id', 'minute_start']).doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
-        .execute();
-    }
-    let sourceWidth = 60;
-    for (const width of ROLLUP_WIDTHS) {
-      for (const [from, to] of bucketRuns(samples.map((s) => s.start_time), width)) {
-        await recomputeRollups(trx, userId, sourceWidth, width, from, to);
-      }
-      sourceWidth = width;
-    }
-    const { ranges, dates, now, coalesceSeconds } = change;
-    await recordEvent(trx, { type: 'steps.updated', userId, audience: { scope: 'read_activity' }, data: { ranges, dates }, now }, coalesceSeconds);
-  });
-  return samples.length;
-}
-
-async function recomputeRollups(
-  trx: Kysely<Database>,
-  userId: string,
-  sourceWidth: number,
-  width: number,
-  from: number,
-  to: number,
-): Promise<void> {
-  // The width is inlined as an integer literal: better-sqlite3 binds numbers as REAL, and a
-  // real divisor would make this a real division that keeps every minute its own bucket.
-  if (!Number.isInteger(width)) throw new Error(`rollup width ${width} is not an integer`);
-  const divisor = sql.lit(width);
-  const buckets =
-    sourceWidth === 60
-      ? sql`select (minute_start / ${divisor}) * ${divisor} as b, value from step_samples
-            where user_id = ${userId} and minute_start >= ${from} and minute_start < ${to}`
-      : sql`select (bucket_start / ${divisor}) * ${divisor} as b, value from step_rollups
-            where user_id = ${userId} and width = ${sourceWidth} and bucket_start >= ${from} and bucket_start < ${to}`;
-  await sql`
-    insert into step_rollups (user_id, width, bucket_start, value)
-    select cast(${userId} as text), cast(${width} as integer), b, sum(value) from (${buckets}) as source
-    group by b
-    on conflict (user_id, width, bucket_start) do update set value = excluded.value
-  `.execute(trx);
+/** Read-modify-write of every day the samples touch; runs under the user's lock. */
+async function mergeMinutes(trx: Kysely<Database>, userId: string, samples: readonly StepSample[]): Promise<void> {
+  const days = new Map<number, DayMinutes | null>();
+  for (const sample of samples) days.set(dayStartOf(sample.start_time), null);
+  const starts = [...days.keys()];
+  for (let i = 0; i < starts.length; i += DAY_CHUNK) {
+    const stored = await trx
+      .selectFrom('series_days')
+      .select(['day_start', 'minutes'])
+      .where('user_id', '=', userId)
+      .where('metric', '=', 'steps')
+      .where('day_start', 'in', starts.slice(i, i + DAY_CHUNK))
+      .execute();
+    for (const row of stored) days.set(Number(row.day_start), unpackMinutes(row.minutes));
+  }
+  for (const sample of samples) {
+    const day = dayStartOf(sample.start_time);
+    let minutes = days.get(day);
+    if (!minutes) days.set(day, (minutes = emptyDay()));
+    minutes[(sample.start_time - day) / 60] = sample.value;
+  }
+  const rows = [...days].map(([day_start, minutes]) => ({ user_id: userId, metric: 'steps' as const, day_start, ...packDay(minutes!) }));
+  for (let i = 0; i < rows.length; i += DAY_CHUNK) {
+    await trx
+      .insertInto('series_days')
+      .values(rows.slice(i, i + DAY_CHUNK))
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'metric', 'day_start']).doUpdateSet((eb) => ({
+          total: eb.ref('excluded.total'),
+          hours: eb.ref('excluded.hours'),
+          minutes: eb.ref('excluded.minutes'),
+        })),
+      )
+      .execute();
+  }
 }

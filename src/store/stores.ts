@@ -20,8 +20,8 @@ import { createSessionStore, type SessionStore } from './sessions.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
 import { createStepSums, type StepSums } from './step-series.js';
 import { createStepStore, type StepStore } from './steps.js';
-import { postgresSums } from './postgres/step-series.js';
-import { sqliteSums } from './sqlite/step-series.js';
+import { postgresDays } from './postgres/step-series.js';
+import { sqliteDays } from './sqlite/step-series.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
@@ -66,10 +66,10 @@ export interface Stores {
  * read once it has the reader's latest upload (store/replica.ts).
  */
 export function createStores(db: Db, replica?: Db): Stores {
-  const primarySums = createStepSums(db.dialect, db.sqlite ? sqliteSums(db.sqlite) : postgresSums(db.pool));
+  const primarySums = createStepSums(db.sqlite ? sqliteDays(db.sqlite) : postgresDays(db.pool));
   let sums: StepSums = primarySums;
   if (replica?.pool) {
-    const replicaSums = createStepSums(replica.dialect, postgresSums(replica.pool));
+    const replicaSums = createStepSums(postgresDays(replica.pool));
     sums = replicaRoutedSums(primarySums, replicaSums, replicaPosition(replica.pool));
   }
   return {

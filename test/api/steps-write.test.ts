@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { bearer, userWithToken } from '../support/tokens.js';
+import { storedStepDays, storedStepMinutes } from '../support/series-days.js';
 import { postSamples, readSeries, STEPS, utc } from './steps-support.js';
 
 const DAY_START = utc(2024, 4, 2);
@@ -23,26 +24,13 @@ forEachDialect('steps upload', (dialect) => {
   const post = (token: string, payload: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: `${STEPS}/`, headers: { ...bearer(token), ...headers }, payload: payload as object });
 
-  async function storedMinutes(userId: string) {
-    return t.database.db.kysely
-      .selectFrom('step_samples').select(['minute_start', 'value']).where('user_id', '=', userId).orderBy('minute_start').execute();
-  }
+  const storedMinutes = (userId: string) => storedStepMinutes(t.database.db.kysely, userId);
 
-  /** Every rollup equals the sum of its minutes (zero rows aside). */
+  /** Every stored day's total and hourly sums equal the sums of its minutes. */
   async function assertRollupsMatchMinutes(userId: string) {
-    const minutes = await storedMinutes(userId);
-    for (const width of [900, 3600, 86_400]) {
-      const expected = new Map<number, number>();
-      for (const m of minutes) {
-        const bucket = Number(m.minute_start) - (Number(m.minute_start) % width);
-        expected.set(bucket, (expected.get(bucket) ?? 0) + Number(m.value));
-      }
-      const rows = await t.database.db.kysely
-        .selectFrom('step_rollups').select(['bucket_start', 'value'])
-        .where('user_id', '=', userId).where('width', '=', width).execute();
-      const stored = new Map(rows.filter((r) => Number(r.value) !== 0).map((r) => [Number(r.bucket_start), Number(r.value)]));
-      for (const [bucket, value] of [...expected]) if (value === 0) expected.delete(bucket);
-      assert.deepEqual(stored, expected, `width ${width}`);
+    for (const day of await storedStepDays(t.database.db.kysely, userId)) {
+      assert.equal(day.total, day.minutesTotal, `the total of day ${day.day_start}`);
+      assert.deepEqual(day.hours, day.minutesHours, `the hours of day ${day.day_start}`);
     }
   }
 
@@ -105,8 +93,7 @@ forEachDialect('steps upload', (dialect) => {
       assert.match(response.json().error_description, /nothing was written/);
     }
     assert.deepEqual(await storedMinutes(user.id), []);
-    const rollups = await t.database.db.kysely.selectFrom('step_rollups').select('value').where('user_id', '=', user.id).execute();
-    assert.deepEqual(rollups, []);
+    assert.deepEqual(await storedStepDays(t.database.db.kysely, user.id), []);
   });
 
   it('refuses bodies that are not {"samples": [...]}', async () => {

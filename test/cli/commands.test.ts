@@ -13,6 +13,7 @@ import { findAppByClientId } from '../../src/store/apps.js';
 import { runCliInProcess } from '../support/cli.js';
 import { insertGrant } from '../support/tokens.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
+import { minutesOfDays } from '../support/series-days.js';
 
 const files = mkdtempSync(join(tmpdir(), 'stride-cli-'));
 after(() => rmSync(files, { recursive: true, force: true }));
@@ -142,14 +143,14 @@ forEachDialect('stride CLI', (dialect) => {
     assert.deepEqual(JSON.parse(run.stdout), { imported: 3, user: 'walker@example.com' });
     const jsonl = file('ok.jsonl', '{"start_time":1700000040,"value":25}\n{"start_time":1700003580,"value":5}\n');
     assert.equal((await cli('steps', 'import', '--user', 'walker@example.com', jsonl)).code, 0);
-    const rows = await database.db.kysely.selectFrom('step_samples').select(['minute_start', 'value']).orderBy('minute_start').execute();
+    const rows = minutesOfDays(await database.db.kysely.selectFrom('series_days').select(['day_start', 'minutes']).execute());
     assert.deepEqual(rows.map((r) => [Number(r.minute_start), Number(r.value)]), [
       [1699999980, 10], [1700000040, 25], [1700000100, 30], [1700003580, 5],
     ]);
   });
 
   it('imports nothing from a file with a bad line, and names the line', async () => {
-    const countBefore = (await database.db.kysely.selectFrom('step_samples').selectAll().execute()).length;
+    const countBefore = minutesOfDays(await database.db.kysely.selectFrom('series_days').select(['day_start', 'minutes']).execute()).length;
     const bad = file('bad.csv', 'start_time,value\n1700100000,10\n1700100060,20\n1700100090,30\n');
     await expectFailure(['steps', 'import', '--user', 'walker@example.com', bad], /line 4: start_time must be a multiple of 60.*nothing was imported/);
     const negative = file('neg.csv', '1700100000,-3\n');
@@ -157,7 +158,7 @@ forEachDialect('stride CLI', (dialect) => {
     const garbage = file('garbage.jsonl', '{"start_time":1700100000,"value":1}\n{oops\n');
     await expectFailure(['steps', 'import', '--user', 'walker@example.com', garbage], /line 2: is not valid JSON/);
     await expectFailure(['steps', 'import', '--user', 'walker@example.com', join(files, 'missing.csv')], /ENOENT|no such file/);
-    const countAfter = (await database.db.kysely.selectFrom('step_samples').selectAll().execute()).length;
+    const countAfter = minutesOfDays(await database.db.kysely.selectFrom('series_days').select(['day_start', 'minutes']).execute()).length;
     assert.equal(countAfter, countBefore);
   });
 

@@ -23,6 +23,7 @@ import { insertGrant } from '../support/tokens.js';
 import { Browser, signIn, type Tokens } from '../oauth/flow.js';
 import { freePort, startServer } from '../support/cli.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
+import { storedStepDays, storedStepMinutes } from '../support/series-days.js';
 import {
   authorizationCode,
   consent,
@@ -240,8 +241,7 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
   for (const uploader of uploaders) {
     for (let d = 0; d < UPLOAD_DAYS; d++) {
       const day = uploader.firstDay + d * 86400;
-      const rows = await db.selectFrom('step_samples').select(['minute_start', 'value']).where('user_id', '=', uploader.user.id)
-        .where('minute_start', '>=', day).where('minute_start', '<', day + 86400).orderBy('minute_start').execute();
+      const rows = await storedStepMinutes(db, uploader.user.id, day, day + 86400);
       const answered = uploader.answered.get(day);
       const inFlight = uploader.inFlight !== null && uploader.inFlight % UPLOAD_DAYS === d ? uploader.inFlight : undefined;
       if (rows.length === 0) {
@@ -252,8 +252,8 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
       const batch = [answered, inFlight].find((b) => b !== undefined && rows.every((row, minute) => Number(row.value) === sampleValue(b, minute)));
       assert.ok(batch !== undefined, `day ${d}: the minutes are not wholly batch ${answered} (answered) or ${inFlight} (in flight)`);
       const total = rows.reduce((sum, row) => sum + Number(row.value), 0);
-      const dayRollup = await db.selectFrom('step_rollups').select('value').where('user_id', '=', uploader.user.id).where('width', '=', 86400).where('bucket_start', '=', day).executeTakeFirst();
-      assert.equal(Number(dayRollup?.value), total, `day ${d}: the day's rollup is not the sum of its minutes`);
+      const stored = (await storedStepDays(db, uploader.user.id)).find((row) => row.day_start === day);
+      assert.equal(stored?.total, total, `day ${d}: the day's total is not the sum of its minutes`);
       const series = await send(base, 'GET', `/v1/users/me/activities/steps?start_time=${day}&end_time=${day + 86400}&granularity=hour&timezone=UTC`, { headers: { authorization: `Bearer ${uploader.token}` } });
       assert.equal(series.status, 200, series.text);
       assert.equal(series.json().total, total, `day ${d}: the API's total`);

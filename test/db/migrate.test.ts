@@ -7,7 +7,7 @@ import { createTestDatabase, forEachDialect, type TestDatabase } from '../suppor
 
 const TABLES = [
   'users', 'apps', 'grants', 'authorization_codes', 'access_tokens', 'refresh_tokens',
-  'sessions', 'step_samples', 'step_rollups', 'server_secrets',
+  'sessions', 'series_days', 'server_secrets',
 ];
 
 forEachDialect('migrations', (dialect) => {

@@ -15,6 +15,7 @@ import SQLite from 'better-sqlite3';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { freePort, startServer } from '../support/cli.js';
+import { minutesOfDays } from '../support/series-days.js';
 import { seedClient, type Seeded } from '../support/fault-load.js';
 import {
   ext4ImageUnavailable,
@@ -166,8 +167,9 @@ async function writesRefusedThenRecovered(served: Served, fault: () => Promise<v
   const check = new SQLite(served.file, { readonly: true });
   try {
     assert.deepEqual(check.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
-    const rows = check.prepare('select count(*) as n from step_samples where minute_start >= ? and minute_start < ?').get(range[0], range[1]) as { n: number };
-    assert.equal(rows.n, WEEK_MINUTES, 'the upload is there once, whole');
+    const days = check.prepare('select day_start, minutes from series_days').all() as Array<{ day_start: number; minutes: Buffer }>;
+    const minutes = minutesOfDays(days).filter((m) => m.minute_start >= range[0] && m.minute_start < range[1]);
+    assert.equal(minutes.length, WEEK_MINUTES, 'the upload is there once, whole');
   } finally {
     check.close();
   }

@@ -100,8 +100,7 @@ describe('series reads from a streaming replica', { skip: postgresClusterUnavail
     await paused(async () => {
       // Changed on the primary behind Stride's back: the replica, paused, still has the upload,
       // and the series that Stride answers is the replica's.
-      await primaryDb.pool!.query('delete from step_rollups where user_id = $1', [user.id]);
-      await primaryDb.pool!.query('delete from step_samples where user_id = $1', [user.id]);
+      await primaryDb.pool!.query('delete from series_days where user_id = $1', [user.id]);
       assert.equal(await total(token), 300);
     });
     await caughtUp();

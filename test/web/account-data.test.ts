@@ -133,7 +133,7 @@ forEachDialect('your data and sessions', (dialect) => {
     assert.equal((await browser.get('/account')).status, 302, 'signed out');
     assert.equal(await t.database.stores.users.findById(person.id), undefined);
     const db = t.database.db.kysely;
-    for (const table of ['step_samples', 'step_rollups', 'sessions', 'grants', 'access_tokens', 'refresh_tokens'] as const) {
+    for (const table of ['series_days', 'sessions', 'grants', 'access_tokens', 'refresh_tokens'] as const) {
       assert.equal((await db.selectFrom(table).select('user_id').where('user_id', '=', person.id).execute()).length, 0, table);
     }
     assert.equal(await profileStatus(t, tokens.access_token), 401);

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { Browser, signIn } from '../oauth/flow.js';
 import { newAccount, PASSWORD } from './pages-support.js';
+import { packedStepDays } from '../support/series-days.js';
 
 cheapPasswordHashing();
 
@@ -26,13 +27,8 @@ after(() => t.close());
 
 it('streams three years of minutes with a flat heap, every row in order', async () => {
   const person = await newAccount(t, 'Long History');
-  const sqlite = t.database.db.sqlite!;
-  sqlite
-    .prepare(
-      `WITH RECURSIVE m(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM m WHERE i < ${ROWS - 1})
-       INSERT INTO step_samples (user_id, minute_start, value) SELECT ?, ${START} + i * 60, i % 50 FROM m`,
-    )
-    .run(person.id);
+  const days = packedStepDays(person.id, START, ROWS, (i) => i % 50);
+  for (let i = 0; i < days.length; i += 500) await t.database.db.kysely.insertInto('series_days').values(days.slice(i, i + 500)).execute();
   const browser = new Browser(null, origin);
   assert.equal((await signIn(browser, person.email, PASSWORD)).status, 303);
   const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
