@@ -179,22 +179,6 @@ export function startOfLocalDay(zone: string, time: number): number {
   return plan.boundaries[0]!;
 }
 
-/** Stored sums: raw minutes (60) and the UTC-aligned rollups of the store, coarsest first. */
-export const STORED_WIDTHS = [86_400, 3600, 900, 60] as const;
-export type StoredWidth = (typeof STORED_WIDTHS)[number];
-
-/**
- * The coarsest stored width whose rows never straddle a bucket boundary, so summing whole rows
- * per bucket is exact. Boundaries that are not whole UTC minutes (historic local mean time
- * offsets) fall back to minutes, each counted in the bucket where it starts.
- */
-export function rollupWidthFor(boundaries: readonly number[]): StoredWidth {
-  for (const width of STORED_WIDTHS) {
-    if (boundaries.every((boundary) => boundary % width === 0)) return width;
-  }
-  return 60;
-}
-
 /** Contiguous runs [from, to) of the `width`-aligned buckets that contain the given times. */
 export function bucketRuns(times: readonly number[], width: number): Array<[number, number]> {
   const starts = [...new Set(times.map((t) => t - (t % width)))].sort((a, b) => a - b);

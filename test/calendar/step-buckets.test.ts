@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planBuckets, rollupWidthFor, startOfLocalDay } from '../../src/calendar/step-buckets.js';
+import { planBuckets, startOfLocalDay } from '../../src/calendar/step-buckets.js';
 
 const utc = (year: number, month: number, day: number, hour = 0, minute = 0) => Date.UTC(year, month - 1, day, hour, minute) / 1000;
 const HOUR = 3600;
@@ -22,7 +22,6 @@ describe('local-clock buckets', () => {
     // 2024-04-07 02:00 +11 becomes 01:30 +10:30; the day is 24.5 hours long.
     const plan = planBuckets('Australia/Lord_Howe', 'day', utc(2024, 4, 6, 14), utc(2024, 4, 6, 15));
     assert.equal(plan.boundaries[1]! - plan.boundaries[0]!, 24.5 * HOUR);
-    assert.equal(rollupWidthFor(plan.boundaries), 900);
   });
 
   it('skips the day Samoa never had (Pacific/Apia, 2011-12-30)', () => {
@@ -32,16 +31,6 @@ describe('local-clock buckets', () => {
     assert.deepEqual(plan.boundaries, [utc(2011, 12, 29, 10), utc(2011, 12, 30, 10), utc(2011, 12, 31, 10), utc(2012, 1, 1, 10)]);
     const lengths = plan.boundaries.slice(1).map((b, i) => b - plan.boundaries[i]!);
     assert.deepEqual(lengths, [24 * HOUR, 24 * HOUR, 24 * HOUR], 'no bucket for 30 December, no 48-hour bucket');
-  });
-
-  it('picks the coarsest stored width that divides every boundary', () => {
-    const day = (zone: string) => planBuckets(zone, 'day', utc(2024, 6, 1), utc(2024, 7, 1)).boundaries;
-    assert.equal(rollupWidthFor(day('UTC')), 86_400);
-    assert.equal(rollupWidthFor(day('Europe/Berlin')), 3600);
-    assert.equal(rollupWidthFor(day('Asia/Kolkata')), 900);
-    assert.equal(rollupWidthFor(day('Asia/Kathmandu')), 900);
-    assert.equal(rollupWidthFor([60, 120, 180]), 60);
-    assert.equal(rollupWidthFor([30, 90]), 60);
   });
 
   it('finds the start of the local day', () => {
