@@ -8,7 +8,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, before, it } from 'node:test';
-import { sql } from 'kysely';
 import { createAccount } from '../../src/domain/users.js';
 import type { User } from '../../src/store/users.js';
 import { Browser, signIn } from '../oauth/flow.js';
@@ -16,6 +15,7 @@ import { testClock } from '../support/app.js';
 import { freePort, startServer } from '../support/cli.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
+import { packedStepDays } from '../support/series-days.js';
 import { PASSWORD } from './pages-support.js';
 
 cheapPasswordHashing();
@@ -44,13 +44,8 @@ forEachDialect('exports under a flood', (dialect) => {
   before(async () => {
     database = await createTestDatabase(dialect);
     const [person, someoneElse] = [await account('flooder'), await account('bystander')];
-    const minutes =
-      dialect === 'sqlite'
-        ? sql`WITH RECURSIVE m(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM m WHERE i < ${ROWS - 1})
-              INSERT INTO step_samples (user_id, minute_start, value) SELECT ${person.id}, ${START} + i * 60, i % 50 FROM m`
-        : sql`INSERT INTO step_samples (user_id, minute_start, value)
-              SELECT ${person.id}, ${START} + i * 60, i % 50 FROM generate_series(0, ${ROWS - 1}) AS i`;
-    await minutes.execute(database.db.kysely);
+    const days = packedStepDays(person.id, START, ROWS, (i) => i % 50);
+    for (let i = 0; i < days.length; i += 500) await database.db.kysely.insertInto('series_days').values(days.slice(i, i + 500)).execute();
     port = await freePort();
     server = await startServer(port, { DATABASE_URL: database.url, RATE_LIMIT: 'off' });
     [busy, other] = [await sessionOf(person), await sessionOf(someoneElse)];
