@@ -1,23 +1,56 @@
 /** The day rows of step series on PostgreSQL (the sums: ../step-series.ts). */
 import type pg from 'pg';
+import { batchedCalls } from '../../db/batched-calls.js';
 import type { DayDetail, DayReader, DayRow } from '../step-series.js';
+
+/** Series read in one statement at most; more start the next one at once. */
+const MAX_BATCH = 256;
 
 /** What is not needed is sent as an empty bytea, which costs no detoasting. */
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
-  totals: `day_start, total, ''::bytea as hours, ''::bytea as minutes`,
-  hours: `day_start, total, hours, ''::bytea as minutes`,
-  minutes: 'day_start, total, hours, minutes',
+  totals: `s.day_start, s.total, ''::bytea as hours, ''::bytea as minutes`,
+  hours: `s.day_start, s.total, s.hours, ''::bytea as minutes`,
+  minutes: 's.day_start, s.total, s.hours, s.minutes',
 };
 
-/** Statements prepared by name on each connection, one per detail: a range of the primary key. */
+interface DaysWanted {
+  userId: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * The series of one event-loop turn are read in ONE statement per detail (db/batched-calls.ts,
+ * decision 0002): a round trip through pg costs the event loop more than the rows it carries — one
+ * statement per series took 204 µs of event loop a request in the 30-day daily series of
+ * `npm run bench` against 93 µs batched (performance.md, November 26). Each wanted range is a
+ * range of the primary key, by a lateral subquery over the arrays.
+ */
 export function postgresDays(pool: pg.Pool): DayReader {
-  return async (userId, from, to, detail) => {
-    const result = await pool.query<DayRow>({
+  const readers = {
+    totals: daysOfMany(pool, 'totals'),
+    hours: daysOfMany(pool, 'hours'),
+    minutes: daysOfMany(pool, 'minutes'),
+  } satisfies Record<DayDetail, unknown>;
+  return (userId, from, to, detail) => readers[detail]({ userId, from, to });
+}
+
+function daysOfMany(pool: pg.Pool, detail: DayDetail) {
+  const text = `select k.i, ${COLUMNS[detail]}
+    from unnest($1::text[], $2::bigint[], $3::bigint[]) with ordinality as k(user_id, day_from, day_to, i)
+    cross join lateral (
+      select * from series_days d
+      where d.user_id = k.user_id and d.metric = 'steps' and d.day_start >= k.day_from and d.day_start < k.day_to
+    ) s
+    order by k.i, s.day_start`;
+  return batchedCalls<DaysWanted, DayRow[]>(async (calls) => {
+    const result = await pool.query<DayRow & { i: string }>({
       name: `stride_series_days_steps_${detail}`,
-      text: `select ${COLUMNS[detail]} from series_days
-             where user_id = $1 and metric = 'steps' and day_start >= $2 and day_start < $3 order by day_start`,
-      values: [userId, from, to],
+      text,
+      values: [calls.map((call) => call.input.userId), calls.map((call) => call.input.from), calls.map((call) => call.input.to)],
     });
-    return result.rows;
-  };
+    const days: DayRow[][] = calls.map(() => []);
+    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
+    calls.forEach((call, index) => call.resolve(days[index]!));
+  }, MAX_BATCH);
 }
