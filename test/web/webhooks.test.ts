@@ -81,7 +81,10 @@ forEachDialect('webhook pages', (dialect) => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => developer.post(listPage(), form)));
     assert.deepEqual(answers.map((answer) => answer.status), [303, 303, 303, 303, 303]);
     assert.equal(new Set(answers.map((answer) => answer.location().pathname)).size, 1, 'every answer names the one endpoint');
-    assert.equal((await t.app.ctx.stores.webhooks.list(f.app.id)).length, before + 1);
+    const endpoints = await t.app.ctx.stores.webhooks.list(f.app.id);
+    assert.equal(endpoints.length, before + 1);
+    // The tests below work on the app's first, verified endpoint.
+    for (const endpoint of endpoints) if (endpoint.url === form.url) await t.app.ctx.stores.webhooks.delete(endpoint.id);
   });
 
   it('refuses a bad URL or no events with the form kept, and adds nothing', async () => {
