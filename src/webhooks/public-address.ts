@@ -10,6 +10,7 @@
  * IPv4 address, whatever its spelling (`::ffff:127.0.0.1` and `::ffff:7f00:1` alike).
  */
 import { BlockList, isIP } from 'node:net';
+import { ipv4Of as ipv4, ipv6Groups } from '../security/ip-address.js';
 
 /** RFC 6890's blocks, with 192.88.99.0/24 (the 6to4 relays' anycast, deprecated by RFC 7526). */
 const SPECIAL_IPV4 = new BlockList();
@@ -47,6 +48,7 @@ function isPublicIPv6(address: string): boolean {
   // A zone (`fe80::1%eth0`) scopes a link-local or site address: never a public one.
   if (address.includes('%')) return false;
   const groups = ipv6Groups(address);
+  if (groups === null) return false;
   const translated = translatedIPv4(groups);
   if (translated !== null) return isPublicAddress(translated);
   if (!GLOBAL_UNICAST.check(address, 'ipv6') || SPECIAL_GLOBAL_IPV6.check(address, 'ipv6')) return false;
@@ -85,21 +87,4 @@ function tunnelledIPv4(g: readonly number[]): string[] {
   if (g[0] === 0x2002) addresses.push(ipv4(g[1]!, g[2]!));
   if ((g[4]! & 0xfdff) === 0 && g[5] === 0x5efe) addresses.push(ipv4(g[6]!, g[7]!));
   return addresses;
-}
-
-const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
-
-/** The eight 16-bit groups of a valid IPv6 literal (isIP() === 6), a dotted-quad tail included (RFC 4291 §2.2). */
-function ipv6Groups(address: string): number[] {
-  let text = address.toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const missing = tail === undefined ? 0 : 8 - left.length - right.length;
-  return [...left, ...Array<string>(missing).fill('0'), ...right].map((group) => parseInt(group, 16));
 }
