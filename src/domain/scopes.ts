@@ -6,8 +6,14 @@
 export const SCOPES = {
   read_profile: 'See your profile: name, time zone, daily step goal and stride length',
   write_profile: 'Change your profile',
-  read_activity: 'See your step counts',
-  write_activity: 'Add and change your step counts',
+  read_activity: 'See your steps, distance and calories',
+  write_activity: 'Add and change your steps, distance and calories',
+  read_heartrate: 'See your heart rate',
+  write_heartrate: 'Add and change your heart rate',
+  read_sleep: 'See your sleep',
+  write_sleep: 'Add and change your sleep',
+  read_body: 'See your weight and body fat',
+  write_body: 'Add and change your weight and body fat',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

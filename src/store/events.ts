@@ -11,8 +11,16 @@ import type { Database } from '../db/schema.js';
 
 type Q = Kysely<Database>;
 
-export const EVENT_TYPES = ['steps.updated', 'profile.updated', 'grant.created', 'grant.revoked'] as const;
+/** The events of a person's data (SPEC §7): coalesced per user and endpoint (coalesce below). */
+export const DATA_EVENT_TYPES = ['steps.updated', 'distance.updated', 'calories.updated', 'heartrate.updated', 'sleep.updated', 'body.updated'] as const;
+export type DataEventType = (typeof DATA_EVENT_TYPES)[number];
+
+export const EVENT_TYPES = [...DATA_EVENT_TYPES, 'profile.updated', 'grant.created', 'grant.revoked'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+function isDataEvent(type: EventType): type is DataEventType {
+  return (DATA_EVENT_TYPES as readonly string[]).includes(type);
+}
 
 export interface NewEvent {
   type: EventType;
@@ -23,7 +31,7 @@ export interface NewEvent {
   now: number;
 }
 
-/** A minute range of a steps.updated event, [start_time, end_time) in Unix seconds. */
+/** A range of a data event (steps.updated and the like), [start_time, end_time) in Unix seconds. */
 export interface MinuteRange {
   start_time: number;
   end_time: number;
@@ -62,7 +70,7 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
     row.endpoint_id !== null && row.event_types!.split(' ').includes(event.type));
   let fresh = endpoints;
   let slots = new Map<string, number>();
-  if (event.type === 'steps.updated' && coalesceSeconds > 0 && endpoints.length > 0) {
+  if (isDataEvent(event.type) && coalesceSeconds > 0 && endpoints.length > 0) {
     const coalescing = await coalesce(trx, endpoints.map((endpoint) => endpoint.endpoint_id), event, data, coalesceSeconds);
     fresh = endpoints.filter((endpoint) => !coalescing.joined.has(endpoint.endpoint_id));
     slots = coalescing.slots;
@@ -114,14 +122,14 @@ const scopeAudience = preparedQuery((db: Q, userId: string, scopePattern: string
     .where(sql<boolean>`(' ' || g.scope || ' ') like ${scopePattern} escape '\\'`),
 );
 
-/** An endpoint's steps.updated messages for a user that are waiting, or made within the window (for the slot). */
-const recentStepsMessages = preparedQuery((db: Q, endpointId: string, userId: string, windowStart: number) => {
+/** An endpoint's messages of one data event type for a user that are waiting, or made within the window (for the slot). */
+const recentDataMessages = preparedQuery((db: Q, endpointId: string, userId: string, type: string, windowStart: number) => {
   const query = db
     .selectFrom('webhook_deliveries')
     .select(['id', 'endpoint_id', 'payload', 'state', 'attempts', 'lease_until', 'created_at'])
     .where('endpoint_id', '=', endpointId)
     .where('user_id', '=', userId)
-    .where('type', '=', 'steps.updated')
+    .where('type', '=', type)
     .where((eb) =>
       eb.or([eb.and([eb('state', '=', 'pending'), eb('attempts', '=', 0), eb('lease_until', 'is', null)]), eb('created_at', '>', windowStart)]),
     );
@@ -129,7 +137,8 @@ const recentStepsMessages = preparedQuery((db: Q, endpointId: string, userId: st
 });
 
 /**
- * steps.updated is sent at most once per user and endpoint per WEBHOOK_COALESCE seconds: an upload
+ * A data event (steps.updated, sleep.updated, …) is sent at most once per type, user and endpoint
+ * per WEBHOOK_COALESCE seconds: an upload
  * while a message is waiting for its slot (not yet tried, not claimed) joins it — ranges and dates
  * merged — instead of making another one; otherwise its message waits for the slot after the last
  * one. The rows read are locked (PostgreSQL), so that a worker cannot claim a message between this
@@ -137,21 +146,22 @@ const recentStepsMessages = preparedQuery((db: Q, endpointId: string, userId: st
  */
 async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Record<string, unknown>, coalesceSeconds: number) {
   const recent = [];
-  for (const id of endpointIds) recent.push(...(await recentStepsMessages(trx, id, event.userId, event.now - coalesceSeconds)).rows);
+  for (const id of endpointIds) recent.push(...(await recentDataMessages(trx, id, event.userId, event.type, event.now - coalesceSeconds)).rows);
   const waiting = recent.filter((row) => row.state === 'pending' && row.attempts === 0 && row.lease_until === null);
   // The messages of one user's uploads usually hold the same data: one update per distinct payload.
   const byPayload = new Map<string, string[]>();
   for (const row of waiting) byPayload.set(row.payload, [...(byPayload.get(row.payload) ?? []), row.id]);
   for (const [payload, ids] of byPayload) {
-    const before = (JSON.parse(payload) as { data: { ranges: MinuteRange[]; dates: string[] } }).data;
+    const before = (JSON.parse(payload) as { data: { ranges?: MinuteRange[]; dates: string[] } }).data;
     const merged = {
       ...data,
-      ranges: mergeRanges([...before.ranges, ...(data.ranges as MinuteRange[])]),
+      // Every data event names the local dates it touches; the series and sleep also name ranges.
+      ...(before.ranges ? { ranges: mergeRanges([...before.ranges, ...((data.ranges as MinuteRange[] | undefined) ?? [])]) } : {}),
       dates: [...new Set([...before.dates, ...(data.dates as string[])])].sort(),
     };
     // Minutes sent again (a device syncing the same day) change nothing the message says.
     if (JSON.stringify(merged) === JSON.stringify(before)) continue;
-    await trx.updateTable('webhook_deliveries').set({ payload: messageBody('steps.updated', event.now, merged) }).where('id', 'in', ids).execute();
+    await trx.updateTable('webhook_deliveries').set({ payload: messageBody(event.type, event.now, merged) }).where('id', 'in', ids).execute();
   }
   const slots = new Map<string, number>();
   for (const row of recent) slots.set(row.endpoint_id, Math.max(slots.get(row.endpoint_id) ?? event.now, Number(row.created_at) + coalesceSeconds));

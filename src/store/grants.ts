@@ -8,7 +8,7 @@ import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { isAppIdSyntax } from './identifiers.js';
-import { recordEvent } from './events.js';
+import { DATA_EVENT_TYPES, recordEvent } from './events.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -186,7 +186,7 @@ export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation
         .deleteFrom('webhook_deliveries')
         .where('state', '=', 'pending')
         .where('user_id', '=', grant.user_id)
-        .where('type', 'in', ['steps.updated', 'profile.updated'])
+        .where('type', 'in', [...DATA_EVENT_TYPES, 'profile.updated'])
         .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', grant.app_id))
         .execute();
       const event = { type: 'grant.revoked', userId: grant.user_id, audience: { appId: grant.app_id }, data: { reason: revocation!.reason }, now: revocation!.now } as const;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { realValue } from './hostile.js';
 import { PUBLIC_REDIRECT_URI, REDIRECT_URI } from './world.js';
 
-const SCOPES = ['read_profile', 'write_profile', 'read_activity', 'write_activity'];
+const SCOPES = ['read_profile', 'write_profile', 'read_activity', 'write_activity', 'read_heartrate', 'write_heartrate', 'read_sleep', 'write_sleep', 'read_body', 'write_body'];
 
 /** Scope lists: usually a subset of the real scopes, sometimes with unknown ones or odd separators. */
 export const scopeList = fc.oneof(

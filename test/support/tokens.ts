@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import type { TestApp } from './app.js';
 
-export const ALL_RESOURCE_SCOPES = ['read_profile', 'write_profile', 'read_activity', 'write_activity'];
+export const ALL_RESOURCE_SCOPES = ['read_profile', 'write_profile', 'read_activity', 'write_activity', 'read_heartrate', 'write_heartrate', 'read_sleep', 'write_sleep', 'read_body', 'write_body'];
 
 export interface TestUser {
   id: string;
