@@ -5,8 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { bucketRuns } from '../calendar/step-buckets.js';
-import { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
-import type { HeartRateChange, HeartRateMinute } from '../store/heart-rate.js';
+import { MAX_BPM, MIN_BPM, type HeartRateChange, type HeartRateMinute } from '../store/heart-rate.js';
 import { MAX_FUTURE_SECONDS } from './step-samples.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 

@@ -14,6 +14,9 @@ import { recordEvent, type MinuteRange } from './events.js';
 import type { HeartRateDayReader } from './heart-rate-series.js';
 import { withOwnerLocked } from './owner-lock.js';
 
+/** The range of a reading, in beats per minute (SPEC §4.4). */
+export { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
+
 const METRIC = 'heartrate';
 
 /** One minute of heart rate (docs/api.md): the minute's start in Unix seconds, and its readings' avg, min and max. */
