@@ -158,7 +158,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
  * (a route of the browser-facing scope, where the cookie plugin parsed the request's cookies).
  */
 export function handleError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES);
   const isPage = request.cookies !== undefined;
   if (apiError?.error === 'temporarily_unavailable' && !(error instanceof ApiError)) {
     request.log.warn({ err: error }, 'the database is unavailable');
@@ -178,7 +178,8 @@ export function handleError(error: FastifyError | ApiError | Error, request: Fas
   });
 }
 
-function toApiError(error: FastifyError | ApiError | Error): ApiError | null {
+/** `bodyLimit`: the route's (a heart-rate upload may carry a day of readings once a second). */
+function toApiError(error: FastifyError | ApiError | Error, bodyLimit: number): ApiError | null {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) return temporarilyUnavailable('the database cannot be reached or written for now; try again shortly');
   const fastifyError = error as FastifyError;
@@ -188,7 +189,7 @@ function toApiError(error: FastifyError | ApiError | Error): ApiError | null {
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('request_too_large', `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      return new ApiError('request_too_large', `the request body is larger than ${bodyLimit} bytes`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'the Content-Type of the body is not supported here');
     default:

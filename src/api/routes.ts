@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { bearerAuth } from './bearer.js';
+import { heartRateRoutes } from './heart-rate.js';
 import { stepRoutes } from './steps.js';
 import { userRoutes } from './users.js';
 
@@ -13,4 +14,5 @@ export async function resourceRoutes(app: FastifyInstance): Promise<void> {
   await bearerAuth(app);
   await userRoutes(app);
   await stepRoutes(app);
+  await heartRateRoutes(app);
 }

@@ -122,13 +122,14 @@ export interface SessionTable {
 
 /**
  * One person × metric × UTC day of a minute series (db/series-day.ts): the day's total, its 24
- * hourly sums and its minutes, packed.
+ * hourly sums and its minutes, packed. Heart rate (db/heart-rate-day.ts) keeps aggregates in them
+ * instead of sums, its total a 58-bit integer written as a BigInt.
  */
 export interface SeriesDayTable {
   user_id: string;
-  metric: 'steps';
+  metric: 'steps' | 'heartrate';
   day_start: number;
-  total: number;
+  total: number | bigint;
   hours: Uint8Array;
   minutes: Uint8Array;
 }

@@ -20,6 +20,9 @@ import { createSessionStore, type SessionStore } from './sessions.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
 import { createStepSums, type StepSums } from './step-series.js';
 import { createStepStore, type StepStore } from './steps.js';
+import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
+import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
+import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { postgresDays } from './postgres/step-series.js';
 import { sqliteDays } from './sqlite/step-series.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
@@ -40,6 +43,8 @@ export interface Stores {
   /** The bearer check of every resource API request. */
   bearer: BearerLookup;
   steps: StepStore;
+  /** Heart rate in the series store; read from the primary (no replica routing). */
+  heartRate: HeartRateStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
   /** Each app's usage counters and last errors, for its dashboard page. */
@@ -82,6 +87,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
     steps: createStepStore(db, sums, replica !== undefined),
+    heartRate: createHeartRateStore(db, db.sqlite ? sqliteHeartRateDays(db.sqlite) : postgresHeartRateDays(db.pool)),
     webhooks: createWebhookStore(db),
     usage: createUsageStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),

@@ -5,7 +5,7 @@ import { forEachDialect } from '../support/databases.js';
 import { ALL_RESOURCE_SCOPES, bearer, createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
 
 interface RouteCase {
-  method: 'GET' | 'PUT' | 'POST';
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   url: string;
   scope: string;
   payload?: unknown;
@@ -20,6 +20,12 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', url: '/v1/users/me/activities/steps', scope: 'read_activity' },
   { method: 'POST', url: '/v1/users/me/activities/steps/', scope: 'write_activity', payload: { samples: [] } },
   { method: 'POST', url: '/v1/users/me/activities/steps', scope: 'write_activity', payload: { samples: [] } },
+  { method: 'GET', url: '/v1/users/me/heartrate/', scope: 'read_heartrate' },
+  { method: 'GET', url: '/v1/users/me/heartrate', scope: 'read_heartrate' },
+  { method: 'POST', url: '/v1/users/me/heartrate/', scope: 'write_heartrate', payload: { samples: [] } },
+  { method: 'POST', url: '/v1/users/me/heartrate', scope: 'write_heartrate', payload: { samples: [{ time: 1_700_000_000, bpm: 61 }] } },
+  { method: 'DELETE', url: '/v1/users/me/heartrate/?start_time=1700000000&end_time=1700000060', scope: 'write_heartrate' },
+  { method: 'DELETE', url: '/v1/users/me/heartrate?start_time=1700000000&end_time=1700000060', scope: 'write_heartrate' },
 ];
 
 forEachDialect('resource API scopes and bearer tokens', (dialect) => {
@@ -80,6 +86,16 @@ forEachDialect('resource API scopes and bearer tokens', (dialect) => {
     } finally {
       t.clock.advance(-61);
     }
+  });
+
+  it('checks the heart-rate scope before reading the body', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/users/me/heartrate/',
+      headers: { ...bearer(tokens.get('read_heartrate')!), 'content-type': 'application/json' },
+      payload: '{"samples": not json',
+    });
+    assert.equal(response.statusCode, 403);
   });
 
   it('checks the scope before reading the body', async () => {

@@ -1,6 +1,7 @@
 /**
  * Fuzzing the resource API (src/api/routes.ts): the user resource at /v1/users/me and /users
- * (GET, PUT) and the steps collection (GET a series, POST samples), with real bearer tokens of
+ * (GET, PUT), the steps collection (GET a series, POST samples) and heart rate (GET a series, POST
+ * readings, DELETE a range), with real bearer tokens of
  * every scope and of one scope mixed in with broken ones.
  */
 import { after, before, it } from 'node:test';
@@ -60,6 +61,29 @@ const sampleBatch = fc.oneof(
   { weight: 1, arbitrary: fullWeek },
 );
 
+const reading = fc.record({ time: fc.integer({ min: -20_000 * 60, max: 2_000 * 60 }).map((offset) => now() + offset), bpm: fc.integer({ min: 25, max: 250 }) });
+const hostileReading = fc.record(
+  {
+    time: jsonField(fc.oneof(fc.constantFrom(-1, 0, 2 ** 53, 1e12, 0.5), fc.constant(now() + 86_401))),
+    bpm: jsonField(fc.oneof(fc.integer({ min: 20, max: 255 }), fc.constantFrom(24, 251, 70.5, '70'))),
+    extra: hostileJson,
+  },
+  { requiredKeys: [] },
+);
+/** Readings, sometimes with one bad one (the whole upload must then be refused), or a day once a second and one more. */
+const readingBatch = fc.oneof(
+  {
+    weight: 20,
+    arbitrary: fc.record({
+      samples: fc.oneof(
+        { weight: 4, arbitrary: fc.tuple(fc.array(reading, { maxLength: 30 }), fc.option(fc.tuple(fc.nat(), hostileReading), { freq: 2 })).map(([valid, bad]) => (bad === null ? valid : [...valid, bad[1]])) },
+        { weight: 1, arbitrary: hostileJson },
+      ),
+    }, { requiredKeys: [] }),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(86_400, 86_401).map((count) => ({ samples: Array.from({ length: count }, (_, i) => ({ time: now() - i, bpm: 25 + (i % 226) })) })) },
+);
+
 const bearerRoute = { face: 'api', credentials: 'bearer', rateLimited: true } as const;
 
 export const API_ROUTES: Route[] = [
@@ -76,6 +100,17 @@ export const API_ROUTES: Route[] = [
       fields: { start_time: unixSeconds, end_time: unixSeconds, granularity: fc.constantFrom('minute', 'hour', 'day', 'week', 'DAY', ''), timezone: timeZone },
     },
     { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: sampleBatch },
+  ]),
+  ...['/v1/users/me/heartrate', '/v1/users/me/heartrate/'].flatMap((path): Route[] => [
+    {
+      ...bearerRoute,
+      method: 'GET',
+      path,
+      statuses: [200, 400, 401, 403],
+      fields: { start_time: unixSeconds, end_time: unixSeconds, granularity: fc.constantFrom('minute', 'hour', 'day', 'week', ''), timezone: timeZone },
+    },
+    { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: readingBatch },
+    { ...bearerRoute, method: 'DELETE', path, statuses: [200, 400, 401, 403], fields: { start_time: unixSeconds, end_time: unixSeconds } },
   ]),
 ];
 

@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists the API, and none of the pages', () => {
-    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
+    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/heartrate/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
       assert.ok(doc.paths[path], `${path} is missing`);
     }
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/(login|signup|logout|dashboard|account|demo|oauth2\/authorize|docs|openapi)/);
@@ -126,6 +126,16 @@ describe('the OpenAPI document', () => {
     await call('POST', steps, { headers: bearer(tokens.access_token), json: { samples: [{ start_time: 1_700_000_041, value: 12 }] } });
     await call('GET', `${steps}?start_time=1700000000&end_time=1700086400&granularity=hour`, { headers: bearer(tokens.access_token) });
     await call('GET', `${steps}?granularity=fortnight`, { headers: bearer(tokens.access_token) });
+    const heartRate = '/v1/users/me/heartrate/';
+    await call('POST', heartRate, { headers: bearer(fullToken), json: { samples: [{ time: 1_700_000_041, bpm: 64 }, { time: 1_700_000_042, bpm: 66 }] } });
+    await call('POST', heartRate, { headers: bearer(fullToken), json: { samples: [{ time: 1_700_000_041, bpm: 251 }] } });
+    await call('POST', heartRate, { headers: bearer(tokens.access_token), json: { samples: [] } });
+    for (const granularity of ['minute', 'hour', 'day']) {
+      await call('GET', `${heartRate}?start_time=1699999000&end_time=1700003000&granularity=${granularity}&timezone=Europe/Berlin`, { headers: bearer(fullToken) });
+    }
+    await call('GET', `${heartRate}?granularity=fortnight`, { headers: bearer(fullToken) });
+    await call('DELETE', `${heartRate}?start_time=1700000000&end_time=1700000060`, { headers: bearer(fullToken) });
+    await call('DELETE', `${heartRate}?start_time=1700000000`, { headers: bearer(fullToken) });
   });
   it('declares every answer the resource API gives, errors included', () => resourceApiAnswers());
 
@@ -172,6 +182,10 @@ describe('the OpenAPI document', () => {
       { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1001 }] }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1, extra: true }] }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: 1_700_000_040, bpm: 250 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: 1_700_000_040, bpm: 24 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: 1_700_000_040, bpm: 60, extra: 1 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: '1700000040', bpm: 60 }] }, token: fullToken },
     ];
     for (const { method, url, body, token } of cases) {
       const valid = bodySchema(method, url)(body);

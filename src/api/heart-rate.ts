@@ -1,0 +1,86 @@
+/**
+ * The heart-rate collection (docs/api.md, SPEC §4.4): `GET` a dense series (read_heartrate), `POST`
+ * readings and `DELETE` a range of minutes (write_heartrate). With and without the trailing slash
+ * (the app ignores it). Each route's schema checks its input; the routes check by hand only what a
+ * schema cannot say, before anything is written.
+ */
+import type { FastifyInstance } from 'fastify';
+import { invalidRequest } from '../errors.js';
+import { heartRateChange, HEART_RATE_UPLOAD_JSON_SCHEMA, minutesOfReadings, readingsProblem, type HeartRateReading } from '../domain/heart-rate-readings.js';
+import { createHeartRateSeriesReader, deleteRange, DELETE_RANGE_JSON_SCHEMA, HEART_RATE_SERIES_JSON_SCHEMA } from '../domain/heart-rate-series.js';
+import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
+import { parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA } from '../domain/step-series.js';
+import { BEARER, errorAnswers } from '../http/schemas.js';
+import { heartRateBuckets } from '../store/heart-rate-series.js';
+import { requireScope } from './bearer.js';
+import { requireJsonBody } from './json-body.js';
+import { apiRateLimit } from './rate-limit.js';
+
+export const HEART_RATE_PATH = '/v1/users/me/heartrate/';
+
+/** A day of readings once a second is about 2.6 MB of JSON. */
+export const HEART_RATE_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+const DELETED_JSON_SCHEMA = {
+  type: 'object',
+  required: ['deleted'],
+  additionalProperties: false,
+  properties: { deleted: { type: 'integer', description: 'how many of the range\'s minutes held data' } },
+} as const;
+
+export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
+  const { stores, clock } = app.ctx;
+  const limit = apiRateLimit(app);
+  const readDays = stores.heartRate.readDays;
+  const readSeries = createHeartRateSeriesReader((userId, plan) => heartRateBuckets(readDays, userId, plan));
+  const coalesceSeconds = app.ctx.config.webhooks.coalesceSeconds;
+  const tags = ['Heart rate'];
+
+  const read = {
+    tags,
+    summary: 'A dense series of heart rate per minute, hour or local day: avg, min, max, minutes with data; resting per day (read_heartrate)',
+    security: BEARER,
+    querystring: SERIES_QUERY_JSON_SCHEMA,
+    response: { 200: HEART_RATE_SERIES_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+  };
+  app.get(HEART_RATE_PATH, { config: limit, schema: read, onRequest: requireScope('read_heartrate') }, (request) => {
+    const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
+    return readSeries(request.auth.userId, seriesRequest);
+  });
+
+  const write = {
+    tags,
+    summary: 'Store readings; each minute\'s readings replace what it held, all or nothing (write_heartrate)',
+    security: BEARER,
+    body: HEART_RATE_UPLOAD_JSON_SCHEMA,
+    response: { 200: ACCEPTED_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+  };
+  app.post(
+    HEART_RATE_PATH,
+    { config: limit, schema: write, bodyLimit: HEART_RATE_BODY_LIMIT_BYTES, onRequest: requireScope('write_heartrate'), preValidation: requireJsonBody },
+    async (request) => {
+      const now = clock();
+      const { samples } = request.body as { samples: HeartRateReading[] };
+      const problem = readingsProblem(samples, now);
+      if (problem !== null) throw invalidRequest(problem);
+      const minutes = minutesOfReadings(samples);
+      const change = heartRateChange(minutes.map((minute) => minute.start_time), request.auth.profile.timezone, now, coalesceSeconds);
+      await stores.heartRate.upsertMinutes(request.auth.userId, minutes, change);
+      return { accepted: samples.length };
+    },
+  );
+
+  const remove = {
+    tags,
+    summary: 'Remove the minutes of a range of at most 31 days (write_heartrate)',
+    security: BEARER,
+    querystring: DELETE_RANGE_JSON_SCHEMA,
+    response: { 200: DELETED_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+  };
+  app.delete(HEART_RATE_PATH, { config: limit, schema: remove, onRequest: requireScope('write_heartrate') }, async (request) => {
+    const { from, to } = deleteRange(request.query as { start_time: string; end_time: string });
+    const zone = request.auth.profile.timezone;
+    const removed = await stores.heartRate.deleteMinutes(request.auth.userId, from, to, (minutes) => heartRateChange(minutes, zone, clock(), coalesceSeconds));
+    return { deleted: removed.length };
+  });
+}

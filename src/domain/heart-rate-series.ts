@@ -1,0 +1,132 @@
+/**
+ * The heart-rate series of docs/api.md: the query of the steps series (domain/step-series.ts), and
+ * the dense series assembled from the buckets the store computes — avg, min and max of the minutes
+ * with data (null without any), how many there are, and for day buckets the resting heart rate.
+ */
+import { planBuckets, type BucketPlan } from '../calendar/step-buckets.js';
+import { invalidRequest } from '../errors.js';
+import type { HeartRateBuckets } from '../store/heart-rate-series.js';
+import { MAX_TIMESTAMP, type SeriesRequest } from './step-series.js';
+
+export interface HeartRateBucket {
+  start_time: number;
+  end_time: number;
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+  minutes: number;
+  resting?: number | null;
+}
+
+/** The 200 body of `GET /v1/users/me/heartrate/`. */
+export interface HeartRateSeries {
+  granularity: SeriesRequest['granularity'];
+  timezone: string;
+  start_time: number;
+  end_time: number;
+  heartrate: HeartRateBucket[];
+}
+
+const nullableNumber = { type: ['number', 'null'] } as const;
+const nullableInteger = { type: ['integer', 'null'] } as const;
+
+export const HEART_RATE_SERIES_JSON_SCHEMA = {
+  type: 'object',
+  required: ['granularity', 'timezone', 'start_time', 'end_time', 'heartrate'],
+  additionalProperties: false,
+  properties: {
+    granularity: { type: 'string' },
+    timezone: { type: 'string' },
+    start_time: { type: 'integer' },
+    end_time: { type: 'integer' },
+    heartrate: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['start_time', 'end_time', 'avg', 'min', 'max', 'minutes'],
+        additionalProperties: false,
+        properties: {
+          start_time: { type: 'integer' },
+          end_time: { type: 'integer' },
+          avg: { ...nullableNumber, description: 'the mean of the minutes\' avgs, one decimal; null when no minute has data' },
+          min: { ...nullableInteger, description: 'the lowest reading' },
+          max: { ...nullableInteger, description: 'the highest reading' },
+          minutes: { type: 'integer', description: 'minutes with data' },
+          resting: { ...nullableNumber, description: 'day buckets only: the resting heart rate (docs/api.md), null when the day has too little data' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** The buckets of a plan, from the store. */
+export type HeartRateBucketSource = (userId: string, plan: BucketPlan) => HeartRateBuckets | Promise<HeartRateBuckets>;
+export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => HeartRateSeries | Promise<HeartRateSeries>;
+
+/** Plans kept, as the steps series keeps them (decision 0005). */
+const MAX_KEPT_PLANS = 256;
+
+export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): HeartRateSeriesReader {
+  const plans = new Map<string, BucketPlan>();
+  return (userId, request) => {
+    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
+    let plan = plans.get(key);
+    if (plan === undefined) {
+      plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
+      plans.set(key, plan);
+    }
+    const found = buckets(userId, plan);
+    return found instanceof Promise ? found.then((values) => seriesOf(request, plan, values)) : seriesOf(request, plan, found);
+  };
+}
+
+const oneDecimal = (value: number) => Math.round(value * 10) / 10;
+
+function seriesOf(request: SeriesRequest, plan: BucketPlan, buckets: HeartRateBuckets): HeartRateSeries {
+  const { boundaries } = plan;
+  const count = Math.max(0, boundaries.length - 1);
+  const heartrate: HeartRateBucket[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const minutes = buckets.minutes[i]!;
+    const bucket: HeartRateBucket = {
+      start_time: boundaries[i]!,
+      end_time: boundaries[i + 1]!,
+      avg: minutes === 0 ? null : oneDecimal(buckets.sums[i]! / minutes),
+      min: minutes === 0 ? null : buckets.min[i]!,
+      max: minutes === 0 ? null : buckets.max[i]!,
+      minutes,
+    };
+    if (buckets.resting) bucket.resting = buckets.resting[i] ?? null;
+    heartrate[i] = bucket;
+  }
+  return {
+    granularity: request.granularity,
+    timezone: request.timezone,
+    start_time: boundaries[0] ?? request.start,
+    end_time: boundaries[boundaries.length - 1] ?? request.end,
+    heartrate,
+  };
+}
+
+/** The longest range one DELETE may clear. */
+export const MAX_DELETE_SECONDS = 31 * 86_400;
+
+export const DELETE_RANGE_JSON_SCHEMA = {
+  type: 'object',
+  required: ['start_time', 'end_time'],
+  additionalProperties: false,
+  properties: {
+    start_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds: the minutes that start at or after it are removed' },
+    end_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds: … and before it; at most 31 days after start_time' },
+  },
+} as const;
+
+/** The range of a DELETE, its schema already checked. */
+export function deleteRange(query: { start_time: string | number; end_time: string | number }): { from: number; to: number } {
+  const from = Number(query.start_time);
+  const to = Number(query.end_time);
+  if (to < from) throw invalidRequest(`querystring/end_time ${to} is before start_time ${from}`);
+  if (to - from > MAX_DELETE_SECONDS) throw invalidRequest('the range from start_time to end_time is longer than 31 days, the most one DELETE may remove');
+  return { from, to };
+}

@@ -1,0 +1,134 @@
+/**
+ * Heart-rate buckets of local-clock plans from the day rows of the series store
+ * (db/heart-rate-day.ts): one range read of the user's days per series, then per day the coarsest
+ * stored figures that no bucket boundary cuts — the day's aggregates in `total` (a daily series in
+ * UTC), else each hour's from the quarter-hour summary (days in Europe/Berlin, hourly series), else,
+ * for an hour a boundary cuts (Asia/Kolkata, minute series), its minutes.
+ *
+ * Day buckets also carry the resting heart rate, the lowest half hour of the local day
+ * (lowestHalfHour): from `total` when the bucket is a UTC day, else from the quarter hours lying
+ * wholly inside the bucket, over the UTC days it spans.
+ */
+import type { BucketPlan } from '../calendar/step-buckets.js';
+import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/series-day.js';
+import { QUARTERS_PER_DAY, lowestHalfHour, unpackHeartRateMinutes, unpackSummary, unpackTotal, type HeartRateMinutes } from '../db/heart-rate-day.js';
+import { dayDetailFor, type DayDetail } from './step-series.js';
+
+/** A stored heart-rate day as its readers get it: `total` exactly (a BigInt, or text from PostgreSQL). */
+export interface HeartRateDayRow {
+  day_start: number | bigint | string;
+  total: bigint | string;
+  hours: Uint8Array;
+  minutes: Uint8Array;
+}
+
+/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail` (store/step-series.ts). */
+export type HeartRateDayReader = (userId: string, from: number, to: number, detail: DayDetail) => HeartRateDayRow[] | Promise<HeartRateDayRow[]>;
+
+/** What each bucket of a plan holds. */
+export interface HeartRateBuckets {
+  /** Minutes with data. */
+  minutes: Uint16Array | Uint32Array;
+  /** Sum of those minutes' avgs. */
+  sums: Float64Array;
+  /** Lowest min and highest max (0: none). */
+  min: Uint8Array;
+  max: Uint8Array;
+  /** Day plans only: the resting heart rate per bucket (null: not enough data). */
+  resting: Array<number | null> | null;
+}
+
+/** The heart-rate buckets of `plan` from the user's days (read through `readDays`). */
+export function heartRateBuckets(readDays: HeartRateDayReader, userId: string, plan: BucketPlan): HeartRateBuckets | Promise<HeartRateBuckets> {
+  const { boundaries } = plan;
+  const empty = boundaries.length < 2;
+  const detail = dayDetailFor(boundaries);
+  const rows = empty ? [] : readDays(userId, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, detail);
+  const build = (found: HeartRateDayRow[]) => bucketsFromDays(plan, detail, found);
+  return Array.isArray(rows) ? build(rows) : rows.then(build);
+}
+
+export function bucketsFromDays(plan: BucketPlan, detail: DayDetail, rows: readonly HeartRateDayRow[]): HeartRateBuckets {
+  const { boundaries } = plan;
+  const count = Math.max(0, boundaries.length - 1);
+  const result: HeartRateBuckets = {
+    minutes: new Uint32Array(count),
+    sums: new Float64Array(count),
+    min: new Uint8Array(count),
+    max: new Uint8Array(count),
+    resting: plan.granularity === 'day' ? new Array<number | null>(count).fill(null) : null,
+  };
+  if (count === 0) return result;
+  const add = (index: number, minutes: number, sum: number, min: number, max: number) => {
+    if (index < 0 || index >= count || minutes === 0) return;
+    result.minutes[index]! += minutes;
+    result.sums[index]! += sum;
+    if (result.min[index] === 0 || min < result.min[index]!) result.min[index] = min;
+    if (max > result.max[index]!) result.max[index] = max;
+  };
+  // Rows, hours and minutes come in time order, so the bucket of an instant is found walking forward.
+  let bucket = -1;
+  const bucketOf = (t: number) => {
+    while (bucket < count && boundaries[bucket + 1]! <= t) bucket++;
+    return bucket;
+  };
+  const cutBefore = (end: number) => bucket < count && boundaries[bucket + 1]! < end;
+  // For resting heart rates of local days: the quarter hours of every day read, from the first.
+  const firstDay = dayStartOf(boundaries[0]!);
+  const wantQuarters = result.resting !== null && detail !== 'totals';
+  const quarterDays = Math.ceil((boundaries[count]! - firstDay) / DAY_SECONDS);
+  const quarterCounts = wantQuarters ? new Uint8Array(quarterDays * QUARTERS_PER_DAY) : null;
+  const quarterSums = wantQuarters ? new Uint16Array(quarterDays * QUARTERS_PER_DAY) : null;
+
+  for (const row of rows) {
+    const day = Number(row.day_start);
+    const first = bucketOf(day);
+    if (!cutBefore(day + DAY_SECONDS)) {
+      const total = unpackTotal(row.total);
+      add(first, total.minutes, total.sum, total.min, total.max);
+      if (result.resting && !wantQuarters && first >= 0 && first < count) {
+        result.resting[first] = total.restingTenths === 0 ? null : total.restingTenths / 10;
+      }
+      if (!wantQuarters) continue;
+    }
+    const summary = unpackSummary(row.hours);
+    if (quarterCounts && quarterSums) {
+      const offset = ((day - firstDay) / DAY_SECONDS) * QUARTERS_PER_DAY;
+      quarterCounts.set(summary.quarterCounts, offset);
+      quarterSums.set(summary.quarterSums, offset);
+    }
+    if (!cutBefore(day + DAY_SECONDS)) continue;
+    let minutes: HeartRateMinutes | undefined;
+    for (let hour = 0; hour < 24; hour++) {
+      const start = day + hour * 3600;
+      const index = bucketOf(start);
+      if (!cutBefore(start + 3600)) {
+        let hourMinutes = 0;
+        let hourSum = 0;
+        for (let q = hour * 4; q < hour * 4 + 4; q++) {
+          hourMinutes += summary.quarterCounts[q]!;
+          hourSum += summary.quarterSums[q]!;
+        }
+        add(index, hourMinutes, hourSum, summary.hourMin[hour]!, summary.hourMax[hour]!);
+        continue;
+      }
+      if (summary.hourMin[hour] === 0) continue;
+      minutes ??= unpackHeartRateMinutes(row.minutes);
+      for (let m = hour * 60; m < hour * 60 + 60 && m < MINUTES_PER_DAY; m++) {
+        const avg = minutes.avg[m]!;
+        if (avg !== 0) add(bucketOf(day + m * 60), 1, avg, minutes.min[m]!, minutes.max[m]!);
+      }
+    }
+  }
+
+  if (result.resting && quarterCounts && quarterSums) {
+    // The quarter hours wholly inside each day bucket.
+    for (let i = 0; i < count; i++) {
+      const from = Math.ceil((boundaries[i]! - firstDay) / 900);
+      const to = Math.floor((boundaries[i + 1]! - firstDay) / 900);
+      const resting = lowestHalfHour(quarterCounts, quarterSums, Math.max(0, from), Math.min(quarterCounts.length, to));
+      result.resting[i] = resting === null ? null : Math.round(resting * 10) / 10;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,183 @@
+/**
+ * Heart rate in the series store (db/heart-rate-day.ts): an upload merges its minutes into the UTC
+ * days they fall in — read, replaced minute by minute, packed and written back — and a delete
+ * clears a range of minutes, each in one transaction that first takes the user's lock
+ * (store/owner-lock.ts) and records heartrate.updated, so two writes to one day run one after the
+ * other and neither loses the other's minutes.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/series-day.js';
+import { emptyHeartRateDay, minutesWithData, packHeartRateDay, unpackHeartRateMinutes, type HeartRateMinutes } from '../db/heart-rate-day.js';
+import { recordEvent, type MinuteRange } from './events.js';
+import type { HeartRateDayReader } from './heart-rate-series.js';
+import { withOwnerLocked } from './owner-lock.js';
+
+/** The range of a reading, in beats per minute (SPEC §4.4). */
+export { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
+
+const METRIC = 'heartrate';
+
+/** One minute of heart rate (docs/api.md): the minute's start in Unix seconds, and its readings' avg, min and max. */
+export interface HeartRateMinute {
+  start_time: number;
+  avg: number;
+  min: number;
+  max: number;
+}
+
+/** What a write changed, for its heartrate.updated event: the minute ranges and the local dates they touch. */
+export interface HeartRateChange {
+  ranges: MinuteRange[];
+  dates: string[];
+  now: number;
+  /** WEBHOOK_COALESCE (docs/webhooks.md). */
+  coalesceSeconds: number;
+}
+
+export interface HeartRateStore {
+  /** Stores the minutes (each replaces what its minute held) and the event of `change`, in one transaction. */
+  upsertMinutes(userId: string, minutes: readonly HeartRateMinute[], change: HeartRateChange): Promise<void>;
+  /**
+   * Removes the minutes starting in [from, to) and, when any held data, records the event that
+   * `change` makes of the minutes removed; returns those minutes' starts.
+   */
+  deleteMinutes(userId: string, from: number, to: number, change: (removed: number[]) => HeartRateChange): Promise<number[]>;
+  /** The day rows of a series (store/heart-rate-series.ts). */
+  readDays: HeartRateDayReader;
+  /** The user's minutes after `afterMinute` (exclusive), in order, at most `limit`: one page of an export. */
+  minutesAfter(userId: string, afterMinute: number, limit: number): Promise<HeartRateMinute[]>;
+}
+
+/** Days read per query of an export page. */
+const EXPORT_DAYS = 8;
+/** Days per SELECT or INSERT of an upload (6 parameters per row written). */
+const DAY_CHUNK = 500;
+
+export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): HeartRateStore {
+  return {
+    async upsertMinutes(userId, minutes, change) {
+      if (minutes.length === 0) return;
+      await withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const days = await storedDays(trx, userId, [...new Set(minutes.map((minute) => dayStartOf(minute.start_time)))]);
+        for (const minute of minutes) {
+          const start = dayStartOf(minute.start_time);
+          let day = days.get(start);
+          if (!day) days.set(start, (day = emptyHeartRateDay()));
+          const m = (minute.start_time - start) / 60;
+          day.avg[m] = minute.avg;
+          day.min[m] = minute.min;
+          day.max[m] = minute.max;
+        }
+        await writeDays(trx, userId, days);
+        await recordChange(trx, userId, change);
+      });
+    },
+    async deleteMinutes(userId, from, to, change) {
+      if (to <= from) return [];
+      return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const stored = await trx
+          .selectFrom('series_days')
+          .select(['day_start', 'minutes'])
+          .where('user_id', '=', userId)
+          .where('metric', '=', METRIC)
+          .where('day_start', '>', from - DAY_SECONDS)
+          .where('day_start', '<', to)
+          .execute();
+        const removed: number[] = [];
+        const changed = new Map<number, HeartRateMinutes>();
+        for (const row of stored) {
+          const start = Number(row.day_start);
+          const day = unpackHeartRateMinutes(row.minutes);
+          for (let m = 0; m < MINUTES_PER_DAY; m++) {
+            const time = start + m * 60;
+            if (time < from || time >= to || day.avg[m] === 0) continue;
+            day.avg[m] = day.min[m] = day.max[m] = 0;
+            removed.push(time);
+          }
+          if (removed.length > 0) changed.set(start, day);
+        }
+        if (removed.length === 0) return removed;
+        removed.sort((a, b) => a - b);
+        await writeDays(trx, userId, changed);
+        await recordChange(trx, userId, change(removed));
+        return removed;
+      });
+    },
+    readDays,
+    async minutesAfter(userId, afterMinute, limit) {
+      const found: HeartRateMinute[] = [];
+      let from = dayStartOf(afterMinute);
+      while (found.length < limit) {
+        const rows = await db.kysely
+          .selectFrom('series_days')
+          .select(['day_start', 'minutes'])
+          .where('user_id', '=', userId)
+          .where('metric', '=', METRIC)
+          .where('day_start', '>=', from)
+          .orderBy('day_start')
+          .limit(EXPORT_DAYS)
+          .execute();
+        for (const row of rows) {
+          const start = Number(row.day_start);
+          const day = unpackHeartRateMinutes(row.minutes);
+          for (let m = 0; m < MINUTES_PER_DAY && found.length < limit; m++) {
+            const start_time = start + m * 60;
+            if (day.avg[m] !== 0 && start_time > afterMinute) found.push({ start_time, avg: day.avg[m]!, min: day.min[m]!, max: day.max[m]! });
+          }
+        }
+        if (rows.length < EXPORT_DAYS) break;
+        from = Number(rows[rows.length - 1]!.day_start) + DAY_SECONDS;
+      }
+      return found;
+    },
+  };
+}
+
+async function recordChange(trx: Kysely<Database>, userId: string, change: HeartRateChange): Promise<void> {
+  const { ranges, dates, now, coalesceSeconds } = change;
+  await recordEvent(trx, { type: 'heartrate.updated', userId, audience: { scope: 'read_heartrate' }, data: { ranges, dates }, now }, coalesceSeconds);
+}
+
+/** The stored days among `starts`, unpacked. */
+async function storedDays(trx: Kysely<Database>, userId: string, starts: number[]): Promise<Map<number, HeartRateMinutes>> {
+  const days = new Map<number, HeartRateMinutes>();
+  for (let i = 0; i < starts.length; i += DAY_CHUNK) {
+    const rows = await trx
+      .selectFrom('series_days')
+      .select(['day_start', 'minutes'])
+      .where('user_id', '=', userId)
+      .where('metric', '=', METRIC)
+      .where('day_start', 'in', starts.slice(i, i + DAY_CHUNK))
+      .execute();
+    for (const row of rows) days.set(Number(row.day_start), unpackHeartRateMinutes(row.minutes));
+  }
+  return days;
+}
+
+/** Writes the days back; a day left with no minute is deleted. */
+async function writeDays(trx: Kysely<Database>, userId: string, days: Map<number, HeartRateMinutes>): Promise<void> {
+  const empty: number[] = [];
+  const rows = [];
+  for (const [day_start, minutes] of days) {
+    if (minutesWithData(minutes) === 0) empty.push(day_start);
+    else rows.push({ user_id: userId, metric: METRIC, day_start, ...packHeartRateDay(minutes) } as const);
+  }
+  for (let i = 0; i < rows.length; i += DAY_CHUNK) {
+    await trx
+      .insertInto('series_days')
+      .values(rows.slice(i, i + DAY_CHUNK))
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'metric', 'day_start']).doUpdateSet((eb) => ({
+          total: eb.ref('excluded.total'),
+          hours: eb.ref('excluded.hours'),
+          minutes: eb.ref('excluded.minutes'),
+        })),
+      )
+      .execute();
+  }
+  for (let i = 0; i < empty.length; i += DAY_CHUNK) {
+    await trx.deleteFrom('series_days').where('user_id', '=', userId).where('metric', '=', METRIC).where('day_start', 'in', empty.slice(i, i + DAY_CHUNK)).execute();
+  }
+}

@@ -1,0 +1,54 @@
+/** The day rows of heart-rate series on PostgreSQL (the buckets: ../heart-rate-series.ts). */
+import type pg from 'pg';
+import { batchedCalls } from '../../db/batched-calls.js';
+import type { DayDetail } from '../step-series.js';
+import type { HeartRateDayReader, HeartRateDayRow } from '../heart-rate-series.js';
+
+/** Series read in one statement at most; more start the next one at once. */
+const MAX_BATCH = 256;
+
+/**
+ * `total` as text: the pool turns bigints into numbers, and a heart-rate total has 58 bits
+ * (db/heart-rate-day.ts). What is not needed is an empty bytea, which costs no detoasting.
+ */
+const COLUMNS: Readonly<Record<DayDetail, string>> = {
+  totals: `s.day_start, s.total::text as total, ''::bytea as hours, ''::bytea as minutes`,
+  hours: `s.day_start, s.total::text as total, s.hours, ''::bytea as minutes`,
+  minutes: 's.day_start, s.total::text as total, s.hours, s.minutes',
+};
+
+interface DaysWanted {
+  userId: string;
+  from: number;
+  to: number;
+}
+
+/** The series of one event-loop turn in one statement per detail, as steps are (./step-series.ts). */
+export function postgresHeartRateDays(pool: pg.Pool): HeartRateDayReader {
+  const readers = {
+    totals: daysOfMany(pool, 'totals'),
+    hours: daysOfMany(pool, 'hours'),
+    minutes: daysOfMany(pool, 'minutes'),
+  } satisfies Record<DayDetail, unknown>;
+  return (userId, from, to, detail) => readers[detail]({ userId, from, to });
+}
+
+function daysOfMany(pool: pg.Pool, detail: DayDetail) {
+  const text = `select k.i, ${COLUMNS[detail]}
+    from unnest($1::text[], $2::bigint[], $3::bigint[]) with ordinality as k(user_id, day_from, day_to, i)
+    cross join lateral (
+      select * from series_days d
+      where d.user_id = k.user_id and d.metric = 'heartrate' and d.day_start >= k.day_from and d.day_start < k.day_to
+    ) s
+    order by k.i, s.day_start`;
+  return batchedCalls<DaysWanted, HeartRateDayRow[]>(async (calls) => {
+    const result = await pool.query<HeartRateDayRow & { i: string }>({
+      name: `stride_series_days_heartrate_${detail}`,
+      text,
+      values: [calls.map((call) => call.input.userId), calls.map((call) => call.input.from), calls.map((call) => call.input.to)],
+    });
+    const days: HeartRateDayRow[][] = calls.map(() => []);
+    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
+    calls.forEach((call, index) => call.resolve(days[index]!));
+  }, MAX_BATCH);
+}
