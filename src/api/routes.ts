@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { bearerAuth } from './bearer.js';
+import { bodyWeightRoutes } from './body-weight.js';
+import { sleepRoutes } from './sleep.js';
 import { stepRoutes } from './steps.js';
 import { userRoutes } from './users.js';
 
@@ -13,4 +15,6 @@ export async function resourceRoutes(app: FastifyInstance): Promise<void> {
   await bearerAuth(app);
   await userRoutes(app);
   await stepRoutes(app);
+  await sleepRoutes(app);
+  await bodyWeightRoutes(app);
 }

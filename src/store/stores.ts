@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ConnectionCounts } from '../metrics.js';
 import { createAppStore, type AppStore } from './apps.js';
+import { createBodyWeightStore, type BodyWeightStore } from './body-weight.js';
 import type { BearerLookup } from './bearer-lookup.js';
 import { postgresBearerLookup } from './postgres/bearer-lookup.js';
 import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
@@ -22,6 +23,7 @@ import { createStepSums, type StepSums } from './step-series.js';
 import { createStepStore, type StepStore } from './steps.js';
 import { postgresDays } from './postgres/step-series.js';
 import { sqliteDays } from './sqlite/step-series.js';
+import { createSleepStore, type SleepStore } from './sleep.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
@@ -40,6 +42,10 @@ export interface Stores {
   /** The bearer check of every resource API request. */
   bearer: BearerLookup;
   steps: StepStore;
+  /** Sleep sessions, read from the primary. */
+  sleep: SleepStore;
+  /** Body weight measurements, read from the primary. */
+  bodyWeight: BodyWeightStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
   /** Each app's usage counters and last errors, for its dashboard page. */
@@ -82,6 +88,8 @@ export function createStores(db: Db, replica?: Db): Stores {
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
     steps: createStepStore(db, sums, replica !== undefined),
+    sleep: createSleepStore(db),
+    bodyWeight: createBodyWeightStore(db),
     webhooks: createWebhookStore(db),
     usage: createUsageStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
