@@ -6,8 +6,9 @@
  *   varint unit            60, 30 or 1: the longest of these that divides every stage's length
  *   varint (length / unit) × 4 + code   per stage, in order
  *
- * as unsigned LEB128 varints. With whole minutes, a stage of up to 31 minutes is one byte and a
- * night of forty stages about fifty bytes; devices that score 30-second epochs cost the same.
+ * as unsigned LEB128 varints. With whole minutes, a stage of up to 31 minutes is one byte (in
+ * 30-second epochs up to 15.5 minutes) and one of up to 68 hours two: a night of forty stages
+ * is forty to eighty bytes.
  * The codes are stored: never reorder SLEEP_STAGE_CODES, only append (there is room for none:
  * two bits).
  */
