@@ -1,6 +1,6 @@
 /**
  * Public ids of a person's sleep sessions and weight measurements (docs/api.md): opaque strings
- * such as `slp_AGZkq4DAXa3fVQ`. Inside, the row's key — the session's start or the measurement's
+ * such as `slp_AABmZpmRAAAE0g`. Inside, the row's key — the session's start or the measurement's
  * time, 6 bytes — and a random 31-bit tag kept in the row, base64url-encoded behind a prefix of
  * the kind. An id is looked up by the person's primary key, time and tag, so no index of ids is
  * needed (each would cost about as much as the row); the tag makes an id of a deleted record
