@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { bearerAuth } from './bearer.js';
 import { heartRateRoutes } from './heart-rate.js';
+import { bodyWeightRoutes } from './body-weight.js';
+import { sleepRoutes } from './sleep.js';
 import { stepRoutes } from './steps.js';
 import { userRoutes } from './users.js';
 
@@ -15,4 +17,6 @@ export async function resourceRoutes(app: FastifyInstance): Promise<void> {
   await userRoutes(app);
   await stepRoutes(app);
   await heartRateRoutes(app);
+  await sleepRoutes(app);
+  await bodyWeightRoutes(app);
 }

@@ -134,6 +134,31 @@ export interface SeriesDayTable {
   minutes: Uint8Array;
 }
 
+/**
+ * One sleep session (migration 008): keyed by its start, its stages packed from it
+ * (db/sleep-stages.ts). Sessions of a person never overlap (store/sleep.ts).
+ */
+export interface SleepSessionTable {
+  user_id: string;
+  start_time: number;
+  end_time: number;
+  /** The random part of the session's public id (store/record-ids.ts). */
+  id_tag: number;
+  stages: Uint8Array;
+}
+
+/** One body weight measurement (migration 008), keyed by its time. */
+export interface BodyWeightTable {
+  user_id: string;
+  time: number;
+  /** The random part of the measurement's public id (store/record-ids.ts). */
+  id_tag: number;
+  /** The weight in hundredths of a kilogram (70.15 kg: 7015). */
+  kg_hundredths: number;
+  /** Body fat in hundredths of a percent; null when none was sent. */
+  fat_hundredths: number | null;
+}
+
 /** A secret of the server itself, made once by whichever process needs it first. */
 export interface ServerSecretTable {
   name: string;
@@ -232,6 +257,8 @@ export interface Database {
   refresh_tokens: RefreshTokenTable;
   sessions: SessionTable;
   series_days: SeriesDayTable;
+  sleep_sessions: SleepSessionTable;
+  body_weights: BodyWeightTable;
   server_secrets: ServerSecretTable;
   webhook_endpoints: WebhookEndpointTable;
   events: EventTable;

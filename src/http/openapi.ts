@@ -24,7 +24,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Stride',
         version: '1',
         description:
-          'Activity data protected by OAuth 2.0: the resource API (profile, steps), the event feed and webhooks, and the authorization server\'s endpoints for clients. Guides: docs/api.md, docs/oauth.md, docs/webhooks.md.',
+          'Activity data protected by OAuth 2.0: the resource API (profile, steps, sleep, body weight), the event feed and webhooks, and the authorization server\'s endpoints for clients. Guides: docs/api.md, docs/oauth.md, docs/webhooks.md.',
       },
       servers: [{ url: app.ctx.config.publicUrl }],
       components: {

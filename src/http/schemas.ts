@@ -24,6 +24,7 @@ const ERROR_MEANING: Record<number, string> = {
   401: 'invalid_token (WWW-Authenticate: Bearer, RFC 6750 §3) or invalid_client',
   403: 'insufficient_scope: the token lacks the scope this needs (WWW-Authenticate names it)',
   404: 'not_found',
+  409: 'conflict: the sleep session overlaps a stored one',
   413: 'request_too_large: the body is over 1 MiB',
   415: 'unsupported_media_type',
   429: 'rate_limited, with Retry-After',

@@ -26,9 +26,26 @@ export function installSchemaValidation(app: FastifyInstance): void {
   });
 }
 
+/**
+ * The first error, after the part's name: the field's path and the rule (`/samples/3/bpm must be
+ * <= 250`). Where Ajv's words would not name the field or the values it takes (a missing or an
+ * unknown property, an enum), the field is named and the values listed.
+ */
 function describe(errors: ErrorObject[] | null | undefined): string {
   const [first] = errors ?? [];
-  return first ? `${first.instancePath} ${first.message ?? 'is not valid'}` : ' is not valid';
+  if (!first) return ' is not valid';
+  const path = first.instancePath;
+  const params = first.params as Record<string, unknown>;
+  switch (first.keyword) {
+    case 'required':
+      return `${path}/${String(params.missingProperty)} is required`;
+    case 'additionalProperties':
+      return `${path}/${String(params.additionalProperty).slice(0, 40)} is not a known field`;
+    case 'enum':
+      return `${path} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    default:
+      return `${path} ${first.message ?? 'is not valid'}`;
+  }
 }
 
 /** Refuses input the route's schema refuses (its parser having accepted it): 400 invalid_request. */

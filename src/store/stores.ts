@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ConnectionCounts } from '../metrics.js';
 import { createAppStore, type AppStore } from './apps.js';
+import { createBodyWeightStore, type BodyWeightStore } from './body-weight.js';
 import type { BearerLookup } from './bearer-lookup.js';
 import { postgresBearerLookup } from './postgres/bearer-lookup.js';
 import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
@@ -25,6 +26,7 @@ import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
 import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { postgresDays } from './postgres/step-series.js';
 import { sqliteDays } from './sqlite/step-series.js';
+import { createSleepStore, type SleepStore } from './sleep.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
@@ -45,6 +47,10 @@ export interface Stores {
   steps: StepStore;
   /** Heart rate in the series store; read from the primary (no replica routing). */
   heartRate: HeartRateStore;
+  /** Sleep sessions, read from the primary. */
+  sleep: SleepStore;
+  /** Body weight measurements, read from the primary. */
+  bodyWeight: BodyWeightStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
   /** Each app's usage counters and last errors, for its dashboard page. */
@@ -88,6 +94,8 @@ export function createStores(db: Db, replica?: Db): Stores {
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
     steps: createStepStore(db, sums, replica !== undefined),
     heartRate: createHeartRateStore(db, db.sqlite ? sqliteHeartRateDays(db.sqlite) : postgresHeartRateDays(db.pool)),
+    sleep: createSleepStore(db),
+    bodyWeight: createBodyWeightStore(db),
     webhooks: createWebhookStore(db),
     usage: createUsageStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),

@@ -9,7 +9,11 @@ interface RouteCase {
   url: string;
   scope: string;
   payload?: unknown;
+  /** The answer with the scope, when not 200 (a DELETE of an id that names nothing). */
+  granted?: number;
 }
+
+const NIGHT = { start_time: 1_700_000_000, end_time: 1_700_003_600, stages: [{ stage: 'light', start_time: 1_700_000_000, end_time: 1_700_003_600 }] };
 
 const ROUTES: RouteCase[] = [
   { method: 'GET', url: '/v1/users/me', scope: 'read_profile' },
@@ -26,6 +30,16 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', url: '/v1/users/me/heartrate', scope: 'write_heartrate', payload: { samples: [{ time: 1_700_000_000, bpm: 61 }] } },
   { method: 'DELETE', url: '/v1/users/me/heartrate/?start_time=1700000000&end_time=1700000060', scope: 'write_heartrate' },
   { method: 'DELETE', url: '/v1/users/me/heartrate?start_time=1700000000&end_time=1700000060', scope: 'write_heartrate' },
+  { method: 'GET', url: '/v1/users/me/sleep/', scope: 'read_sleep' },
+  { method: 'GET', url: '/v1/users/me/sleep', scope: 'read_sleep' },
+  { method: 'POST', url: '/v1/users/me/sleep/', scope: 'write_sleep', payload: NIGHT },
+  { method: 'POST', url: '/v1/users/me/sleep', scope: 'write_sleep', payload: NIGHT },
+  { method: 'DELETE', url: '/v1/users/me/sleep/slp_AAAAAAAAAAAAAA', scope: 'write_sleep', granted: 404 },
+  { method: 'GET', url: '/v1/users/me/body/weight/', scope: 'read_body' },
+  { method: 'GET', url: '/v1/users/me/body/weight', scope: 'read_body' },
+  { method: 'POST', url: '/v1/users/me/body/weight/', scope: 'write_body', payload: { time: 1_700_000_000, kg: 70.5 } },
+  { method: 'POST', url: '/v1/users/me/body/weight', scope: 'write_body', payload: { time: 1_700_000_000, kg: 70.5 } },
+  { method: 'DELETE', url: '/v1/users/me/body/weight/wgt_AAAAAAAAAAAAAA', scope: 'write_body', granted: 404 },
 ];
 
 forEachDialect('resource API scopes and bearer tokens', (dialect) => {
@@ -50,7 +64,7 @@ forEachDialect('resource API scopes and bearer tokens', (dialect) => {
       for (const [held, token] of tokens) {
         const response = await send(route, bearer(token));
         if (held === route.scope || held === 'all') {
-          assert.equal(response.statusCode, 200, `${held}: ${response.body}`);
+          assert.equal(response.statusCode, route.granted ?? 200, `${held}: ${response.body}`);
         } else {
           assert.equal(response.statusCode, 403, `${held}: ${response.body}`);
           assert.equal(response.json().error, 'insufficient_scope');
@@ -106,5 +120,16 @@ forEachDialect('resource API scopes and bearer tokens', (dialect) => {
       payload: '{"samples": not json',
     });
     assert.equal(response.statusCode, 403);
+  });
+
+  it('checks the scope before looking for the record to delete', async () => {
+    const night = await send(ROUTES.find((route) => route.url === '/v1/users/me/sleep/' && route.method === 'POST')!, bearer(tokens.get('write_sleep')!));
+    const id = (night.json() as { id: string }).id;
+    for (const held of ['read_sleep', 'write_body', 'none']) {
+      const response = await t.app.inject({ method: 'DELETE', url: `/v1/users/me/sleep/${id}`, headers: bearer(tokens.get(held)!) });
+      assert.equal(response.statusCode, 403, held);
+    }
+    const response = await t.app.inject({ method: 'DELETE', url: `/v1/users/me/sleep/${id}`, headers: bearer(tokens.get('write_sleep')!) });
+    assert.equal(response.statusCode, 200, response.body);
   });
 });

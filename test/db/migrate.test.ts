@@ -7,7 +7,7 @@ import { createTestDatabase, forEachDialect, type TestDatabase } from '../suppor
 
 const TABLES = [
   'users', 'apps', 'grants', 'authorization_codes', 'access_tokens', 'refresh_tokens',
-  'sessions', 'series_days', 'server_secrets',
+  'sessions', 'series_days', 'sleep_sessions', 'body_weights', 'server_secrets',
 ];
 
 forEachDialect('migrations', (dialect) => {

@@ -1,8 +1,8 @@
 /**
  * Fuzzing the resource API (src/api/routes.ts): the user resource at /v1/users/me and /users
- * (GET, PUT), the steps collection (GET a series, POST samples) and heart rate (GET a series, POST
- * readings, DELETE a range), with real bearer tokens of
- * every scope and of one scope mixed in with broken ones.
+ * (GET, PUT), the steps collection (GET a series, POST samples), heart rate (GET a series, POST
+ * readings, DELETE a range), sleep sessions and body weight (GET a range of dates, POST one,
+ * DELETE one by id), with real bearer tokens of every scope and of one scope mixed in with broken ones.
  */
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ import { forEachDialect } from '../support/databases.js';
 import { hostileJson, hostileText } from './hostile.js';
 import { timeZone, unixSeconds } from './plausible.js';
 import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
-import { requestsTo, type Route } from './requests.js';
+import { pathParameter, requestsTo, type Route } from './requests.js';
 
 /** A JSON value for a field: usually of the right type and near its limits, sometimes anything. */
 function jsonField<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
@@ -83,6 +83,46 @@ const readingBatch = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constantFrom(86_400, 86_401).map((count) => ({ samples: Array.from({ length: count }, (_, i) => ({ time: now() - i, bpm: 25 + (i % 226) })) })) },
 );
+/** A local date near today, or a near miss of one. */
+const localDate = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: -1200, max: 3 }).map((days) => new Date((now() + days * 86_400) * 1000).toISOString().slice(0, 10)) },
+  { weight: 1, arbitrary: fc.constantFrom('2024-02-29', '2023-02-29', '2024-13-01', '2024-00-10', '0000-01-01', '9999-12-31', '2024-1-1', '20240101', '2024-01-01T00:00', '') },
+);
+const dateRangeFields = { start_date: localDate, end_date: localDate, timezone: timeZone };
+
+const stageName = fc.oneof({ weight: 8, arbitrary: fc.constantFrom('awake', 'light', 'deep', 'rem') }, { weight: 1, arbitrary: fc.constantFrom('nap', 'REM', '', 'unknown') });
+/** A session of contiguous stages near now (sessions of one person may overlap: 409), sometimes one stage or field broken. */
+const sleepSession = fc
+  .tuple(
+    fc.integer({ min: -400 * 86_400, max: 86_400 }),
+    fc.array(fc.tuple(stageName, fc.oneof(fc.integer({ min: 1, max: 2 * 3600 }), fc.constantFrom(30, 60, 0, -60, 86_401))), { minLength: 1, maxLength: 12 }),
+    fc.option(fc.tuple(fc.nat(), fc.constantFrom('start_time', 'end_time', 'stage', 'extra'), hostileJson), { freq: 3 }),
+  )
+  .map(([offset, parts, broken]) => {
+    const start = now() + offset;
+    let time = start;
+    const stages: Array<Record<string, unknown>> = parts.map(([stage, seconds]) => {
+      const piece = { stage, start_time: time, end_time: time + seconds };
+      time += seconds;
+      return piece;
+    });
+    if (broken) stages[broken[0] % stages.length]![broken[1]] = broken[2];
+    return { start_time: start, end_time: time, stages };
+  });
+const sleepBody = fc.oneof(
+  { weight: 6, arbitrary: sleepSession },
+  { weight: 1, arbitrary: fc.record({ start_time: jsonField(unixSeconds.map(Number)), end_time: jsonField(unixSeconds.map(Number)), stages: hostileJson, device: hostileJson }, { requiredKeys: [] }) },
+);
+const weightBody = fc.record(
+  {
+    time: jsonField(fc.integer({ min: -2000 * 86_400, max: 2 * 86_400 }).map((offset) => now() + offset)),
+    kg: jsonField(fc.oneof(fc.integer({ min: 1900, max: 40_100 }).map((hundredths) => hundredths / 100), fc.constantFrom(70.1, 70.15, 70.155, 19.999, 400.001, 1e308, -0))),
+    fat_percent: jsonField(fc.oneof(fc.integer({ min: 50, max: 8000 }).map((hundredths) => hundredths / 100), fc.constant(null), fc.constantFrom(20.125, 0, 75.01))),
+    bmi: hostileJson,
+  },
+  { requiredKeys: ['time', 'kg'] },
+);
+const recordId = (kind: string) => fc.oneof(fc.constant(`${kind}_AAAAAAAAAAAAAA`), fc.constantFrom('slp_AGZkq4DAXa3fVQ', 'wgt_AGZkq4DAXa3fVQ', `${kind}_`), pathParameter([]));
 
 const bearerRoute = { face: 'api', credentials: 'bearer', rateLimited: true } as const;
 
@@ -112,6 +152,16 @@ export const API_ROUTES: Route[] = [
     { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: readingBatch },
     { ...bearerRoute, method: 'DELETE', path, statuses: [200, 400, 401, 403], fields: { start_time: unixSeconds, end_time: unixSeconds } },
   ]),
+  ...['/v1/users/me/sleep', '/v1/users/me/sleep/'].flatMap((path): Route[] => [
+    { ...bearerRoute, method: 'GET', path, statuses: [200, 400, 401, 403], fields: dateRangeFields },
+    { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403, 409], json: sleepBody },
+  ]),
+  { ...bearerRoute, method: 'DELETE', path: '/v1/users/me/sleep/:id', statuses: [200, 401, 403, 404], params: { id: recordId('slp') } },
+  ...['/v1/users/me/body/weight', '/v1/users/me/body/weight/'].flatMap((path): Route[] => [
+    { ...bearerRoute, method: 'GET', path, statuses: [200, 400, 401, 403], fields: dateRangeFields },
+    { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: weightBody },
+  ]),
+  { ...bearerRoute, method: 'DELETE', path: '/v1/users/me/body/weight/:id', statuses: [200, 401, 403, 404], params: { id: recordId('wgt') } },
 ];
 
 /** Cases per database in `npm test`. */

@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists the API, and none of the pages', () => {
-    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/heartrate/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
+    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
       assert.ok(doc.paths[path], `${path} is missing`);
     }
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/(login|signup|logout|dashboard|account|demo|oauth2\/authorize|docs|openapi)/);
@@ -136,6 +136,26 @@ describe('the OpenAPI document', () => {
     await call('GET', `${heartRate}?granularity=fortnight`, { headers: bearer(fullToken) });
     await call('DELETE', `${heartRate}?start_time=1700000000&end_time=1700000060`, { headers: bearer(fullToken) });
     await call('DELETE', `${heartRate}?start_time=1700000000`, { headers: bearer(fullToken) });
+
+    const sleep = '/v1/users/me/sleep/';
+    const night = { start_time: 1_700_000_000, end_time: 1_700_007_200, stages: [{ stage: 'deep', start_time: 1_700_000_000, end_time: 1_700_003_600 }, { stage: 'awake', start_time: 1_700_003_600, end_time: 1_700_007_200 }] };
+    const session = (await call('POST', sleep, { headers: bearer(fullToken), json: night })).json() as { id: string };
+    await call('POST', sleep, { headers: bearer(fullToken), json: { ...night, start_time: 1_700_000_060 } });
+    await call('POST', sleep, { headers: bearer(fullToken), json: { ...night, stages: [] } });
+    await call('GET', `${sleep}?start_date=2023-11-14&end_date=2023-11-15&timezone=Europe/Berlin`, { headers: bearer(fullToken) });
+    await call('GET', `${sleep}?start_date=2023-11-31`, { headers: bearer(fullToken) });
+    await call('GET', sleep, { headers: bearer(tokens.access_token) });
+    await call('DELETE', `${sleep}${session.id}`, { headers: bearer(fullToken) });
+    await call('DELETE', `${sleep}${session.id}`, { headers: bearer(fullToken) });
+
+    const weight = '/v1/users/me/body/weight/';
+    const measured = (await call('POST', weight, { headers: bearer(fullToken), json: { time: 1_700_000_000, kg: 70.15, fat_percent: 21.5 } })).json() as { id: string };
+    await call('POST', weight, { headers: bearer(fullToken), json: { time: 1_700_000_000, kg: 70.155 } });
+    await call('GET', `${weight}?start_date=2023-11-14&end_date=2023-11-14`, { headers: bearer(fullToken) });
+    await call('GET', `${weight}?start_date=2020-01-01&end_date=2023-11-14`, { headers: bearer(fullToken) });
+    await call('DELETE', `${weight}${measured.id}`, { headers: bearer(tokens.access_token) });
+    await call('DELETE', `${weight}${measured.id}`, { headers: bearer(fullToken) });
+    await call('DELETE', `${weight}${measured.id}`, { headers: bearer(fullToken) });
   });
   it('declares every answer the resource API gives, errors included', () => resourceApiAnswers());
 
@@ -186,6 +206,13 @@ describe('the OpenAPI document', () => {
       { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: 1_700_000_040, bpm: 24 }] }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: 1_700_000_040, bpm: 60, extra: 1 }] }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/heartrate/', body: { samples: [{ time: '1700000040', bpm: 60 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/sleep/', body: { start_time: 1_600_000_000, end_time: 1_600_000_060, stages: [{ stage: 'rem', start_time: 1_600_000_000, end_time: 1_600_000_060 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/sleep/', body: { start_time: 1_600_100_000, end_time: 1_600_100_060, stages: [{ stage: 'nap', start_time: 1_600_100_000, end_time: 1_600_100_060 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/sleep/', body: { start_time: 1_600_100_000, end_time: 1_600_100_060 }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 400 }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 400.5 }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 80, fat_percent: null }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 80, fat_percent: 76 }, token: fullToken },
     ];
     for (const { method, url, body, token } of cases) {
       const valid = bodySchema(method, url)(body);

@@ -1,0 +1,156 @@
+/**
+ * Sleep sessions (docs/api.md, "Sleep"): one row per session, keyed by the person and its start,
+ * its stages packed (db/sleep-stages.ts). A person's sessions never overlap: a save reads the
+ * sessions near the new one and writes it, or refuses it, in one transaction that first takes the
+ * person's lock (store/owner-lock.ts), so two overlapping sessions sent at the same moment cannot
+ * both be stored. Every change records its sleep.updated event in the same transaction.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { packStages, unpackStages, type SleepStage, type SleepStageName } from '../db/sleep-stages.js';
+import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
+import { withOwnerLocked } from './owner-lock.js';
+import { formatRecordId, newIdTag, parseRecordId } from './record-ids.js';
+
+export { SLEEP_STAGE_CODES } from '../db/sleep-stages.js';
+export type { SleepStage, SleepStageName };
+
+/** The longest session (SPEC §4.5); the store relies on it to find overlaps by a range of starts. */
+export const MAX_SLEEP_SESSION_SECONDS = 86_400;
+
+/** A session as sent: its stages contiguous, covering [start_time, end_time) exactly. */
+export interface SleepSessionInput {
+  start_time: number;
+  end_time: number;
+  stages: SleepStage[];
+}
+
+export interface StoredSleepSession extends SleepSessionInput {
+  id: string;
+}
+
+/** What a change needs for its event (docs/webhooks.md): the clock, coalescing and local dates. */
+export interface DataChange {
+  now: number;
+  /** WEBHOOK_COALESCE (docs/webhooks.md). */
+  coalesceSeconds: number;
+  /** The local date (YYYY-MM-DD) of an instant, in the person's zone. */
+  dateOf(time: number): string;
+}
+
+export type SleepSaveOutcome = { saved: StoredSleepSession } | { overlaps: StoredSleepSession };
+
+export interface SleepStore {
+  /**
+   * Stores `session`, replacing the one with the same start (which keeps its id), unless it
+   * overlaps another: then nothing is written and that one is returned.
+   */
+  save(userId: string, session: SleepSessionInput, change: DataChange): Promise<SleepSaveOutcome>;
+  /** The sessions whose end_time is in [from, to), by start. */
+  endingWithin(userId: string, from: number, to: number): Promise<StoredSleepSession[]>;
+  /** Deletes the session `id` names; the deleted session, or null when the person has none by that id. */
+  remove(userId: string, id: string, change: DataChange): Promise<StoredSleepSession | null>;
+  /** The sessions starting after `afterStart` (exclusive), by start, at most `limit`: one page of an export. */
+  sessionsAfter(userId: string, afterStart: number, limit: number): Promise<StoredSleepSession[]>;
+}
+
+interface SessionRow {
+  start_time: number | string;
+  end_time: number | string;
+  id_tag: number;
+  stages: Uint8Array;
+}
+
+const COLUMNS = ['start_time', 'end_time', 'id_tag', 'stages'] as const;
+
+function sessionOf(row: SessionRow): StoredSleepSession {
+  const start = Number(row.start_time);
+  return {
+    id: formatRecordId('slp', { time: start, tag: row.id_tag }),
+    start_time: start,
+    end_time: Number(row.end_time),
+    stages: unpackStages(start, row.stages),
+  };
+}
+
+async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions: readonly SleepSessionInput[], change: DataChange): Promise<void> {
+  const ranges: MinuteRange[] = mergeRanges(sessions.map(({ start_time, end_time }) => ({ start_time, end_time })));
+  const dates = [...new Set(sessions.map((session) => change.dateOf(session.end_time)))].sort();
+  await recordEvent(trx, { type: 'sleep.updated', userId, audience: { scope: 'read_sleep' }, data: { dates, ranges }, now: change.now }, change.coalesceSeconds);
+}
+
+export function createSleepStore(db: Db): SleepStore {
+  const q = db.kysely;
+  return {
+    save: (userId, session, change) =>
+      withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const near = await trx
+          .selectFrom('sleep_sessions')
+          .select(COLUMNS)
+          .where('user_id', '=', userId)
+          .where('start_time', '>', session.start_time - MAX_SLEEP_SESSION_SECONDS)
+          .where('start_time', '<', session.end_time)
+          .where('end_time', '>', session.start_time)
+          .orderBy('start_time')
+          .execute();
+        const replaced = near.find((row) => Number(row.start_time) === session.start_time);
+        const other = near.find((row) => row !== replaced);
+        if (other) return { overlaps: sessionOf(other) };
+        const idTag = replaced?.id_tag ?? newIdTag();
+        const row = { user_id: userId, start_time: session.start_time, end_time: session.end_time, id_tag: idTag, stages: packStages(session.stages) };
+        await trx
+          .insertInto('sleep_sessions')
+          .values(row)
+          .onConflict((oc) => oc.columns(['user_id', 'start_time']).doUpdateSet({ end_time: row.end_time, stages: row.stages }))
+          .execute();
+        const saved = sessionOf(row);
+        await recordSleepEvent(trx, userId, replaced ? [sessionOf(replaced), saved] : [saved], change);
+        return { saved };
+      }),
+
+    async endingWithin(userId, from, to) {
+      const rows = await q
+        .selectFrom('sleep_sessions')
+        .select(COLUMNS)
+        .where('user_id', '=', userId)
+        .where('start_time', '>=', from - MAX_SLEEP_SESSION_SECONDS)
+        .where('start_time', '<', to)
+        .where('end_time', '>=', from)
+        .where('end_time', '<', to)
+        .orderBy('start_time')
+        .execute();
+      return rows.map(sessionOf);
+    },
+
+    async remove(userId, id, change) {
+      const key = parseRecordId('slp', id);
+      if (key === null) return null;
+      return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const row = await trx
+          .deleteFrom('sleep_sessions')
+          .where('user_id', '=', userId)
+          .where('start_time', '=', key.time)
+          .where('id_tag', '=', key.tag)
+          .returning(COLUMNS)
+          .executeTakeFirst();
+        if (!row) return null;
+        const removed = sessionOf(row);
+        await recordSleepEvent(trx, userId, [removed], change);
+        return removed;
+      });
+    },
+
+    async sessionsAfter(userId, afterStart, limit) {
+      const rows = await q
+        .selectFrom('sleep_sessions')
+        .select(COLUMNS)
+        .where('user_id', '=', userId)
+        .where('start_time', '>', afterStart)
+        .orderBy('start_time')
+        .limit(limit)
+        .execute();
+      return rows.map(sessionOf);
+    },
+  };
+}
