@@ -22,6 +22,7 @@ import * as replicaPosition from './migrations/004_replica_position.js';
 import * as sessionDetails from './migrations/005_session_details.js';
 import * as appUsage from './migrations/006_app_usage.js';
 import * as seriesDays from './migrations/007_series_days.js';
+import * as compactMinutes from './migrations/009_compact_minutes.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -32,6 +33,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '005_session_details': sessionDetails,
   '006_app_usage': appUsage,
   '007_series_days': seriesDays,
+  '009_compact_minutes': compactMinutes,
 };
 
 export class MigrationError extends Error {}

@@ -120,13 +120,17 @@ export interface SessionTable {
   last_seen_at: number | null;
 }
 
+/** The minute metrics of the series store whose buckets hold sums (docs/api.md). */
+export type SumMetric = 'steps' | 'distance' | 'calories';
+
 /**
  * One person × metric × UTC day of a minute series (db/series-day.ts): the day's total, its 24
- * hourly sums and its minutes, packed.
+ * hourly sums and its minutes, packed. Calories are kept in tenths of a kcal; a distance row's sums
+ * also count the distance derived from steps (db/derived-distance.ts).
  */
 export interface SeriesDayTable {
   user_id: string;
-  metric: 'steps';
+  metric: SumMetric;
   day_start: number;
   total: number;
   hours: Uint8Array;

@@ -27,5 +27,5 @@ it('packs a day of minute steps in about a byte and a half a minute', () => {
 
 it('refuses a packed day that ends inside a number or holds more than a day', () => {
   assert.throws(() => unpackMinutes(Uint8Array.of(0, 2, 0x80)), /ends inside a number/);
-  assert.throws(() => unpackMinutes(Uint8Array.of(0x9f, 0x0b, 2, 1, 1)), /more than 1440 minutes/);
+  assert.throws(() => unpackMinutes(Uint8Array.of(0, 0x9f, 0x0b, 2, 1, 1)), /more than 1440 minutes/);
 });
