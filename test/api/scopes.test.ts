@@ -5,7 +5,7 @@ import { forEachDialect } from '../support/databases.js';
 import { ALL_RESOURCE_SCOPES, bearer, createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
 
 interface RouteCase {
-  method: 'GET' | 'PUT' | 'POST';
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   url: string;
   scope: string;
   payload?: unknown;
@@ -20,6 +20,20 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', url: '/v1/users/me/activities/steps', scope: 'read_activity' },
   { method: 'POST', url: '/v1/users/me/activities/steps/', scope: 'write_activity', payload: { samples: [] } },
   { method: 'POST', url: '/v1/users/me/activities/steps', scope: 'write_activity', payload: { samples: [] } },
+  ...['steps', 'distance', 'calories'].flatMap((metric): RouteCase[] => {
+    const path = `/v1/users/me/activities/${metric}`;
+    const range = '?start_time=1700000000&end_time=1700086400';
+    return [
+      ...(metric === 'steps' ? [] : [
+        { method: 'GET' as const, url: `${path}/`, scope: 'read_activity' },
+        { method: 'GET' as const, url: path, scope: 'read_activity' },
+        { method: 'POST' as const, url: `${path}/`, scope: 'write_activity', payload: { samples: [] } },
+        { method: 'POST' as const, url: path, scope: 'write_activity', payload: { samples: [] } },
+      ]),
+      { method: 'DELETE', url: `${path}/${range}`, scope: 'write_activity' },
+      { method: 'DELETE', url: `${path}${range}`, scope: 'write_activity' },
+    ];
+  }),
 ];
 
 forEachDialect('resource API scopes and bearer tokens', (dialect) => {
