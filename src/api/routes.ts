@@ -5,17 +5,18 @@
 import type { FastifyInstance } from 'fastify';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { bearerAuth } from './bearer.js';
-import { heartRateRoutes } from './heart-rate.js';
+import { SUM_METRICS } from '../domain/sum-metrics.js';
 import { bodyWeightRoutes } from './body-weight.js';
+import { heartRateRoutes } from './heart-rate.js';
 import { sleepRoutes } from './sleep.js';
-import { stepRoutes } from './steps.js';
+import { sumMetricRoutes } from './sum-metrics.js';
 import { userRoutes } from './users.js';
 
 export async function resourceRoutes(app: FastifyInstance): Promise<void> {
   useApiSecurityHeaders(app);
   await bearerAuth(app);
   await userRoutes(app);
-  await stepRoutes(app);
+  for (const definition of Object.values(SUM_METRICS)) await sumMetricRoutes(app, definition);
   await heartRateRoutes(app);
   await sleepRoutes(app);
   await bodyWeightRoutes(app);

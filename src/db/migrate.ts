@@ -23,6 +23,7 @@ import * as sessionDetails from './migrations/005_session_details.js';
 import * as appUsage from './migrations/006_app_usage.js';
 import * as seriesDays from './migrations/007_series_days.js';
 import * as sleepAndBody from './migrations/008_sleep_and_body.js';
+import * as compactMinutes from './migrations/009_compact_minutes.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -34,6 +35,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '006_app_usage': appUsage,
   '007_series_days': seriesDays,
   '008_sleep_and_body': sleepAndBody,
+  '009_compact_minutes': compactMinutes,
 };
 
 export class MigrationError extends Error {}

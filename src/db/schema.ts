@@ -120,14 +120,19 @@ export interface SessionTable {
   last_seen_at: number | null;
 }
 
+/** The minute metrics of the series store whose buckets hold sums (docs/api.md). */
+export type SumMetric = 'steps' | 'distance' | 'calories';
+
 /**
  * One person × metric × UTC day of a minute series (db/series-day.ts): the day's total, its 24
- * hourly sums and its minutes, packed. Heart rate (db/heart-rate-day.ts) keeps aggregates in them
- * instead of sums, its total a 58-bit integer written as a BigInt.
+ * hourly sums and its minutes, packed. Calories are kept in tenths of a kcal; a distance row's sums
+ * also count the distance derived from steps (db/derived-distance.ts). Heart rate
+ * (db/heart-rate-day.ts) keeps aggregates in them instead of sums, its total a 58-bit integer
+ * written as a BigInt.
  */
 export interface SeriesDayTable {
   user_id: string;
-  metric: 'steps' | 'heartrate';
+  metric: SumMetric | 'heartrate';
   day_start: number;
   total: number | bigint;
   hours: Uint8Array;

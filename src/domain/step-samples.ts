@@ -2,14 +2,16 @@
  * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
  * `stride steps import` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
  */
-import { DateTime } from 'luxon';
-import { bucketRuns } from '../calendar/step-buckets.js';
-import type { StepSample, StepsChange } from '../store/steps.js';
+import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
+import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
-export const MAX_SAMPLES_PER_REQUEST = 10_080;
+export { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST };
+
+/** A minute of steps, and what an upload of them changed. */
+export type StepSample = MinuteSample;
+export type StepsChange = SeriesChange;
+
 export const MAX_STEPS_PER_MINUTE = 1000;
-/** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
-export const MAX_FUTURE_SECONDS = 86_400;
 
 /** What `POST /v1/users/me/activities/steps/` accepts (parseSampleBatch enforces it, naming the first bad sample). */
 export const SAMPLE_BATCH_JSON_SCHEMA = {
@@ -41,9 +43,6 @@ export const ACCEPTED_JSON_SCHEMA = {
   additionalProperties: false,
   properties: { accepted: { type: 'integer', description: 'how many samples were stored' } },
 } as const;
-
-/** Defined by the store that writes samples (src/store/steps.ts). */
-export type { StepSample };
 
 /** Why one sample is invalid, or null. `seen` holds the minutes already in the batch. */
 export function sampleProblem(sample: unknown, now: number, seen: Set<number>): string | null {
@@ -136,20 +135,7 @@ function parseLine(line: string): unknown {
   return { start_time: toNumber(fields[0]!), value: toNumber(fields[1]!) };
 }
 
-/**
- * What an upload changes, for its steps.updated event (docs/webhooks.md): the minute ranges,
- * merged, and the dates in the user's zone that they touch.
- */
+/** What an upload changes, for its steps.updated event (docs/webhooks.md). */
 export function stepsChange(samples: readonly StepSample[], timezone: string, now: number, coalesceSeconds: number): StepsChange {
-  const ranges = bucketRuns(samples.map((sample) => sample.start_time), 60).map(([start_time, end_time]) => ({ start_time, end_time }));
-  const dates = new Set<string>();
-  for (const { start_time, end_time } of ranges) {
-    const last = DateTime.fromSeconds(end_time - 1, { zone: timezone }).toISODate()!;
-    for (let day = DateTime.fromSeconds(start_time, { zone: timezone }).startOf('day'); ; day = day.plus({ days: 1 })) {
-      const date = day.toISODate()!;
-      dates.add(date);
-      if (date >= last) break;
-    }
-  }
-  return { ranges, dates: [...dates].sort(), now, coalesceSeconds };
+  return seriesChange(samples.map((sample) => sample.start_time), timezone, now, coalesceSeconds);
 }

@@ -1,9 +1,9 @@
 /**
- * The steps time series of docs/api.md: parsing and checking the query, and assembling the dense
- * series from the sums the store returns for each bucket.
+ * The time series of the sum metrics of docs/api.md (steps, distance, calories): checking the
+ * query, and assembling the dense series from the sums the store returns for each bucket.
  */
 import { invalidRequest } from '../errors.js';
-import type { StepSums } from '../store/step-series.js';
+import type { SeriesSums } from '../store/series-sums.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
 import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
 
@@ -38,18 +38,19 @@ export interface StepBucket {
   value: number;
 }
 
-/** The 200 body of `GET /v1/users/me/activities/steps` (docs/api.md). */
-export interface StepSeries {
+/** The 200 body of a series read (docs/api.md): the buckets under the metric's name. */
+export type SumSeries<Name extends string = string> = {
   granularity: Granularity;
   timezone: string;
   start_time: number;
   end_time: number;
   total: number;
-  steps: StepBucket[];
-}
+} & Record<Name, StepBucket[]>;
 
-/** The series as JSON, for the response serializer. */
-/** The query of a series read (parseSeriesQuery enforces it; docs/api.md). */
+/** The 200 body of `GET /v1/users/me/activities/steps` (docs/api.md). */
+export type StepSeries = SumSeries<'steps'>;
+
+/** The query of a steps series read (parseSeriesQuery enforces it; docs/api.md). */
 export const SERIES_QUERY_JSON_SCHEMA = {
   type: 'object',
   properties: {
@@ -60,31 +61,42 @@ export const SERIES_QUERY_JSON_SCHEMA = {
   },
 } as const;
 
-export const STEP_SERIES_JSON_SCHEMA = {
-  type: 'object',
-  required: ['granularity', 'timezone', 'start_time', 'end_time', 'total', 'steps'],
-  additionalProperties: false,
-  properties: {
-    granularity: { type: 'string' },
-    timezone: { type: 'string' },
-    start_time: { type: 'integer' },
-    end_time: { type: 'integer' },
-    total: { type: 'integer' },
-    steps: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['start_time', 'end_time', 'value'],
-        additionalProperties: false,
-        properties: {
-          start_time: { type: 'integer' },
-          end_time: { type: 'integer' },
-          value: { type: 'integer' },
+/**
+ * The query of a series read of the other metrics: the schema decides every rule it can say (no
+ * other parameter, integers in range, a known granularity); seriesRequestOf the rest.
+ */
+export const STRICT_SERIES_QUERY_JSON_SCHEMA = { ...SERIES_QUERY_JSON_SCHEMA, additionalProperties: false } as const;
+
+/** The 200 body of a series of `name`, whose values are integers or numbers with a decimal. */
+export function sumSeriesJsonSchema(name: string, value: 'integer' | 'number') {
+  return {
+    type: 'object',
+    required: ['granularity', 'timezone', 'start_time', 'end_time', 'total', name],
+    additionalProperties: false,
+    properties: {
+      granularity: { type: 'string' },
+      timezone: { type: 'string' },
+      start_time: { type: 'integer' },
+      end_time: { type: 'integer' },
+      total: { type: value },
+      [name]: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['start_time', 'end_time', 'value'],
+          additionalProperties: false,
+          properties: {
+            start_time: { type: 'integer' },
+            end_time: { type: 'integer' },
+            value: { type: value },
+          },
         },
       },
     },
-  },
-} as const;
+  } as const;
+}
+
+export const STEP_SERIES_JSON_SCHEMA = sumSeriesJsonSchema('steps', 'integer');
 
 function isGranularity(value: string): value is Granularity {
   return Object.hasOwn(GRANULARITY_SECONDS, value);
@@ -107,8 +119,9 @@ function parseTimestamp(name: string, value: string): number {
 }
 
 /**
- * Checks the query of a series request; `profileZone` is the user's time zone, `now` the server's
- * clock. Unknown parameters are refused so that a misspelt one (`start=`) is not silently ignored.
+ * Checks the query of a steps series request; `profileZone` is the user's time zone, `now` the
+ * server's clock. Unknown parameters are refused so that a misspelt one (`start=`) is not silently
+ * ignored.
  */
 export function parseSeriesQuery(query: Record<string, unknown>, profileZone: string, now: number): SeriesRequest {
   const unknown = Object.keys(query).find((name) => !(QUERY_PARAMETERS as readonly string[]).includes(name));
@@ -119,33 +132,67 @@ export function parseSeriesQuery(query: Record<string, unknown>, profileZone: st
   if (!isGranularity(granularityText)) {
     throw invalidRequest(`granularity must be minute, hour or day, got "${granularityText.slice(0, 40)}"`);
   }
-  const zoneText = singleValue(query, 'timezone');
-  let timezone = canonicalTimeZone(profileZone) ?? 'UTC';
-  if (zoneText !== undefined) {
-    const zone = canonicalTimeZone(zoneText);
-    if (zone === null) {
-      throw invalidRequest(`timezone must be an IANA time zone name such as Europe/Berlin, got "${zoneText.slice(0, 64)}"`);
-    }
-    timezone = zone;
-  }
+  const timezone = zoneOf(singleValue(query, 'timezone'), profileZone);
   const startText = singleValue(query, 'start_time');
   const endText = singleValue(query, 'end_time');
-  const end = endText === undefined ? now : parseTimestamp('end_time', endText);
-  const start = startText === undefined ? startOfLocalDay(timezone, end) : parseTimestamp('start_time', startText);
-  if (end < start) {
-    const endSource = endText === undefined ? ' (default: now)' : '';
-    throw invalidRequest(`end_time${endSource} ${end} is before start_time ${start}`);
-  }
-  if (end - start > RANGE_CAP_SECONDS[granularityText]) {
-    throw invalidRequest(
-      `the range from start_time to end_time is longer than ${RANGE_CAP_WORDS[granularityText]}, the most granularity=${granularityText} allows`,
-    );
-  }
-  return { granularity: granularityText, timezone, start, end };
+  const start = startText === undefined ? undefined : parseTimestamp('start_time', startText);
+  const end = endText === undefined ? undefined : parseTimestamp('end_time', endText);
+  return requestOf(granularityText, timezone, start, end, now);
 }
 
-/** `writtenAt`: the user's write position, from the bearer check (store/replica.ts). */
-export type StepSeriesReader = (userId: string, request: SeriesRequest, writtenAt?: string | null) => StepSeries | Promise<StepSeries>;
+/** A series query whose shape its schema has checked (STRICT_SERIES_QUERY_JSON_SCHEMA). */
+export interface SeriesQuery {
+  granularity?: Granularity;
+  timezone?: string;
+  start_time?: number | string;
+  end_time?: number | string;
+}
+
+/**
+ * What a schema cannot check of a series query: the zone, the defaults (from the start of the
+ * local today to now), the order of the times and the cap of the granularity.
+ */
+export function seriesRequestOf(query: SeriesQuery, profileZone: string, now: number): SeriesRequest {
+  const timezone = zoneOf(query.timezone, profileZone);
+  const number = (text: number | string | undefined) => (text === undefined ? undefined : Number(text));
+  return requestOf(query.granularity ?? 'day', timezone, number(query.start_time), number(query.end_time), now);
+}
+
+/** The zone asked for, else the profile's, canonical. */
+function zoneOf(asked: string | undefined, profileZone: string): string {
+  if (asked === undefined) return canonicalTimeZone(profileZone) ?? 'UTC';
+  const zone = canonicalTimeZone(asked);
+  if (zone === null) throw invalidRequest(`timezone must be an IANA time zone name such as Europe/Berlin, got "${asked.slice(0, 64)}"`);
+  return zone;
+}
+
+function requestOf(granularity: Granularity, timezone: string, startTime: number | undefined, endTime: number | undefined, now: number): SeriesRequest {
+  const end = endTime ?? now;
+  const start = startTime ?? startOfLocalDay(timezone, end);
+  if (end < start) {
+    const endSource = endTime === undefined ? ' (default: now)' : '';
+    throw invalidRequest(`end_time${endSource} ${end} is before start_time ${start}`);
+  }
+  if (end - start > RANGE_CAP_SECONDS[granularity]) {
+    throw invalidRequest(
+      `the range from start_time to end_time is longer than ${RANGE_CAP_WORDS[granularity]}, the most granularity=${granularity} allows`,
+    );
+  }
+  return { granularity, timezone, start, end };
+}
+
+/**
+ * `writtenAt`: the user's write position, from the bearer check (store/replica.ts); `strideCm`:
+ * the profile's stride length, from the same check (distance).
+ */
+export type SeriesReader<Name extends string = string> = (
+  userId: string,
+  request: SeriesRequest,
+  writtenAt?: string | null,
+  strideCm?: number | null,
+) => SumSeries<Name> | Promise<SumSeries<Name>>;
+
+export type StepSeriesReader = SeriesReader<'steps'>;
 
 /** Plans a series reader keeps; when there are more, it starts over. */
 const MAX_KEPT_PLANS = 256;
@@ -157,9 +204,18 @@ const MAX_KEPT_PLANS = 256;
  * users ("the last 7 days" in a zone), so plans are kept — and with each its query — and shared
  * between requests: a plan is never modified.
  */
-export function createStepSeriesReader(sums: StepSums): StepSeriesReader {
+export function createStepSeriesReader(sums: SeriesSums): StepSeriesReader {
+  return createSeriesReader(sums, 'steps', 1);
+}
+
+/**
+ * The series reader of a metric whose buckets are sums: `name` names the buckets in the answer, and
+ * the store's sums are `scale` times the values answered (calories: tenths of a kcal), so a value is
+ * the bucket's sum, divided once — the total too, from the sum of the stored integers.
+ */
+export function createSeriesReader<Name extends string>(sums: SeriesSums, name: Name, scale: number): SeriesReader<Name> {
   const plans = new Map<string, BucketPlan>();
-  return (userId, request, writtenAt) => {
+  return (userId, request, writtenAt, strideCm) => {
     const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
     let plan = plans.get(key);
     if (plan === undefined) {
@@ -167,27 +223,27 @@ export function createStepSeriesReader(sums: StepSums): StepSeriesReader {
       if (plans.size >= MAX_KEPT_PLANS) plans.clear();
       plans.set(key, plan);
     }
-    const found = sums(userId, plan, writtenAt);
-    return Array.isArray(found) ? seriesOf(request, plan, found) : found.then((values) => seriesOf(request, plan, values));
+    const found = sums(userId, plan, writtenAt, strideCm);
+    return Array.isArray(found) ? seriesOf(request, plan, found, name, scale) : found.then((values) => seriesOf(request, plan, values, name, scale));
   };
 }
 
-function seriesOf(request: SeriesRequest, plan: BucketPlan, sums: readonly number[]): StepSeries {
+function seriesOf<Name extends string>(request: SeriesRequest, plan: BucketPlan, sums: readonly number[], name: Name, scale: number): SumSeries<Name> {
   const { boundaries } = plan;
   const count = Math.max(0, boundaries.length - 1);
-  const steps: StepBucket[] = new Array(count);
+  const buckets: StepBucket[] = new Array(count);
   let total = 0;
   for (let i = 0; i < count; i++) {
     const value = sums[i] ?? 0;
     total += value;
-    steps[i] = { start_time: boundaries[i]!, end_time: boundaries[i + 1]!, value };
+    buckets[i] = { start_time: boundaries[i]!, end_time: boundaries[i + 1]!, value: scale === 1 ? value : value / scale };
   }
   return {
     granularity: request.granularity,
     timezone: request.timezone,
     start_time: boundaries[0] ?? request.start,
     end_time: boundaries[boundaries.length - 1] ?? request.end,
-    total,
-    steps,
-  };
+    total: scale === 1 ? total : total / scale,
+    [name]: buckets,
+  } as SumSeries<Name>;
 }

@@ -1,9 +1,11 @@
 /**
  * How the routes' input schemas are enforced (docs/api.md, "For machines"). Every route's query,
- * path and body are validated against its schema (Ajv), and every route is registered with
- * `attachValidation`: the route's own parser reads the input first, so that an error names the field
- * and the rule in the words of docs/api.md, and then refuseSchemaViolation() refuses what the schema
- * refuses and the parser let through — before the route changes anything.
+ * path and body are validated against its schema (Ajv). A route whose schema decides answers a
+ * violation with 400 naming the field and the rule (describe below; app.ts) before its handler runs,
+ * which then checks only what a schema cannot say. The routes of the first version are registered
+ * with `attachValidation`: their own parser reads the input first, so that an error is in the words
+ * of docs/api.md, and then refuseSchemaViolation() refuses what the schema refuses and the parser let
+ * through — before the route changes anything.
  *
  * Query strings and path parameters are validated as their values are meant (`"60"` as an integer),
  * on a copy: the parsers read the strings as they were sent. Bodies are validated as they are, and
@@ -14,8 +16,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../errors.js';
 
 export function installSchemaValidation(app: FastifyInstance): void {
-  const asSent = new Ajv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
-  const asMeant = new Ajv({ strict: false, coerceTypes: true, useDefaults: false, removeAdditional: false });
+  // multipleOfPrecision: `multipleOf: 0.1` would refuse 2.3 (2.3 / 0.1 is 22.999999999999996 in
+  // binary floating point); a quotient within 1e-9 of an integer counts as one.
+  const options = { strict: false, useDefaults: false, removeAdditional: false, multipleOfPrecision: 9 } as const;
+  const asSent = new Ajv({ ...options, coerceTypes: false });
+  const asMeant = new Ajv({ ...options, coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const textual = httpPart === 'querystring' || httpPart === 'params';
     const validate = (textual ? asMeant : asSent).compile(schema);
@@ -27,9 +32,10 @@ export function installSchemaValidation(app: FastifyInstance): void {
 }
 
 /**
- * The first error, after the part's name: the field's path and the rule (`/samples/3/bpm must be
- * <= 250`). Where Ajv's words would not name the field or the values it takes (a missing or an
- * unknown property, an enum), the field is named and the values listed.
+ * The first error, after the part of the request it is in: the field's path and the rule, as
+ * `body/samples/3/bpm must be <= 250`. Where Ajv's words would not name the field or the rule (a
+ * missing or an unknown field, an enumeration, a number of decimals), the field is named and the
+ * values or the rule spelt out.
  */
 function describe(errors: ErrorObject[] | null | undefined): string {
   const [first] = errors ?? [];
@@ -43,6 +49,14 @@ function describe(errors: ErrorObject[] | null | undefined): string {
       return `${path}/${String(params.additionalProperty).slice(0, 40)} is not a known field`;
     case 'enum':
       return `${path} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'multipleOf': {
+      const step = Number(params.multipleOf);
+      if (step < 1) {
+        const decimals = Math.round(-Math.log10(step));
+        return `${path} must have at most ${decimals === 1 ? 'one decimal' : `${decimals} decimals`}`;
+      }
+      return `${path} must be a multiple of ${step}`;
+    }
     default:
       return `${path} ${first.message ?? 'is not valid'}`;
   }

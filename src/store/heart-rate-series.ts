@@ -12,7 +12,7 @@
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/series-day.js';
 import { QUARTERS_PER_DAY, lowestHalfHour, unpackHeartRateMinutes, unpackSummary, unpackTotal, type HeartRateMinutes } from '../db/heart-rate-day.js';
-import { dayDetailFor, type DayDetail } from './step-series.js';
+import { dayDetailFor, type DayDetail } from './series-sums.js';
 
 /** A stored heart-rate day as its readers get it: `total` exactly (a BigInt, or text from PostgreSQL). */
 export interface HeartRateDayRow {
@@ -22,7 +22,7 @@ export interface HeartRateDayRow {
   minutes: Uint8Array;
 }
 
-/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail` (store/step-series.ts). */
+/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail` (store/series-sums.ts). */
 export type HeartRateDayReader = (userId: string, from: number, to: number, detail: DayDetail) => HeartRateDayRow[] | Promise<HeartRateDayRow[]>;
 
 /** What each bucket of a plan holds. */

@@ -4,8 +4,13 @@
  * event comes from here, never from a caller, so no way of changing a profile can forget it.
  * Reading the profile comes with the bearer check (store/bearer-lookup.ts).
  */
+import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import { strideOf } from '../db/derived-distance.js';
+import type { Database } from '../db/schema.js';
+import { restrideDistance, strideLengthOf } from './distance-days.js';
 import { recordEvent } from './events.js';
+import { withOwnerLocked } from './owner-lock.js';
 
 /** The user resource an app sees (docs/api.md): the public part of the user row. */
 export interface Profile {
@@ -22,21 +27,35 @@ export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' |
 
 export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Promise<Profile | undefined>;
 
-/** Applies a profile change (absent fields keep their value) and returns the profile after it (undefined: no such user). */
+/**
+ * Applies a profile change (absent fields keep their value) and returns the profile after it
+ * (undefined: no such user). A change of the stride length rewrites the sums of the distance the
+ * user's steps derive (store/distance-days.ts) in the same transaction, under the user's lock like
+ * every write of steps and distance.
+ */
 export function createProfileUpdate(db: Db): ProfileUpdate {
-  return (userId, changes, now) =>
-    db.kysely.transaction().execute(async (trx) => {
-      const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      const profile = await trx
-        .updateTable('users')
-        .set({ ...fields, updated_at: now })
-        .where('id', '=', userId)
-        .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'])
-        .executeTakeFirst();
-      if (profile) {
-        const event = { type: 'profile.updated', userId, audience: { scope: 'read_profile' }, data: { fields: Object.keys(fields).sort() }, now } as const;
-        await recordEvent(trx, event, 0);
-      }
+  return (userId, changes, now) => {
+    if (changes.stride_length_cm === undefined) return db.kysely.transaction().execute((trx) => update(trx, userId, changes, now));
+    return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+      const strideBefore = await strideLengthOf(trx, userId);
+      const profile = await update(trx, userId, changes, now);
+      if (profile && strideOf(profile.stride_length_cm === null ? null : Number(profile.stride_length_cm)) !== strideBefore) await restrideDistance(trx, userId);
       return profile;
     });
+  };
+}
+
+async function update(trx: Kysely<Database>, userId: string, changes: ProfileChanges, now: number): Promise<Profile | undefined> {
+  const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  const profile = await trx
+    .updateTable('users')
+    .set({ ...fields, updated_at: now })
+    .where('id', '=', userId)
+    .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'])
+    .executeTakeFirst();
+  if (profile) {
+    const event = { type: 'profile.updated', userId, audience: { scope: 'read_profile' }, data: { fields: Object.keys(fields).sort() }, now } as const;
+    await recordEvent(trx, event, 0);
+  }
+  return profile;
 }

@@ -7,7 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Database } from '../db/schema.js';
-import type { StepSums } from './step-series.js';
+import type { SeriesSums } from './series-sums.js';
 
 /** A WAL position as PostgreSQL prints a pg_lsn ('16/B374D848', two hexadecimal halves), as one number. */
 export function lsnValue(lsn: string): bigint {
@@ -52,21 +52,21 @@ export function replicaPosition(replica: pg.Pool): ReplicaPosition {
  * Series from the replica when it has the user's latest upload, else from the primary; a replica
  * that cannot answer (down, restarting) leaves the read to the primary.
  */
-export function replicaRoutedSums(primary: StepSums, replica: StepSums, position: ReplicaPosition): StepSums {
-  return async (userId, plan, writtenAt = null) => {
+export function replicaRoutedSums(primary: SeriesSums, replica: SeriesSums, position: ReplicaPosition): SeriesSums {
+  return async (userId, plan, writtenAt = null, strideCm = null) => {
     if (await position.hasReplayed(writtenAt).catch(() => false)) {
       try {
-        return await replica(userId, plan);
+        return await replica(userId, plan, writtenAt, strideCm);
       } catch {
         // The primary answers below.
       }
     }
-    return primary(userId, plan);
+    return primary(userId, plan, writtenAt, strideCm);
   };
 }
 
 /**
- * After an upload has committed: the primary's WAL insert position, which is at or past the
+ * After a write of a minute series has committed: the primary's WAL insert position, which is at or past the
  * upload's commit record, becomes the user's write position.
  */
 export async function recordWritePosition(db: Kysely<Database>, userId: string): Promise<void> {

@@ -18,14 +18,14 @@ import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
 import { sqliteRefreshRotation } from './sqlite/refresh-rotation.js';
 import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
 import { createSessionStore, type SessionStore } from './sessions.js';
+import { createMinuteSeriesStore, SUM_METRIC_STORAGE, type MinuteSeriesStore } from './minute-series.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
-import { createStepSums, type StepSums } from './step-series.js';
-import { createStepStore, type StepStore } from './steps.js';
+import { createDistanceSums, createSeriesSums, type DayReader, type SeriesSums } from './series-sums.js';
+import { postgresDays } from './postgres/series-days.js';
+import { sqliteDays } from './sqlite/series-days.js';
 import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
 import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
 import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
-import { postgresDays } from './postgres/step-series.js';
-import { sqliteDays } from './sqlite/step-series.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
@@ -44,7 +44,10 @@ export interface Stores {
   rotation: RefreshRotation;
   /** The bearer check of every resource API request. */
   bearer: BearerLookup;
-  steps: StepStore;
+  /** The minute metrics whose buckets hold sums (store/minute-series.ts). */
+  steps: MinuteSeriesStore;
+  distance: MinuteSeriesStore;
+  calories: MinuteSeriesStore;
   /** Heart rate in the series store; read from the primary (no replica routing). */
   heartRate: HeartRateStore;
   /** Sleep sessions, read from the primary. */
@@ -77,12 +80,11 @@ export interface Stores {
  * read once it has the reader's latest upload (store/replica.ts).
  */
 export function createStores(db: Db, replica?: Db): Stores {
-  const primarySums = createStepSums(db.sqlite ? sqliteDays(db.sqlite) : postgresDays(db.pool));
-  let sums: StepSums = primarySums;
-  if (replica?.pool) {
-    const replicaSums = createStepSums(postgresDays(replica.pool));
-    sums = replicaRoutedSums(primarySums, replicaSums, replicaPosition(replica.pool));
-  }
+  const primaryDays = db.sqlite ? sqliteDays(db.sqlite) : postgresDays(db.pool);
+  const replicaDays = replica?.pool ? { days: postgresDays(replica.pool), position: replicaPosition(replica.pool) } : null;
+  const sumsOf = (make: (days: DayReader) => SeriesSums): SeriesSums =>
+    replicaDays ? replicaRoutedSums(make(primaryDays), make(replicaDays.days), replicaDays.position) : make(primaryDays);
+  const withReplica = replica !== undefined;
   return {
     apps: createAppStore(db),
     users: createUserStore(db),
@@ -92,7 +94,9 @@ export function createStores(db: Db, replica?: Db): Stores {
     tokens: createTokenStore(db),
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
-    steps: createStepStore(db, sums, replica !== undefined),
+    steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
+    distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
+    calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),
     heartRate: createHeartRateStore(db, db.sqlite ? sqliteHeartRateDays(db.sqlite) : postgresHeartRateDays(db.pool)),
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),

@@ -40,6 +40,20 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', url: '/v1/users/me/body/weight/', scope: 'write_body', payload: { time: 1_700_000_000, kg: 70.5 } },
   { method: 'POST', url: '/v1/users/me/body/weight', scope: 'write_body', payload: { time: 1_700_000_000, kg: 70.5 } },
   { method: 'DELETE', url: '/v1/users/me/body/weight/wgt_AAAAAAAAAAAAAA', scope: 'write_body', granted: 404 },
+  ...['steps', 'distance', 'calories'].flatMap((metric): RouteCase[] => {
+    const path = `/v1/users/me/activities/${metric}`;
+    const range = '?start_time=1700000000&end_time=1700086400';
+    return [
+      ...(metric === 'steps' ? [] : [
+        { method: 'GET' as const, url: `${path}/`, scope: 'read_activity' },
+        { method: 'GET' as const, url: path, scope: 'read_activity' },
+        { method: 'POST' as const, url: `${path}/`, scope: 'write_activity', payload: { samples: [] } },
+        { method: 'POST' as const, url: path, scope: 'write_activity', payload: { samples: [] } },
+      ]),
+      { method: 'DELETE', url: `${path}/${range}`, scope: 'write_activity' },
+      { method: 'DELETE', url: `${path}${range}`, scope: 'write_activity' },
+    ];
+  }),
 ];
 
 forEachDialect('resource API scopes and bearer tokens', (dialect) => {

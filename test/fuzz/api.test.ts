@@ -1,8 +1,9 @@
 /**
  * Fuzzing the resource API (src/api/routes.ts): the user resource at /v1/users/me and /users
- * (GET, PUT), the steps collection (GET a series, POST samples), heart rate (GET a series, POST
- * readings, DELETE a range), sleep sessions and body weight (GET a range of dates, POST one,
- * DELETE one by id), with real bearer tokens of every scope and of one scope mixed in with broken ones.
+ * (GET, PUT), the collections of steps, distance and calories (GET a series, POST samples,
+ * DELETE a range), heart rate (GET a series, POST readings, DELETE a range), sleep sessions and
+ * body weight (GET a range of dates, POST one, DELETE one by id), with real bearer tokens of every
+ * scope and of one scope mixed in with broken ones.
  */
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
@@ -123,6 +124,16 @@ const weightBody = fc.record(
   { requiredKeys: ['time', 'kg'] },
 );
 const recordId = (kind: string) => fc.oneof(fc.constant(`${kind}_AAAAAAAAAAAAAA`), fc.constantFrom('slp_AGZkq4DAXa3fVQ', 'wgt_AGZkq4DAXa3fVQ', `${kind}_`), pathParameter([]));
+/** Distance and calories: metres to 2,000, kcal to 100 with one decimal, and numbers just outside. */
+const metricValue = fc.oneof(fc.integer({ min: -1, max: 2001 }), fc.constantFrom(0, 0.1, 2.3, 99.9, 100, 100.1, 0.15, 1e-7, 1999.5, 2000));
+const metricSample = fc.record({ start_time: minute, value: metricValue });
+const metricBatch = fc.oneof(
+  { weight: 20, arbitrary: fc.record({ samples: fc.oneof({ weight: 4, arbitrary: fc.array(metricSample, { maxLength: 20 }) }, { weight: 1, arbitrary: samples }, { weight: 1, arbitrary: hostileJson }) }, { requiredKeys: [] }) },
+  { weight: 1, arbitrary: fullWeek },
+);
+/** A range to delete: usually under the 31-day cap, sometimes just over it. */
+const deleteFields = { start_time: unixSeconds, end_time: fc.oneof(unixSeconds, minute.map((t) => String(t + 31 * 86_400)), minute.map((t) => String(t))) };
+const seriesFields = { start_time: unixSeconds, end_time: unixSeconds, granularity: fc.constantFrom('minute', 'hour', 'day', 'week', 'DAY', ''), timezone: timeZone };
 
 const bearerRoute = { face: 'api', credentials: 'bearer', rateLimited: true } as const;
 
@@ -140,6 +151,12 @@ export const API_ROUTES: Route[] = [
       fields: { start_time: unixSeconds, end_time: unixSeconds, granularity: fc.constantFrom('minute', 'hour', 'day', 'week', 'DAY', ''), timezone: timeZone },
     },
     { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: sampleBatch },
+    { ...bearerRoute, method: 'DELETE', path, statuses: [200, 400, 401, 403], fields: deleteFields },
+  ]),
+  ...['distance', 'calories'].flatMap((metric) => [`/v1/users/me/activities/${metric}`, `/v1/users/me/activities/${metric}/`]).flatMap((path): Route[] => [
+    { ...bearerRoute, method: 'GET', path, statuses: [200, 400, 401, 403], fields: seriesFields },
+    { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: metricBatch },
+    { ...bearerRoute, method: 'DELETE', path, statuses: [200, 400, 401, 403], fields: deleteFields },
   ]),
   ...['/v1/users/me/heartrate', '/v1/users/me/heartrate/'].flatMap((path): Route[] => [
     {

@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists the API, and none of the pages', () => {
-    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
+    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/activities/distance/', '/v1/users/me/activities/calories/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
       assert.ok(doc.paths[path], `${path} is missing`);
     }
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/(login|signup|logout|dashboard|account|demo|oauth2\/authorize|docs|openapi)/);
@@ -126,6 +126,17 @@ describe('the OpenAPI document', () => {
     await call('POST', steps, { headers: bearer(tokens.access_token), json: { samples: [{ start_time: 1_700_000_041, value: 12 }] } });
     await call('GET', `${steps}?start_time=1700000000&end_time=1700086400&granularity=hour`, { headers: bearer(tokens.access_token) });
     await call('GET', `${steps}?granularity=fortnight`, { headers: bearer(tokens.access_token) });
+    await call('DELETE', `${steps}?start_time=1700000000&end_time=1700086400`, { headers: bearer(fullToken) });
+    await call('DELETE', `${steps}?start_time=1700000000`, { headers: bearer(fullToken) });
+    for (const metric of ['distance', 'calories']) {
+      const path = `/v1/users/me/activities/${metric}/`;
+      await call('POST', path, { headers: bearer(fullToken), json: { samples: [{ start_time: 1_700_000_040, value: 12.5 }, { start_time: 1_700_000_100, value: 3 }] } });
+      await call('POST', path, { headers: bearer(fullToken), json: { samples: [{ start_time: 1_700_000_040, value: 3, extra: 1 }] } });
+      await call('GET', `${path}?start_time=1700000000&end_time=1700086400&granularity=hour&timezone=Asia/Kolkata`, { headers: bearer(fullToken) });
+      await call('GET', `${path}?granularity=fortnight`, { headers: bearer(fullToken) });
+      await call('DELETE', `${path}?start_time=1700000000&end_time=1700086400`, { headers: bearer(fullToken) });
+      await call('DELETE', `${path}?start_time=1700000000&end_time=1800000000`, { headers: bearer(fullToken) });
+    }
     const heartRate = '/v1/users/me/heartrate/';
     await call('POST', heartRate, { headers: bearer(fullToken), json: { samples: [{ time: 1_700_000_041, bpm: 64 }, { time: 1_700_000_042, bpm: 66 }] } });
     await call('POST', heartRate, { headers: bearer(fullToken), json: { samples: [{ time: 1_700_000_041, bpm: 251 }] } });
@@ -213,6 +224,12 @@ describe('the OpenAPI document', () => {
       { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 400.5 }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 80, fat_percent: null }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/body/weight/', body: { time: 1_600_000_000, kg: 80, fat_percent: 76 }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/distance/', body: { samples: [{ start_time: 1_700_000_040, value: 2000 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/distance/', body: { samples: [{ start_time: 1_700_000_040, value: 2.5 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/calories/', body: { samples: [{ start_time: 1_700_000_040, value: 0.5 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/calories/', body: { samples: [{ start_time: 1_700_000_040, value: 0.25 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/calories/', body: { samples: [{ start_time: 1_700_000_040, value: 100.5 }] }, token: fullToken },
+      { method: 'POST', url: '/v1/users/me/activities/calories/', body: { samples: [{ start_time: 1_700_000_070, value: 1 }] }, token: fullToken },
     ];
     for (const { method, url, body, token } of cases) {
       const valid = bodySchema(method, url)(body);

@@ -5,7 +5,7 @@
  * per-minute tables (step_samples and their rollups) go.
  */
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
-import { dayStartOf, emptyDay, packDay, type DayMinutes } from '../series-day.js';
+import { dayStartOf, emptyDay, hourSums, packHours, packRuns, type DayMinutes } from '../series-day.js';
 
 /** Minute rows read per page of the conversion. */
 const PAGE = 20_000;
@@ -43,7 +43,7 @@ async function convertStepSamples(db: Kysely<any>): Promise<void> {
   let dayStart = 0;
   let day: DayMinutes = emptyDay();
   const closeDay = () => {
-    if (user !== null) pending.push({ user_id: user, metric: 'steps', day_start: dayStart, ...packDay(day) });
+    if (user !== null) pending.push({ user_id: user, metric: 'steps', day_start: dayStart, ...packLegacyDay(day) });
   };
   let after: { user: string; minute: number } | null = null;
   for (;;) {
@@ -70,6 +70,12 @@ async function convertStepSamples(db: Kysely<any>): Promise<void> {
   }
   closeDay();
   await flush();
+}
+
+/** A day as 007 packed it: the runs of its minutes with no format byte (009 adds it). */
+function packLegacyDay(day: DayMinutes) {
+  const hours = hourSums(day);
+  return { total: hours.reduce((a, b) => a + b, 0), hours: packHours(hours), minutes: packRuns(day) };
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,7 +1,7 @@
 /** The day rows of heart-rate series on PostgreSQL (the buckets: ../heart-rate-series.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import type { DayDetail } from '../step-series.js';
+import type { DayDetail } from '../series-sums.js';
 import type { HeartRateDayReader, HeartRateDayRow } from '../heart-rate-series.js';
 
 /** Series read in one statement at most; more start the next one at once. */
@@ -23,7 +23,7 @@ interface DaysWanted {
   to: number;
 }
 
-/** The series of one event-loop turn in one statement per detail, as steps are (./step-series.ts). */
+/** The series of one event-loop turn in one statement per detail, as steps are (./series-days.ts). */
 export function postgresHeartRateDays(pool: pg.Pool): HeartRateDayReader {
   const readers = {
     totals: daysOfMany(pool, 'totals'),

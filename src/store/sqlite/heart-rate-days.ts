@@ -2,7 +2,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
-import type { DayDetail } from '../step-series.js';
+import type { DayDetail } from '../series-sums.js';
 import type { HeartRateDayReader, HeartRateDayRow } from '../heart-rate-series.js';
 
 const EMPTY = new Uint8Array(0);
@@ -14,7 +14,7 @@ const COLUMNS: Readonly<Record<DayDetail, string>> = {
 };
 
 /**
- * Prepared at the first read, as steps are (./step-series.ts), in the turn's read transaction.
+ * Prepared at the first read, as steps are (./series-days.ts), in the turn's read transaction.
  * Integers come back as BigInt: a heart-rate total has 58 bits (db/heart-rate-day.ts).
  */
 export function sqliteHeartRateDays(sqlite: SQLite.Database): HeartRateDayReader {

@@ -57,7 +57,8 @@ forEachDialect('migration 007_series_days', (dialect) => {
     const applied = await migrateToLatest(database.db);
     assert.deepEqual(applied, Object.keys(MIGRATIONS).sort().filter((name) => name >= '007'));
 
-    const days = await db.selectFrom('series_days').selectAll().execute();
+    // 009 follows, and derives distance rows from the steps.
+    const days = await db.selectFrom('series_days').selectAll().where('metric', '=', 'steps').execute();
     const totalsAfter = new Map(days.map((row) => [`${row.user_id} ${Number(row.day_start)}`, Number(row.total)]));
     const totalsBeforeMap = new Map(totalsBefore.rows.map((row) => [`${row.user_id} ${Number(row.day)}`, Number(row.total)]));
     assert.deepEqual(totalsAfter, totalsBeforeMap, 'every user\u2019s every daily total');

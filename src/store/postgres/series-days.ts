@@ -1,7 +1,7 @@
-/** The day rows of step series on PostgreSQL (the sums: ../step-series.ts). */
+/** The day rows of minute series on PostgreSQL (the sums: ../series-sums.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import type { DayDetail, DayReader, DayRow } from '../step-series.js';
+import type { DayDetail, DayReader, DayRow } from '../series-sums.js';
 
 /** Series read in one statement at most; more start the next one at once. */
 const MAX_BATCH = 256;
@@ -15,16 +15,17 @@ const COLUMNS: Readonly<Record<DayDetail, string>> = {
 
 interface DaysWanted {
   userId: string;
+  metric: string;
   from: number;
   to: number;
 }
 
 /**
- * The series of one event-loop turn are read in ONE statement per detail (db/batched-calls.ts,
- * decision 0002): a round trip through pg costs the event loop more than the rows it carries — one
- * statement per series took 204 µs of event loop a request in the 30-day daily series of
- * `npm run bench` against 93 µs batched (performance.md, November 26). Each wanted range is a
- * range of the primary key, by a lateral subquery over the arrays.
+ * The series of one event-loop turn are read in ONE statement per detail, whatever their metrics
+ * (db/batched-calls.ts, decision 0002): a round trip through pg costs the event loop more than the
+ * rows it carries — one statement per series took 204 µs of event loop a request in the 30-day
+ * daily series of `npm run bench` against 93 µs batched (performance.md, November 26). Each wanted
+ * range is a range of the primary key, by a lateral subquery over the arrays.
  */
 export function postgresDays(pool: pg.Pool): DayReader {
   const readers = {
@@ -32,22 +33,27 @@ export function postgresDays(pool: pg.Pool): DayReader {
     hours: daysOfMany(pool, 'hours'),
     minutes: daysOfMany(pool, 'minutes'),
   } satisfies Record<DayDetail, unknown>;
-  return (userId, from, to, detail) => readers[detail]({ userId, from, to });
+  return (userId, metric, from, to, detail) => readers[detail]({ userId, metric, from, to });
 }
 
 function daysOfMany(pool: pg.Pool, detail: DayDetail) {
   const text = `select k.i, ${COLUMNS[detail]}
-    from unnest($1::text[], $2::bigint[], $3::bigint[]) with ordinality as k(user_id, day_from, day_to, i)
+    from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) with ordinality as k(user_id, metric, day_from, day_to, i)
     cross join lateral (
       select * from series_days d
-      where d.user_id = k.user_id and d.metric = 'steps' and d.day_start >= k.day_from and d.day_start < k.day_to
+      where d.user_id = k.user_id and d.metric = k.metric and d.day_start >= k.day_from and d.day_start < k.day_to
     ) s
     order by k.i, s.day_start`;
   return batchedCalls<DaysWanted, DayRow[]>(async (calls) => {
     const result = await pool.query<DayRow & { i: string }>({
-      name: `stride_series_days_steps_${detail}`,
+      name: `stride_series_days_${detail}`,
       text,
-      values: [calls.map((call) => call.input.userId), calls.map((call) => call.input.from), calls.map((call) => call.input.to)],
+      values: [
+        calls.map((call) => call.input.userId),
+        calls.map((call) => call.input.metric),
+        calls.map((call) => call.input.from),
+        calls.map((call) => call.input.to),
+      ],
     });
     const days: DayRow[][] = calls.map(() => []);
     for (const row of result.rows) days[Number(row.i) - 1]!.push(row);

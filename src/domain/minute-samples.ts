@@ -1,0 +1,112 @@
+/**
+ * Uploads and deletes of the sum metrics whose routes are checked by their schemas (distance,
+ * calories; and every DELETE): the schemas, what a schema cannot say (a minute sent twice, a
+ * minute more than a day ahead, the order and length of a range), and the change a write makes,
+ * for its event (docs/api.md, docs/webhooks.md).
+ */
+import { DateTime } from 'luxon';
+import { bucketRuns } from '../calendar/step-buckets.js';
+import { invalidRequest } from '../errors.js';
+import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
+import { MAX_TIMESTAMP } from './step-series.js';
+
+export const MAX_SAMPLES_PER_REQUEST = 10_080;
+/** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
+export const MAX_FUTURE_SECONDS = 86_400;
+/** The longest range one DELETE removes (SPEC §4.4). */
+export const MAX_DELETE_SECONDS = 31 * 86_400;
+
+/** What POST accepts for a metric: §4.3's body, with the metric's range and decimals. */
+export function sampleBatchJsonSchema(definition: { unit: string; maxPerMinute: number; decimals: 0 | 1 }) {
+  const value =
+    definition.decimals === 0
+      ? { type: 'integer', minimum: 0, maximum: definition.maxPerMinute, description: definition.unit }
+      : { type: 'number', minimum: 0, maximum: definition.maxPerMinute, multipleOf: 0.1, description: `${definition.unit}, at most one decimal` };
+  return {
+    type: 'object',
+    required: ['samples'],
+    additionalProperties: false,
+    properties: {
+      samples: {
+        type: 'array',
+        maxItems: MAX_SAMPLES_PER_REQUEST,
+        description: 'one sample per minute; a minute sent again replaces its value',
+        items: {
+          type: 'object',
+          required: ['start_time', 'value'],
+          additionalProperties: false,
+          properties: {
+            start_time: {
+              type: 'integer',
+              minimum: 0,
+              maximum: MAX_TIMESTAMP,
+              multipleOf: 60,
+              description: 'the minute\'s start, Unix seconds; at most a day ahead of the server\'s clock',
+            },
+            value,
+          },
+        },
+      },
+    },
+  } as const;
+}
+
+/** The query of a DELETE: the range [start_time, end_time) of the minutes to remove. */
+export const DELETE_RANGE_JSON_SCHEMA = {
+  type: 'object',
+  required: ['start_time', 'end_time'],
+  additionalProperties: false,
+  properties: {
+    start_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds: the first minute removed is the one starting at or after it' },
+    end_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds, at most 31 days after start_time: minutes starting before it are removed' },
+  },
+} as const;
+
+export const DELETED_JSON_SCHEMA = {
+  type: 'object',
+  required: ['deleted'],
+  additionalProperties: false,
+  properties: { deleted: { type: 'integer', description: 'how many minutes of the range held a value' } },
+} as const;
+
+/**
+ * Refuses a batch its schema accepted but that holds a minute twice or one more than a day ahead of
+ * `now`, naming the sample as the schema's messages do; nothing is written then.
+ */
+export function checkSampleBatch(samples: readonly MinuteSample[], now: number): void {
+  const seen = new Map<number, number>();
+  for (let index = 0; index < samples.length; index++) {
+    const { start_time: startTime } = samples[index]!;
+    if (startTime > now + MAX_FUTURE_SECONDS) throw invalidRequest(`body/samples/${index}/start_time is more than a day ahead of the server's clock`);
+    const first = seen.get(startTime);
+    if (first !== undefined) throw invalidRequest(`body/samples/${index}/start_time repeats the minute of body/samples/${first}; send one sample per minute`);
+    seen.set(startTime, index);
+  }
+}
+
+/** The range of a DELETE whose schema passed: [start, end), in order and at most 31 days long. */
+export function deleteRangeOf(query: { start_time: number | string; end_time: number | string }): { start: number; end: number } {
+  const start = Number(query.start_time);
+  const end = Number(query.end_time);
+  if (end < start) throw invalidRequest(`end_time ${end} is before start_time ${start}`);
+  if (end - start > MAX_DELETE_SECONDS) throw invalidRequest('the range from start_time to end_time is longer than 31 days, the most one DELETE removes');
+  return { start, end };
+}
+
+/**
+ * What a write changes, for its event (docs/webhooks.md): the ranges of the minutes written or
+ * removed, merged, and the dates in the user's zone that they touch.
+ */
+export function seriesChange(minuteStarts: readonly number[], timezone: string, now: number, coalesceSeconds: number): SeriesChange {
+  const ranges = bucketRuns(minuteStarts, 60).map(([start_time, end_time]) => ({ start_time, end_time }));
+  const dates = new Set<string>();
+  for (const { start_time, end_time } of ranges) {
+    const last = DateTime.fromSeconds(end_time - 1, { zone: timezone }).toISODate()!;
+    for (let day = DateTime.fromSeconds(start_time, { zone: timezone }).startOf('day'); ; day = day.plus({ days: 1 })) {
+      const date = day.toISODate()!;
+      dates.add(date);
+      if (date >= last) break;
+    }
+  }
+  return { ranges, dates: [...dates].sort(), now, coalesceSeconds };
+}

@@ -1,0 +1,81 @@
+/**
+ * Keeping distance rows in step with what they derive from (db/derived-distance.ts): a write of
+ * steps or of uploaded distance, and a change of the stride length, rewrite the sums of the
+ * distance rows of the days it touches, in its own transaction and under the user's lock
+ * (store/owner-lock.ts), so a distance series never reads sums of an older state of either.
+ */
+import type { Kysely } from 'kysely';
+import { distanceAsRead, hasDistance, strideOf } from '../db/derived-distance.js';
+import type { Database } from '../db/schema.js';
+import { hourSums, isEmptyDay, packHours, packMinutes, sameMinutes, unpackMinutes, type DayMinutes } from '../db/series-day.js';
+import { deleteDayRows, readDayRows, writeDayRows, type DayRowValues } from './series-rows.js';
+
+/** One UTC day of the metric written, before (null: no row) and after the write. */
+export interface DayWrite {
+  day: number;
+  before: DayMinutes | null;
+  after: DayMinutes;
+}
+
+/** Steps days read per statement while the stride length changes. */
+const RESTRIDE_PAGE = 200;
+
+export async function strideLengthOf(trx: Kysely<Database>, userId: string): Promise<number> {
+  const user = await trx.selectFrom('users').select('stride_length_cm').where('id', '=', userId).executeTakeFirst();
+  return strideOf(user?.stride_length_cm === undefined || user.stride_length_cm === null ? null : Number(user.stride_length_cm));
+}
+
+/**
+ * Rewrites the distance rows of the days of `writes`, which wrote `written` (steps, or uploaded
+ * distance, whose rows this writes too). Returns whether the distance as read changed in any minute.
+ */
+export async function rewriteDistanceDays(trx: Kysely<Database>, userId: string, written: 'steps' | 'distance', writes: readonly DayWrite[]): Promise<boolean> {
+  if (writes.length === 0) return false;
+  const stride = await strideLengthOf(trx, userId);
+  const other = new Map<number, Uint8Array>();
+  for (const row of await readDayRows(trx, userId, written === 'steps' ? 'distance' : 'steps', writes.map((w) => w.day))) other.set(row.day_start, row.minutes);
+  const keep: DayRowValues[] = [];
+  const drop: number[] = [];
+  let changed = false;
+  for (const write of writes) {
+    const stored = other.get(write.day);
+    const unpacked = stored === undefined ? null : unpackMinutes(stored);
+    const [uploadedBefore, uploadedAfter, stepsBefore, stepsAfter] =
+      written === 'distance' ? [write.before, write.after, unpacked, unpacked] : [unpacked, unpacked, write.before, write.after];
+    const before = distanceAsRead(uploadedBefore, stepsBefore, stride);
+    const after = distanceAsRead(uploadedAfter, stepsAfter, stride);
+    changed ||= !sameMinutes(before, after);
+    const rowExisted = written === 'distance' ? write.before !== null : stored !== undefined;
+    if ((uploadedAfter !== null && !isEmptyDay(uploadedAfter)) || hasDistance(after)) {
+      const hours = hourSums(after);
+      // The uploaded minutes of a steps write are those stored: kept as they are, not packed again.
+      const minutes = written === 'distance' ? packMinutes(write.after) : Buffer.from(stored ?? new Uint8Array(0));
+      keep.push({ day_start: write.day, total: hours.reduce((a, b) => a + b, 0), hours: packHours(hours), minutes });
+    } else if (rowExisted) {
+      drop.push(write.day);
+    }
+  }
+  await writeDayRows(trx, userId, 'distance', keep);
+  await deleteDayRows(trx, userId, 'distance', drop);
+  return changed;
+}
+
+/**
+ * After the stride length changed: the sums of every distance row that derives from steps, a page
+ * of steps days at a time. Days with no steps derive nothing and keep their rows.
+ */
+export async function restrideDistance(trx: Kysely<Database>, userId: string): Promise<void> {
+  let after = -Infinity;
+  for (;;) {
+    let page = trx.selectFrom('series_days').select(['day_start', 'minutes']).where('user_id', '=', userId).where('metric', '=', 'steps');
+    if (after !== -Infinity) page = page.where('day_start', '>', after);
+    const rows = await page.orderBy('day_start').limit(RESTRIDE_PAGE).execute();
+    const writes = rows.map((row) => {
+      const steps = unpackMinutes(row.minutes);
+      return { day: Number(row.day_start), before: steps, after: steps };
+    });
+    await rewriteDistanceDays(trx, userId, 'steps', writes);
+    if (rows.length < RESTRIDE_PAGE) return;
+    after = Number(rows[rows.length - 1]!.day_start);
+  }
+}

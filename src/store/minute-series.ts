@@ -1,0 +1,183 @@
+/**
+ * The minute metrics whose buckets hold sums — steps, distance, calories — in the series store
+ * (db/series-day.ts), one store per metric made by one factory. An upload merges its minutes into
+ * the UTC days they fall in — read, replaced minute by minute (the last write of a minute wins),
+ * packed and written back — and a delete takes the minutes of a range out of them, each in one
+ * transaction that first takes the user's lock (store/owner-lock.ts), so two writes to one day at
+ * the same moment run one after the other and neither loses the other's minutes. The write's event
+ * is recorded in the same transaction (docs/webhooks.md).
+ *
+ * Values cross this interface in the API's units (kcal for calories) and are stored as integers of
+ * 1/scale of them (tenths of a kcal). Writes of steps and of distance also rewrite the sums of the
+ * distance rows of their days (store/distance-days.ts); when that changes the distance as read, a
+ * steps write records distance.updated too.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database, SumMetric } from '../db/schema.js';
+import { ABSENT, DAY_SECONDS, dayStartOf, emptyDay, isEmptyDay, packDay, sameMinutes, unpackMinutes, type DayMinutes } from '../db/series-day.js';
+import { rewriteDistanceDays, type DayWrite } from './distance-days.js';
+import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
+import { withOwnerLocked } from './owner-lock.js';
+import { recordWritePosition } from './replica.js';
+import { deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
+import type { SeriesSums } from './series-sums.js';
+
+export type { SumMetric };
+
+/** One minute of a metric (docs/api.md): the minute's start, in seconds since the epoch, and its value. */
+export interface MinuteSample {
+  start_time: number;
+  value: number;
+}
+
+/** What a write changed, for its event: the minute ranges and the local dates they touch. */
+export interface SeriesChange {
+  ranges: MinuteRange[];
+  dates: string[];
+  now: number;
+  /** WEBHOOK_COALESCE (docs/webhooks.md). */
+  coalesceSeconds: number;
+}
+
+/** The change of a delete, from the starts of the minutes it removed (ascending); run inside its transaction. */
+export type ChangeOfMinutes = (minuteStarts: readonly number[]) => SeriesChange;
+
+/** How a metric is stored: `scale` stored units to one unit of the API, and the event of its writes. */
+export interface SumMetricStorage {
+  metric: SumMetric;
+  scale: number;
+  event: DataEventType;
+}
+
+export const SUM_METRIC_STORAGE: Readonly<Record<SumMetric, SumMetricStorage>> = {
+  steps: { metric: 'steps', scale: 1, event: 'steps.updated' },
+  distance: { metric: 'distance', scale: 1, event: 'distance.updated' },
+  calories: { metric: 'calories', scale: 10, event: 'calories.updated' },
+};
+
+export interface MinuteSeriesStore {
+  /**
+   * Stores the minutes (a minute sent again replaces its value) and the event of `change`, in one
+   * transaction; returns how many.
+   */
+  upsertSamples(userId: string, samples: readonly MinuteSample[], change: SeriesChange): Promise<number>;
+  /**
+   * Removes the minutes starting in [from, to) and, when there were any, records the event of
+   * `changeOf(their starts)`, in one transaction; returns how many minutes held a value.
+   */
+  deleteRange(userId: string, from: number, to: number, changeOf: ChangeOfMinutes): Promise<number>;
+  /** Sums per bucket of a plan (store/series-sums.ts), in stored units. */
+  sums: SeriesSums;
+  /**
+   * The user's stored minutes after `afterMinute` (exclusive), in order, at most `limit`: one page
+   * of an export. Distance: the uploaded minutes, not those derived from steps.
+   */
+  samplesAfter(userId: string, afterMinute: number, limit: number): Promise<MinuteSample[]>;
+}
+
+/** Days read per query of an export page. */
+const EXPORT_DAYS = 8;
+
+/** `withReplica`: series are also read from a replica, so each write records its write position. */
+export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums: SeriesSums, withReplica = false): MinuteSeriesStore {
+  const { metric, scale } = storage;
+  const stored = (value: number) => Math.round(value * scale);
+
+  /** Reads the days, lets `change` alter them, writes them back with what depends on them, and records the events. */
+  async function writeDays(userId: string, days: number[], change: (read: Map<number, DayMinutes>) => SeriesChange | null): Promise<void> {
+    await withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+      const found = new Map<number, DayMinutes>();
+      for (const row of await readDayRows(trx, userId, metric, days)) found.set(row.day_start, unpackMinutes(row.minutes));
+      const before = new Map([...found].map(([day, minutes]) => [day, minutes.slice()]));
+      const event = change(found);
+      if (event === null) return;
+      const writes: DayWrite[] = [];
+      for (const [day, after] of found) {
+        const earlier = before.get(day) ?? null;
+        if (earlier === null || !sameMinutes(earlier, after)) writes.push({ day, before: earlier, after });
+      }
+      const distanceChanged = await writeBack(trx, userId, writes);
+      await record(trx, userId, storage.event, event);
+      if (metric === 'steps' && distanceChanged) await record(trx, userId, 'distance.updated', event);
+    });
+    if (withReplica) await recordWritePosition(db.kysely, userId);
+  }
+
+  /** Writes the days back (an emptied day loses its row); returns whether distance as read changed. */
+  async function writeBack(trx: Kysely<Database>, userId: string, writes: DayWrite[]): Promise<boolean> {
+    if (metric === 'distance') return rewriteDistanceDays(trx, userId, 'distance', writes);
+    const emptied = writes.filter((w) => isEmptyDay(w.after));
+    await writeDayRows(trx, userId, metric, writes.filter((w) => !isEmptyDay(w.after)).map((w) => ({ day_start: w.day, ...packDay(w.after) })));
+    await deleteDayRows(trx, userId, metric, emptied.filter((w) => w.before !== null).map((w) => w.day));
+    return metric === 'steps' ? rewriteDistanceDays(trx, userId, 'steps', writes) : false;
+  }
+
+  const record = (trx: Kysely<Database>, userId: string, type: DataEventType, change: SeriesChange) =>
+    recordEvent(trx, { type, userId, audience: { scope: 'read_activity' }, data: { ranges: change.ranges, dates: change.dates }, now: change.now }, change.coalesceSeconds);
+
+  return {
+    async upsertSamples(userId, samples, change) {
+      if (samples.length === 0) return 0;
+      const days = [...new Set(samples.map((sample) => dayStartOf(sample.start_time)))];
+      await writeDays(userId, days, (found) => {
+        for (const sample of samples) {
+          const day = dayStartOf(sample.start_time);
+          let minutes = found.get(day);
+          if (!minutes) found.set(day, (minutes = emptyDay()));
+          minutes[(sample.start_time - day) / 60] = stored(sample.value);
+        }
+        return change;
+      });
+      return samples.length;
+    },
+
+    async deleteRange(userId, from, to, changeOf) {
+      const days: number[] = [];
+      for (let day = dayStartOf(from); day < to; day += DAY_SECONDS) days.push(day);
+      const deleted: number[] = [];
+      await writeDays(userId, days, (found) => {
+        for (const [day, minutes] of [...found].sort(([a], [b]) => a - b)) {
+          const first = Math.max(0, Math.ceil((from - day) / 60));
+          const end = Math.min(1440, Math.ceil((to - day) / 60));
+          for (let m = first; m < end; m++) {
+            if (minutes[m] === ABSENT) continue;
+            minutes[m] = ABSENT;
+            deleted.push(day + m * 60);
+          }
+        }
+        return deleted.length === 0 ? null : changeOf(deleted);
+      });
+      return deleted.length;
+    },
+
+    sums,
+
+    async samplesAfter(userId, afterMinute, limit) {
+      const found: MinuteSample[] = [];
+      let from = dayStartOf(afterMinute);
+      while (found.length < limit) {
+        const rows = await db.kysely
+          .selectFrom('series_days')
+          .select(['day_start', 'minutes'])
+          .where('user_id', '=', userId)
+          .where('metric', '=', metric)
+          .where('day_start', '>=', from)
+          .orderBy('day_start')
+          .limit(EXPORT_DAYS)
+          .execute();
+        for (const row of rows) {
+          const day = Number(row.day_start);
+          const minutes = unpackMinutes(row.minutes);
+          for (let m = 0; m < minutes.length && found.length < limit; m++) {
+            const start_time = day + m * 60;
+            if (minutes[m] !== ABSENT && start_time > afterMinute) found.push({ start_time, value: minutes[m]! / scale });
+          }
+        }
+        if (rows.length < EXPORT_DAYS) break;
+        from = Number(rows[rows.length - 1]!.day_start) + DAY_SECONDS;
+      }
+      return found;
+    },
+  };
+}
