@@ -79,7 +79,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.match((await walkerPage.locator('#redirect-host').textContent())!, new RegExp(`go back to ${host.replace(/\./g, '\\.')}`));
       assert.match((await walkerPage.locator('main').textContent())!, /Made by Ada Developer/);
       assert.equal(await walkerPage.getByRole('checkbox', { name: /See your profile/ }).isChecked(), true);
-      assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your step counts' }).isChecked(), true);
+      assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your steps, distance and calories' }).isChecked(), true);
       await assertFitsTheScreen(walkerPage);
       await walkerPage.screenshot({ path: shotPath(flows, 'consent-mobile'), fullPage: true });
       await walkerPage.getByRole('button', { name: 'Allow' }).click();
@@ -105,7 +105,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
         text = (await card.textContent())!;
       }
       assert.match(text, /Made by Ada Developer/);
-      assert.match(text, /See your step counts/);
+      assert.match(text, /See your steps, distance and calories/);
       assert.match(text, /Allowed/);
       assert.match(text, /Last used\s*\d/, 'the API call above counts as use');
       await assertFitsTheScreen(walkerPage);

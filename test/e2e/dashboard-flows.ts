@@ -75,7 +75,7 @@ export function dashboardFlows(flows: BrowserFlows): void {
 
     it('an unticked scope is not granted: the token lacks it and the API answers 403', async () => {
       const page = await person('Una');
-      await authorize(page, 'untick', { decision: 'Allow', signUpAs: 'Una', untick: ['Add and change your step counts'] });
+      await authorize(page, 'untick', { decision: 'Allow', signUpAs: 'Una', untick: ['Add and change your steps, distance and calories'] });
       partial = client.tokens();
       assert.equal(partial.scope, 'read_profile read_activity');
       const upload = await client.api(partial.access_token, '/v1/users/me/activities/steps', {

@@ -128,8 +128,8 @@ forEachDialect('account page', (dialect) => {
     assert.match(page.body, /<h3>Pace Coach<\/h3>/);
     assert.match(page.body, /Made by Ada Developer/);
     assert.match(page.body, /See your profile: name, time zone, daily step goal and stride length/);
-    assert.match(page.body, /See your step counts/);
-    assert.doesNotMatch(page.body, /Add and change your step counts/, 'an unticked scope is not listed');
+    assert.match(page.body, /See your steps, distance and calories/);
+    assert.doesNotMatch(page.body, /Add and change your steps, distance and calories/, 'an unticked scope is not listed');
     assert.match(page.body, /<dt>Allowed<\/dt><dd><time datetime="\d{4}-\d\d-\d\dT/);
     assert.match(page.body, /<dt>Last used<\/dt><dd>Not yet/);
 
