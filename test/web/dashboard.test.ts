@@ -1,6 +1,7 @@
 /** The developer dashboard: listing, registering, editing (scope-change preview), rotating, deleting. */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { registerApp } from '../../src/domain/apps.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
 import type { TestApp } from '../support/app.js';
@@ -342,5 +343,19 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal(await findAppByClientId(t.database.db.kysely, f.app.clientId), undefined);
     assert.equal(await profileStatus(t, tokens.access_token), 401);
     assert.equal((await developer.get(appPage())).status, 404);
+  });
+
+  it('refuses a webhook URL on this machine next to the URL field, saying how an operator allows it for development', async () => {
+    const { app } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Hooked', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+    const list = `/dashboard/apps/${app.clientId}/webhooks`;
+    const refused = await submit(developer, list, list, { url: 'http://127.0.0.1:4000/hooks', events: ['steps.updated'] });
+    assert.equal(refused.status, 400);
+    assert.match(textOf(refused.body, 'url-error')!, /^The URL must be https:\/\/ \(for development, the operator can allow http:\/\/ and private addresses with WEBHOOK_ALLOW_PRIVATE=true\)\.$/);
+    assert.match(refused.body, /id="url"[^>]*aria-describedby="url-hint url-error"[^>]*aria-invalid="true"/);
+    const local = await submit(developer, list, list, { url: 'https://127.0.0.1:4000/hooks', events: ['steps.updated'] });
+    assert.match(textOf(local.body, 'url-error')!, /public address.*WEBHOOK_ALLOW_PRIVATE=true/);
+    const noEvents = await submit(developer, list, list, { url: 'https://hooks.example/x', events: [] });
+    assert.match(textOf(noEvents.body, 'events-error')!, /^Name at least one event type/);
+    assert.equal(textOf(noEvents.body, 'url-error'), undefined);
   });
 });
