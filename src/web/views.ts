@@ -23,7 +23,7 @@ export interface LayoutData {
   csrfToken?: string | undefined;
   /** The part of the site the page belongs to, marked in the navigation. */
   section?: 'dashboard' | 'account' | undefined;
-  /** A page laid out in columns across a wide screen (the account page). */
+  /** A page that uses a wide screen's width: the account page's columns, the demo callback's command. */
   wide?: boolean | undefined;
 }
 

@@ -58,6 +58,8 @@ export async function demoCallbackPage(app: FastifyInstance): Promise<void> {
     const error = text(query.error);
     return sendPage(reply, './demo-callback', {
       title: 'Demo callback',
+      // The exchange command is shown whole on a computer's screen, not scrolled (stride.css).
+      wide: true,
       code,
       state: text(query.state),
       error: error === '' ? null : describeAuthorizationError(error),
