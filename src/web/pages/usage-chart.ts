@@ -17,7 +17,7 @@ export interface ChartDay {
 /** The drawing's size in SVG units, and its plot area: room on the left for the tick labels. */
 const WIDTH = 560;
 const HEIGHT = 170;
-const PLOT = { left: 48, right: WIDTH - 12, top: 12, bottom: 134 };
+const PLOT = { left: 58, right: WIDTH - 12, top: 12, bottom: 134 };
 const BAR_GAP = 4;
 
 /** A round step (1, 2 or 5 times a power of ten) that splits `most` into at most four parts. */
