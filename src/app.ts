@@ -26,7 +26,7 @@ import { registerSecurityHeaders } from './http/security-headers.js';
 import { createMetrics } from './metrics.js';
 import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
 import { observeStoreCalls } from './store/observed.js';
-import { sendErrorAsPage, wantsPage } from './web/error-pages.js';
+import { sendErrorAsPage, sendNotFoundPage, wantsPage } from './web/error-pages.js';
 import { sendErrorPage } from './web/views.js';
 import { webRoutes } from './web/routes.js';
 
@@ -113,7 +113,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const error = new ApiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}`);
-    return wantsPage(request) ? sendErrorAsPage(reply, request, error) : sendError(reply, error);
+    return wantsPage(request) ? sendNotFoundPage(reply, request, error) : sendError(reply, error);
   });
 
   installSchemaValidation(app);

@@ -28,7 +28,7 @@ export interface AuthorizationRequest {
 export type AuthorizationCheck =
   | { ok: true; request: AuthorizationRequest }
   /** RFC 6749 §4.1.2.1: without a trustworthy redirect URI the user sees an error page. */
-  | { ok: false; page: string }
+  | { ok: false; page: string; /** The app, when the client id named one (the redirect URI was the problem). */ app?: App }
   /**
    * RFC 6749 §4.1.2.1: an error the app should hear of at its (registered) redirect URI. Whether
    * the browser is sent there at once is decided by errorRedirectIsVetted (RFC 9700 §4.11.2).
@@ -73,7 +73,7 @@ export async function checkAuthorizationRequest(
   const app = await ctx.stores.apps.findByClientId(clientId);
   if (!app) return { ok: false, page: 'No app is registered with this client_id.' };
   const redirect = requestedRedirectUri(app, params);
-  if ('problem' in redirect) return { ok: false, page: redirect.problem };
+  if ('problem' in redirect) return { ok: false, page: redirect.problem, app };
 
   const state = repeated.includes('state') ? undefined : params.state;
   const fail = (error: string, description: string): AuthorizationCheck => ({

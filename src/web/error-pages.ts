@@ -6,7 +6,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../errors.js';
-import { sendErrorPage } from './views.js';
+import { currentSession, knownSession } from './session.js';
+import { homeLink, sendErrorPage } from './views.js';
 
 const PROGRAM_PATHS = /^\/(v1(\/|$)|oauth2\/(token|revoke|introspect)\/?$)/;
 
@@ -19,14 +20,23 @@ export function wantsPage(request: FastifyRequest): boolean {
   return acceptsHtml(request.headers.accept) && !PROGRAM_PATHS.test(request.url.split('?')[0]!);
 }
 
-const ACCOUNT_LINK = { href: '/account', label: 'Go to your account' };
+/**
+ * No route has this address: the page is shown with the signed-in header when there is a session
+ * (looked up here, as no route did); without the database, it is shown as to someone signed out.
+ */
+export async function sendNotFoundPage(reply: FastifyReply, request: FastifyRequest, error: ApiError): Promise<FastifyReply> {
+  await currentSession(request).catch(() => null);
+  return sendErrorAsPage(reply, request, error);
+}
 
 export function sendErrorAsPage(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
   reply.headers(error.headers);
   const path = request.url.split('?')[0]!;
+  // The session only when a route looked it up already: an error page makes no query of its own.
+  const home = homeLink(knownSession(request) !== null);
   switch (error.error) {
     case 'not_found':
-      return sendErrorPage(reply, 404, 'Page not found', `There is no page at ${path.slice(0, 200)}.`, ACCOUNT_LINK);
+      return sendErrorPage(reply, 404, 'Page not found', `There is no page at ${path.slice(0, 200)}.`, home);
     case 'rate_limited': {
       const wait = error.headers['retry-after'] ?? reply.getHeader('retry-after');
       const signIn = /^\/(login|signup)\/?$/.test(path);
@@ -35,12 +45,12 @@ export function sendErrorAsPage(reply: FastifyReply, request: FastifyRequest, er
         429,
         'Too many attempts',
         `Please wait ${wait ? `${String(wait)} seconds` : 'a minute'}, then try again.`,
-        signIn ? { href: path, label: 'Back to the form' } : ACCOUNT_LINK,
+        signIn ? { href: path, label: 'Back to the form' } : home,
       );
     }
     case 'temporarily_unavailable':
-      return sendErrorPage(reply, 503, 'Stride is temporarily unavailable', 'Please try again in a few seconds.', ACCOUNT_LINK);
+      return sendErrorPage(reply, 503, 'Stride is temporarily unavailable', 'Please try again in a few seconds.', home);
     default:
-      return sendErrorPage(reply, error.status, 'This request cannot be completed', error.description, ACCOUNT_LINK);
+      return sendErrorPage(reply, error.status, 'This request cannot be completed', error.description, home);
   }
 }

@@ -8,11 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import { accountPages } from './pages/account.js';
 import { accountDataPages } from './pages/account-data.js';
 import { authorizePages } from './pages/authorize.js';
+import { appPages } from './pages/app-pages.js';
 import { dashboardPages } from './pages/dashboard.js';
 import { webhookPages } from './pages/webhooks.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
 import { loginPages } from './pages/login.js';
 import { signupPages } from './pages/signup.js';
+import { ownedAppScope } from './owned-app.js';
 import { ASSETS_DIR } from './views.js';
 
 /** Every asset is served by Stride itself (no CDN); the CSP allows only same-origin scripts and styles. */
@@ -37,7 +39,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(signupPages);
   await app.register(authorizePages);
   await app.register(dashboardPages);
-  await app.register(webhookPages);
+  // Every page of one app: signed in, and the app's owner (owned-app.ts).
+  await ownedAppScope(app, [appPages, webhookPages]);
   await app.register(accountPages);
   await app.register(accountDataPages);
   await app.register(demoCallbackPage);

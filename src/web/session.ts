@@ -5,6 +5,7 @@
  * every process at once.
  */
 import { randomBytes } from 'node:crypto';
+import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
@@ -51,11 +52,21 @@ export function cookieOptions(ctx: AppContext, maxAge?: number) {
   };
 }
 
+/**
+ * The session cookie's value. The cookie plugin parses cookies on the pages' scope only; a page
+ * answered outside it (a page not found) reads the header itself.
+ */
+function sessionCookieValue(request: FastifyRequest): string | undefined {
+  const name = sessionCookieName(request.server.ctx);
+  if (request.cookies !== undefined) return request.cookies[name];
+  return request.headers.cookie === undefined ? undefined : fastifyCookie.parse(request.headers.cookie)[name];
+}
+
 /** The signed-in session of this request, or null. Looked up once per request. */
 export async function currentSession(request: FastifyRequest): Promise<Session | null> {
   if (cache.has(request)) return cache.get(request)!;
   const ctx = request.server.ctx;
-  const raw = request.cookies[sessionCookieName(ctx)];
+  const raw = sessionCookieValue(request);
   let session: Session | null = null;
   if (raw) {
     const idHash = hashCredential(raw);
@@ -68,6 +79,11 @@ export async function currentSession(request: FastifyRequest): Promise<Session |
   }
   cache.set(request, session);
   return session;
+}
+
+/** The session of this request when it was looked up already (currentSession), without a lookup. */
+export function knownSession(request: FastifyRequest): Session | null {
+  return cache.get(request) ?? null;
 }
 
 /**

@@ -6,6 +6,8 @@
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { FastifyReply } from 'fastify';
+import { sessionCsrfToken } from './csrf.js';
+import { knownSession } from './session.js';
 
 export const VIEWS_DIR = fileURLToPath(new URL('../../../src/web/views/', import.meta.url));
 export const ASSETS_DIR = fileURLToPath(new URL('../../../src/web/assets/', import.meta.url));
@@ -21,6 +23,15 @@ export interface LayoutData {
   csrfToken?: string | undefined;
   /** The part of the site the page belongs to, marked in the navigation. */
   section?: 'dashboard' | 'account' | undefined;
+  /** A page that uses a wide screen's width: the account page's columns, the demo callback's command. */
+  wide?: boolean | undefined;
+}
+
+/** A way on from an error page. */
+export interface Link {
+  href: string;
+  label: string;
+  id?: string;
 }
 
 export function renderView(template: string, data: LayoutData & Record<string, unknown>): string {
@@ -42,15 +53,37 @@ export function sendPage(
 }
 
 /**
- * The plain error page (e.g. an authorization request that cannot be redirected back). Without a
- * `link`, it tells the user to go back to the app they came from.
+ * The plain error page, with the signed-in header when the request's session is known, and always
+ * a way on: `links`, else the person's account (the sign-in page when signed out).
  */
 export function sendErrorPage(
   reply: FastifyReply,
   status: number,
   title: string,
   message: string,
-  link?: { href: string; label: string },
+  links?: Link | Link[],
 ): FastifyReply {
-  return sendPage(reply, './error', { title, message, link: link ?? null }, status);
+  const session = knownSession(reply.request);
+  const signedIn = session ? { userName: session.user.display_name, csrfToken: sessionCsrfToken(session) } : {};
+  const wayOn = links === undefined ? [homeLink(session !== null)] : Array.isArray(links) ? links : [links];
+  return sendPage(reply, './error', { title, message, links: wayOn, ...signedIn }, status);
+}
+
+/**
+ * Text with `code spans`, as developers write them in an app's description: the parts between two
+ * backticks are shown as code (views/text.eta), each part escaped as any text. A backtick without
+ * its pair stays as typed.
+ */
+export function codeSpans(text: string): Array<{ code: boolean; text: string }> {
+  const parts = text.split('`');
+  // An even number of parts means one backtick had no pair: it goes back into the last part.
+  const last = parts.length % 2 === 0 ? parts.splice(-2, 2).join('`') : null;
+  const spans = parts.map((part, i) => ({ code: i % 2 === 1 && part !== '', text: part }));
+  if (last !== null) spans.push({ code: false, text: last });
+  return spans.filter((span) => span.text !== '');
+}
+
+/** Where a person goes from a page with nowhere better to send them: their account, or sign-in. */
+export function homeLink(signedIn: boolean): Link {
+  return signedIn ? { href: '/account', label: 'Go to your account' } : { href: '/login', label: 'Sign in to Stride' };
 }

@@ -7,7 +7,12 @@ import { EVENT_TYPES } from '../store/events.js';
 import type { EndpointChanges, WebhookEndpoint, WebhookStore } from '../store/webhooks.js';
 import { targetProblem } from './targets.js';
 
-export class EndpointInputError extends Error {}
+/** A rule of endpoints broken by the input; `field` names what it is about, when it is one field. */
+export class EndpointInputError extends Error {
+  constructor(message: string, readonly field: 'url' | 'events' | null = null) {
+    super(message);
+  }
+}
 
 /** The endpoints one app may have. */
 export const MAX_ENDPOINTS_PER_APP = 10;
@@ -16,15 +21,15 @@ export const SECRET_OVERLAP_SECONDS = 86400;
 
 export function parseEventTypes(raw: string | readonly string[]): string[] {
   const names = (typeof raw === 'string' ? raw.split(/[\s,]+/) : [...raw]).map((name) => name.trim()).filter(Boolean);
-  if (names.length === 0) throw new EndpointInputError(`name at least one event type: ${EVENT_TYPES.join(', ')}`);
+  if (names.length === 0) throw new EndpointInputError(`name at least one event type: ${EVENT_TYPES.join(', ')}`, 'events');
   const unknown = names.find((name) => !(EVENT_TYPES as readonly string[]).includes(name));
-  if (unknown !== undefined) throw new EndpointInputError(`unknown event type "${unknown.slice(0, 40)}"; the types are ${EVENT_TYPES.join(', ')}`);
+  if (unknown !== undefined) throw new EndpointInputError(`unknown event type "${unknown.slice(0, 40)}"; the types are ${EVENT_TYPES.join(', ')}`, 'events');
   return EVENT_TYPES.filter((name) => names.includes(name));
 }
 
 function checkedUrl(config: Config, url: string): string {
   const problem = targetProblem(url.trim(), config.webhooks.allowPrivate);
-  if (problem) throw new EndpointInputError(problem);
+  if (problem) throw new EndpointInputError(problem, 'url');
   return url.trim();
 }
 

@@ -10,6 +10,9 @@ import { isIP } from 'node:net';
 import { buildConnector } from 'undici';
 import { isPublicAddress } from './public-address.js';
 
+/** Said with a refusal that WEBHOOK_ALLOW_PRIVATE lifts: a developer's own receiver is often one. */
+export const ALLOW_PRIVATE_HINT = 'for development, the operator can allow http:// and private addresses with WEBHOOK_ALLOW_PRIVATE=true';
+
 /** Why `raw` cannot be a webhook URL, or null. Every address is checked again when connecting. */
 export function targetProblem(raw: string, allowPrivate: boolean): string | null {
   let url: URL;
@@ -21,11 +24,12 @@ export function targetProblem(raw: string, allowPrivate: boolean): string | null
   if (raw.length > 2000) return 'the URL is longer than 2000 characters';
   if (url.username || url.password) return 'the URL must not carry credentials';
   if (allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'the URL must be http:// or https://';
-  if (url.protocol !== 'https:') return 'the URL must be https://';
+  if (url.protocol !== 'https:') return `the URL must be https:// (${ALLOW_PRIVATE_HINT})`;
   // A trailing dot names the same host (`localhost.`).
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (isIP(host) !== 0 && !isPublicAddress(host)) return 'the URL must name a public address, not a private, loopback or link-local one';
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'the URL must name a public address, not a private, loopback or link-local one';
+  const notPublic = `the URL must name a public address, not a private, loopback or link-local one (${ALLOW_PRIVATE_HINT})`;
+  if (isIP(host) !== 0 && !isPublicAddress(host)) return notPublic;
+  if (host === 'localhost' || host.endsWith('.localhost')) return notPublic;
   return null;
 }
 

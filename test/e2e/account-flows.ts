@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type BrowserFlows, PASSWORD, shotPath, signIn, signUp, type Stride, uniqueEmail } from './support.js';
+import { type BrowserFlows, PASSWORD, keepScreenshot, signIn, signInAsNew, signUp, type Stride, uniqueEmail } from './support.js';
 
 export function accountFlows(flows: BrowserFlows): void {
   describe('your data and sessions in a real browser', () => {
@@ -25,8 +25,8 @@ export function accountFlows(flows: BrowserFlows): void {
       page = await laptop.newPage();
       phonePage = await phone.newPage();
       email = uniqueEmail('owner');
-      await page.goto(`${stride.url}/signup`);
-      await signUp(page, 'Owner', email);
+      await page.goto(`${stride.url}/login`);
+      await signInAsNew(page, stride, 'Owner', email);
       await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
       await phonePage.goto(`${stride.url}/login`);
       await signIn(phonePage, email);
@@ -54,7 +54,7 @@ export function accountFlows(flows: BrowserFlows): void {
     it('signs the phone out from the laptop', async () => {
       await page.goto(`${stride.url}/account`);
       await page.getByRole('heading', { name: /Chrome on Android/ }).waitFor();
-      await page.screenshot({ path: shotPath(flows, 'account-sessions'), fullPage: true });
+      await keepScreenshot(flows, page, 'account-sessions');
       await page.getByRole('button', { name: 'End that session' }).click();
       await page.getByText('Signed out there').waitFor();
       await phonePage.reload();
@@ -88,7 +88,7 @@ export function accountFlows(flows: BrowserFlows): void {
       await page.getByLabel('Your password, to confirm').fill('another long password');
       await page.getByRole('button', { name: 'Delete my account' }).click();
       await page.getByRole('heading', { name: 'Your account is deleted' }).waitFor();
-      await page.screenshot({ path: shotPath(flows, 'account-deleted'), fullPage: true });
+      await keepScreenshot(flows, page, 'account-deleted');
       await page.goto(`${stride.url}/account`);
       await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
 

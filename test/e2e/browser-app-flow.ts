@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext } from 'playwright-core';
 import { freePort } from '../support/cli.js';
-import { registerAppInDashboard, shotPath, signUp, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
+import { registerAppInDashboard, keepScreenshot, signInAsNew, uniqueEmail, type BrowserFlows, type Stride } from './support.js';
 
 /** The app's whole site: one page, its script and the library, served from 127.0.0.1. */
 class SinglePageApp {
@@ -79,8 +79,8 @@ export function browserAppFlow(flows: BrowserFlows): void {
 
     it('connects with PKCE, reads and changes the profile, refreshes and revokes, all from the page', async () => {
       const devPage = await developer.newPage();
-      await devPage.goto(`${flows.stride.url}/signup`);
-      await signUp(devPage, 'Sam Developer', uniqueEmail('sam'));
+      await devPage.goto(`${flows.stride.url}/login`);
+      await signInAsNew(devPage, flows.stride, 'Sam Developer', uniqueEmail('sam'));
       const registered = await registerAppInDashboard(devPage, flows.stride, {
         name: 'Pocket Pedometer',
         redirectUri: spa.redirectUri,
@@ -93,13 +93,13 @@ export function browserAppFlow(flows: BrowserFlows): void {
       const page = await person.newPage();
       await page.goto(spa.url);
       await page.getByRole('button', { name: 'Connect Stride' }).click();
-      // Stride's sign-in page (or the app's own report that discovery failed), then sign-up from
+      // Stride's sign-in page (or the app's own report that discovery failed), then sign-in from
       // there, then the consent for this request.
       const result = page.locator('#result');
       const settled = () => undefined;
       await Promise.race([page.waitForURL(/\/login\?/).then(settled, settled), result.filter({ hasText: 'failed' }).waitFor().then(settled, settled)]);
       if (!/\/login\?/.test(page.url())) assert.fail(`the app did not send the person to Stride: ${await result.textContent()}`);
-      await signUp(page, 'Robin', uniqueEmail('robin'));
+      await signInAsNew(page, flows.stride, 'Robin', uniqueEmail('robin'));
       await page.getByRole('heading', { name: 'Pocket Pedometer wants to access your Stride account' }).waitFor();
       await page.getByRole('button', { name: 'Allow' }).click();
 
@@ -112,7 +112,7 @@ export function browserAppFlow(flows: BrowserFlows): void {
       assert.equal(outcome.refreshedProfileId, outcome.profileId);
       assert.deepEqual(outcome.afterRevocation, { status: 401, challenge: 'invalid_token' });
       await page.getByRole('heading', { name: 'Connected as Robin (from the browser)' }).waitFor();
-      await page.screenshot({ path: shotPath(flows, 'browser-app-connected'), fullPage: true });
+      await keepScreenshot(flows, page, 'browser-app-connected');
 
       // The change the page made is Robin's: the account page shows the new name.
       await page.goto(`${flows.stride.url}/account`);

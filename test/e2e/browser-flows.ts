@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { Dialect } from '../../src/db/database.js';
 import { browserUnavailable, launchBrowser } from '../support/browser.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
 import { postgresUnavailable } from '../support/databases.js';
 import { accessibilityFlows } from './accessibility-flows.js';
 import { accountFlows } from './account-flows.js';
@@ -23,6 +24,9 @@ import { dashboardFlows } from './dashboard-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
 import { trustFlows } from './trust-flows.js';
 import { webhookFlows } from './webhook-flows.js';
+
+/** The accounts this process makes for the flows (Stride.createAccount); the server's own hashing stays real. */
+cheapPasswordHashing();
 
 export function browserFlowsOn(dialect: Dialect): void {
   const skip = browserUnavailable() ?? (dialect === 'postgres' ? postgresUnavailable() : null);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { assertFitsTheScreen, type BrowserFlows, shotPath, signUp, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
+import { assertFitsTheScreen, type BrowserFlows, keepScreenshot, signUp, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
 
 export function connectedAppFlow(flows: BrowserFlows): void {
   describe('a person connects an app and revokes it, in a real browser', () => {
@@ -61,16 +61,18 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.equal(client.clientId, (await devPage.locator('#client-id').textContent())?.trim());
       assert.equal(client.clientSecret, (await devPage.locator('#client-secret').textContent())?.trim());
       assert.match(client.clientSecret, /.{32,}/);
-      await devPage.screenshot({ path: shotPath(flows, 'app-created'), fullPage: true });
+      await keepScreenshot(flows, devPage, 'app-created');
 
       await devPage.goto(`${stride.url}/dashboard`);
       await devPage.getByRole('link', { name: 'Pace Coach' }).waitFor();
-      await devPage.screenshot({ path: shotPath(flows, 'dashboard'), fullPage: true });
+      await keepScreenshot(flows, devPage, 'dashboard');
     });
 
     it('a second person authorizes it: authorize → sign up → consent, and the app calls the API', async () => {
       await walkerPage.goto(client.authorizeUrl('state-123'));
       assert.equal(new URL(walkerPage.url()).pathname, '/login');
+      // The sign-in page says which app is asking before it asks for anything.
+      assert.match((await walkerPage.locator('#asking-app').textContent())!, /^Pace Coach, made by Ada Developer, asks to connect to your Stride account/);
       await signUp(walkerPage, 'Walker', uniqueEmail('walker'));
 
       // Back at the request: the consent page.
@@ -79,9 +81,9 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.match((await walkerPage.locator('#redirect-host').textContent())!, new RegExp(`go back to ${host.replace(/\./g, '\\.')}`));
       assert.match((await walkerPage.locator('main').textContent())!, /Made by Ada Developer/);
       assert.equal(await walkerPage.getByRole('checkbox', { name: /See your profile/ }).isChecked(), true);
-      assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your step counts' }).isChecked(), true);
+      assert.equal(await walkerPage.getByRole('checkbox', { name: 'See your steps, distance and calories' }).isChecked(), true);
       await assertFitsTheScreen(walkerPage);
-      await walkerPage.screenshot({ path: shotPath(flows, 'consent-mobile'), fullPage: true });
+      await keepScreenshot(flows, walkerPage, 'consent-mobile');
       await walkerPage.getByRole('button', { name: 'Allow' }).click();
 
       await walkerPage.locator('#result').filter({ hasText: 'connected' }).waitFor();
@@ -105,13 +107,13 @@ export function connectedAppFlow(flows: BrowserFlows): void {
         text = (await card.textContent())!;
       }
       assert.match(text, /Made by Ada Developer/);
-      assert.match(text, /See your step counts/);
+      assert.match(text, /See your steps, distance and calories/);
       assert.match(text, /Allowed/);
       assert.match(text, /Last used\s*\d/, 'the API call above counts as use');
       await assertFitsTheScreen(walkerPage);
-      await walkerPage.screenshot({ path: shotPath(flows, 'account-mobile'), fullPage: true });
+      await keepScreenshot(flows, walkerPage, 'account-mobile');
       await walkerPage.setViewportSize({ width: 1100, height: 900 });
-      await walkerPage.screenshot({ path: shotPath(flows, 'account'), fullPage: true });
+      await keepScreenshot(flows, walkerPage, 'account');
 
       await card.getByRole('button', { name: 'Revoke access for Pace Coach' }).click();
       await walkerPage.getByRole('status').filter({ hasText: 'Pace Coach can no longer access your account' }).waitFor();
@@ -146,10 +148,14 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       const connections = rows.map((row) => /^\+(\d+) \/ −(\d+)$/.exec(row[columns.indexOf('Connected')]!)!.slice(1).map(Number));
       assert.deepEqual(connections.reduce(([joined, left], [j, l]) => [joined! + j!, left! + l!], [0, 0]), [1, 1], 'one person connected and left');
       assert.match((await devPage.locator('#usage-heading + p').textContent())!.replace(/\s+/g, ' '), /^3 requests · 1 token issued · 0 refreshed · 1 person connected, 1 left · 0 rate-limited/);
+      // The chart's scale reaches the busiest day: its top tick is at least the day's requests.
+      const ticks = (await devPage.locator('#usage-chart .tick-y').allTextContents()).map(Number);
+      assert.equal(ticks[0], 0);
+      assert.ok(ticks.at(-1)! >= Math.max(...rows.map((row) => Number(row[columns.indexOf('2xx')]) + Number(row[columns.indexOf('4xx')]))), `ticks ${ticks}`);
       const errors = await devPage.locator('#usage-errors li').allTextContents();
       assert.equal(errors.length, 1);
       assert.match(errors[0]!, /400 invalid_grant · \/oauth2\/token/);
-      await devPage.getByRole('heading', { name: 'Usage, last 30 days' }).locator('..').screenshot({ path: shotPath(flows, 'app-usage') });
+      await keepScreenshot(flows, devPage.getByRole('heading', { name: 'Usage, last 30 days' }).locator('..'), 'app-usage');
     });
   });
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type BrowserFlows, registerAppInDashboard, type RegisteredInBrowser, shotPath, signIn, signUp, type Stride, ThirdPartyApp, type TokenSet, uniqueEmail } from './support.js';
+import { type BrowserFlows, registerAppInDashboard, type RegisteredInBrowser, keepScreenshot, signIn, signInAsNew, type Stride, ThirdPartyApp, type TokenSet, uniqueEmail } from './support.js';
 
 export function dashboardFlows(flows: BrowserFlows): void {
   describe('dashboard and consent in a real browser', () => {
@@ -35,9 +35,9 @@ export function dashboardFlows(flows: BrowserFlows): void {
       return page;
     }
 
-    async function authorize(page: Page, state: string, options: { untick?: string[]; decision: 'Allow' | 'Deny'; signUpAs?: string }): Promise<void> {
+    async function authorize(page: Page, state: string, options: { untick?: string[]; decision: 'Allow' | 'Deny'; asNewPerson?: string }): Promise<void> {
       await page.goto(client.authorizeUrl(state, undefined, 'consent'));
-      if (options.signUpAs) await signUp(page, options.signUpAs, people[options.signUpAs]!.email);
+      if (options.asNewPerson) await signInAsNew(page, stride, options.asNewPerson, people[options.asNewPerson]!.email);
       await page.getByRole('heading', { name: /Step Counter wants to access/ }).waitFor();
       for (const words of options.untick ?? []) await page.getByRole('checkbox', { name: words }).uncheck();
       await page.getByRole('button', { name: options.decision, exact: true }).click();
@@ -49,8 +49,8 @@ export function dashboardFlows(flows: BrowserFlows): void {
       client = new ThirdPartyApp(stride);
       await client.start();
       devPage = await newContext().then((context) => context.newPage());
-      await devPage.goto(`${stride.url}/signup?return_to=%2Fdashboard`);
-      await signUp(devPage, 'Dev', uniqueEmail('dev'));
+      await devPage.goto(`${stride.url}/login?return_to=%2Fdashboard`);
+      await signInAsNew(devPage, stride, 'Dev', uniqueEmail('dev'));
       registered = await registerAppInDashboard(devPage, stride, {
         name: 'Step Counter',
         description: 'Counts your steps',
@@ -68,14 +68,14 @@ export function dashboardFlows(flows: BrowserFlows): void {
 
     it('Deny on the consent page sends access_denied with the state to the app', async () => {
       const page = await person('Denise');
-      await authorize(page, 'deny-state-1', { decision: 'Deny', signUpAs: 'Denise' });
+      await authorize(page, 'deny-state-1', { decision: 'Deny', asNewPerson: 'Denise' });
       assert.deepEqual(client.lastCallback, { error: 'access_denied', state: 'deny-state-1' });
       assert.equal(await page.locator('#result').textContent(), 'access_denied');
     });
 
     it('an unticked scope is not granted: the token lacks it and the API answers 403', async () => {
       const page = await person('Una');
-      await authorize(page, 'untick', { decision: 'Allow', signUpAs: 'Una', untick: ['Add and change your step counts'] });
+      await authorize(page, 'untick', { decision: 'Allow', asNewPerson: 'Una', untick: ['Add and change your steps, distance and calories'] });
       partial = client.tokens();
       assert.equal(partial.scope, 'read_profile read_activity');
       const upload = await client.api(partial.access_token, '/v1/users/me/activities/steps', {
@@ -88,19 +88,19 @@ export function dashboardFlows(flows: BrowserFlows): void {
       assert.equal((await client.api(partial.access_token, '/v1/users/me/activities/steps')).status, 200);
 
       const everything = await person('Fulla');
-      await authorize(everything, 'all', { decision: 'Allow', signUpAs: 'Fulla' });
+      await authorize(everything, 'all', { decision: 'Allow', asNewPerson: 'Fulla' });
       full = client.tokens();
       assert.equal(full.scope, 'read_profile read_activity write_activity');
     });
 
     it('a scope change in the dashboard says how many grants end, then ends only the differing ones', async () => {
       await devPage.goto(registered.detailUrl);
-      await devPage.screenshot({ path: shotPath(flows, 'app-detail'), fullPage: true });
+      await keepScreenshot(flows, devPage, 'app-detail');
       await devPage.locator('#scope-write_activity').uncheck();
       await devPage.getByRole('button', { name: 'Save changes' }).click();
       await devPage.getByRole('heading', { name: 'Change the scopes of Step Counter?' }).waitFor();
       assert.match((await devPage.locator('#grants-ended').textContent())!, /1 user's grant\s+will end/);
-      await devPage.screenshot({ path: shotPath(flows, 'scope-change-confirm'), fullPage: true });
+      await keepScreenshot(flows, devPage, 'scope-change-confirm');
       // Nothing has changed before the confirmation.
       assert.equal((await client.api(full.access_token)).status, 200);
       await devPage.getByRole('button', { name: 'Change the scopes' }).click();
@@ -129,7 +129,7 @@ export function dashboardFlows(flows: BrowserFlows): void {
       // The page after reload no longer shows it.
       await devPage.goto(registered.detailUrl);
       assert.equal(await devPage.locator('#client-secret').count(), 0);
-      await devPage.screenshot({ path: shotPath(flows, 'app-detail-after-rotation'), fullPage: true });
+      await keepScreenshot(flows, devPage, 'app-detail-after-rotation');
     });
 
     it('a form posted without its CSRF token is refused with 403 and changes nothing', async () => {

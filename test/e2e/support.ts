@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { openDatabase, type Dialect } from '../../src/db/database.js';
+import { createAccount } from '../../src/domain/users.js';
+import { createStores } from '../../src/store/stores.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { screenshotPath } from '../support/browser.js';
 import { freePort, startServer } from '../support/cli.js';
@@ -20,6 +22,12 @@ export interface Stride {
   url: string;
   /** Ends the session whose cookie holds `cookieValue` as reaching its SESSION_TTL would: the browser keeps the cookie. */
   expireSession(cookieValue: string): Promise<void>;
+  /**
+   * Makes an account with PASSWORD as `stride users create` would, for a flow whose subject is not
+   * sign-up (signUp goes through the pages). Its Argon2id hash is this process's cheap one
+   * (browser-flows.ts), which the server verifies as any other: its parameters are in the hash.
+   */
+  createAccount(displayName: string, email: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,6 +54,14 @@ export async function startStride(dialect: Dialect, env: Record<string, string> 
         await db.close();
       }
     },
+    createAccount: async (displayName, email) => {
+      const db = openDatabase(database.url);
+      try {
+        await createAccount(createStores(db).users, () => Math.floor(Date.now() / 1000), { email, password: PASSWORD, displayName });
+      } finally {
+        await db.close();
+      }
+    },
     close: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -57,7 +73,7 @@ export async function startStride(dialect: Dialect, env: Record<string, string> 
 
 /**
  * The Chromium and the `stride serve` that the flows of one database share (browser-flows.ts
- * starts them once): each flow opens its own browser contexts, signs up its own people and
+ * starts them once): each flow opens its own browser contexts, makes its own people and
  * registers its own app.
  */
 export interface BrowserFlows {
@@ -66,9 +82,18 @@ export interface BrowserFlows {
   dialect: Dialect;
 }
 
-/** Where a flow keeps a screenshot for people to look at, one folder per database. */
-export function shotPath(flows: BrowserFlows, name: string): string {
-  return screenshotPath(`${flows.dialect}/${name}`);
+/**
+ * Screenshots for people to look at (test-artifacts/<database>/), taken when TEST_SCREENSHOTS is
+ * set: no assertion reads them, and a whole page's picture costs a browser a fraction of a second
+ * each, some 25 times a run.
+ */
+export const SCREENSHOTS = process.env.TEST_SCREENSHOTS !== undefined && process.env.TEST_SCREENSHOTS !== '';
+
+/** Keeps a picture of the whole page (or of `part` of it) as `name`, when screenshots are asked for. */
+export async function keepScreenshot(flows: BrowserFlows, page: Page | Locator, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  const path = screenshotPath(`${flows.dialect}/${name}`);
+  await ('goto' in page ? page.screenshot({ path, fullPage: true }) : page.screenshot({ path }));
 }
 
 /** Fails when the page is wider than the browser's window: a phone would have to scroll sideways. */
@@ -92,6 +117,16 @@ export async function signUp(page: Page, name: string, email: string): Promise<v
   await page.getByLabel('Email').fill(email);
   await page.getByLabel(/^Password/).fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+  await signIn(page, email);
+}
+
+/**
+ * A new person, made directly (Stride.createAccount), signed in on the sign-in page the browser is
+ * on — for the flows whose subject is not sign-up, which others go through page by page.
+ */
+export async function signInAsNew(page: Page, stride: Stride, name: string, email: string): Promise<void> {
+  await stride.createAccount(name, email);
   await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
   await signIn(page, email);
 }

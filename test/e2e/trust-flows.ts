@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { assertFitsTheScreen, type BrowserFlows, registerAppInDashboard, shotPath, signIn, signUp, startStride, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
+import { assertFitsTheScreen, type BrowserFlows, registerAppInDashboard, keepScreenshot, signIn, signInAsNew, startStride, type Stride, ThirdPartyApp, uniqueEmail } from './support.js';
 
 export function trustFlows(flows: BrowserFlows): void {
   describe('at the edges, in a real browser', () => {
@@ -18,6 +18,8 @@ export function trustFlows(flows: BrowserFlows): void {
     let email: string;
     /** Responses of 400 and above the browser saw, as "status url". */
     const failures: string[] = [];
+    /** A server with a sign-in limit, started with the flow's first steps rather than waited for in its test. */
+    let limitedStarting: Promise<Stride> | undefined;
 
     /** Whether `secret` authenticates `clientId` (introspection answers 200 to a client it knows). */
     const secretWorks = async (clientId: string, secret: string) => {
@@ -31,17 +33,23 @@ export function trustFlows(flows: BrowserFlows): void {
 
     before(async () => {
       ({ browser, stride } = flows);
+      limitedStarting = startStride(flows.dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '2/min' });
+      // Awaited by its test; a failure to start is that test's.
+      limitedStarting.catch(() => undefined);
       context = await browser.newContext();
       page = await context.newPage();
       page.on('response', (response) => {
         if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
       });
       email = uniqueEmail('edge');
-      await page.goto(`${stride.url}/signup?return_to=%2Fdashboard`);
-      await signUp(page, 'Edge', email);
+      await page.goto(`${stride.url}/login?return_to=%2Fdashboard`);
+      await signInAsNew(page, stride, 'Edge', email);
       await page.getByRole('heading', { name: 'Your apps' }).waitFor();
     });
-    after(() => context.close());
+    after(async () => {
+      await context.close();
+      await (await limitedStarting?.catch(() => undefined))?.close();
+    });
 
     const sessionCookie = async () => (await context.cookies()).find((cookie) => cookie.name.includes('session'))!;
 
@@ -63,7 +71,7 @@ export function trustFlows(flows: BrowserFlows): void {
         await page.getByRole('heading', { name: 'Page not found' }).waitFor();
         assert.match(String(await response?.headerValue('content-type')), /text\/html/);
       }
-      await page.screenshot({ path: shotPath(flows, 'not-found'), fullPage: true });
+      await keepScreenshot(flows, page, 'not-found');
       await page.goto(`${stride.url}/dashboard`);
       await page.waitForLoadState('networkidle');
       assert.deepEqual(failures.filter((failure) => !/\/nope$|\/missing\.css$/.test(failure)), [], 'no favicon or asset is missing');
@@ -81,10 +89,10 @@ export function trustFlows(flows: BrowserFlows): void {
       // The app's usage: the chart (an image with its own title) and the table of the same numbers.
       await page.getByRole('img', { name: 'Requests per day' }).waitFor();
       await page.getByRole('table', { name: /Requests per day \(UTC\)/ }).waitFor();
-      await page.getByRole('heading', { name: 'Usage, last 30 days' }).screenshot({ path: shotPath(flows, 'app-usage-heading') });
+      await keepScreenshot(flows, page.getByRole('heading', { name: 'Usage, last 30 days' }), 'app-usage-heading');
       await page.setViewportSize({ width: 390, height: 844 });
       await assertFitsTheScreen(page);
-      await page.screenshot({ path: shotPath(flows, 'app-detail-mobile'), fullPage: true });
+      await keepScreenshot(flows, page, 'app-detail-mobile');
       await page.setViewportSize({ width: 1280, height: 720 });
       await page.getByRole('button', { name: 'Rotate the client secret' }).click();
       await page.getByText('shown only this once').waitFor();
@@ -92,7 +100,7 @@ export function trustFlows(flows: BrowserFlows): void {
       await page.reload();
       await page.getByText('shown once already').waitFor();
       assert.equal(await page.locator('#client-secret').count(), 0);
-      await page.screenshot({ path: shotPath(flows, 'rotated-secret-reloaded'), fullPage: true });
+      await keepScreenshot(flows, page, 'rotated-secret-reloaded');
       assert.ok(await secretWorks(registered.clientId, rotated), 'the secret copied before the reload still works');
       assert.equal(await secretWorks(registered.clientId, registered.clientSecret), false);
     });
@@ -118,12 +126,12 @@ export function trustFlows(flows: BrowserFlows): void {
       await page.getByRole('button', { name: 'Register app' }).click();
       await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
       await page.getByText('what you typed').waitFor();
-      await page.screenshot({ path: shotPath(flows, 'session-ended-sign-in'), fullPage: true });
+      await keepScreenshot(flows, page, 'session-ended-sign-in');
       await signIn(page, email);
       await page.getByText('What you typed is back').waitFor();
       assert.equal(await page.getByLabel('App name').inputValue(), 'Typed Then Expired');
       assert.equal(await page.getByLabel('Redirect URIs').inputValue(), 'https://expired.example/cb');
-      await page.screenshot({ path: shotPath(flows, 'session-ended-form-kept'), fullPage: true });
+      await keepScreenshot(flows, page, 'session-ended-form-kept');
       await page.getByRole('button', { name: 'Register app' }).click();
       await page.getByRole('heading', { name: 'Typed Then Expired is registered' }).waitFor();
     });
@@ -140,7 +148,7 @@ export function trustFlows(flows: BrowserFlows): void {
         await page.getByRole('button', { name: 'Allow' }).click();
         await page.getByRole('heading', { name: 'Signed out' }).waitFor();
         assert.match((await page.locator('main').textContent())!, /nothing was shared/);
-        await page.screenshot({ path: shotPath(flows, 'consent-signed-out'), fullPage: true });
+        await keepScreenshot(flows, page, 'consent-signed-out');
         await page.getByRole('link', { name: 'Sign in again' }).click();
         await signIn(page, email);
         await page.getByRole('heading', { name: 'Consent Later wants to access your Stride account' }).waitFor();
@@ -172,14 +180,31 @@ export function trustFlows(flows: BrowserFlows): void {
           });
           assert.equal(boxes, lines, 'no line of the command is wrapped');
         }
-        await phonePage.screenshot({ path: shotPath(flows, 'demo-callback-mobile'), fullPage: true });
+        await keepScreenshot(flows, phonePage, 'demo-callback-mobile');
       } finally {
         await phone.close();
       }
     });
 
+    it("shows the demo callback's exchange command whole on a computer's screen, for a real code and client id", async () => {
+      const registered = await registerAppInDashboard(page, stride, { name: 'Demo Like', redirectUri: `${stride.url}/demo/callback`, scopes: ['read_profile'] });
+      const authorize = new URL(`${stride.url}/oauth2/authorize`);
+      authorize.search = new URLSearchParams({ response_type: 'code', client_id: registered.clientId, redirect_uri: `${stride.url}/demo/callback`, state: 's'.repeat(32) }).toString();
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await page.goto(authorize.toString());
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('heading', { name: 'Demo app: back from Stride' }).waitFor();
+      const exchange = page.locator('#exchange');
+      assert.match((await exchange.textContent())!, new RegExp(`client_id='${registered.clientId}'`));
+      for (const command of await page.locator('pre.command').all()) {
+        const { scrollWidth, clientWidth } = await command.evaluate((pre) => ({ scrollWidth: pre.scrollWidth, clientWidth: pre.clientWidth }));
+        assert.ok(scrollWidth <= clientWidth, `a command is cut: ${scrollWidth} px in ${clientWidth} px`);
+      }
+      await keepScreenshot(flows, page, 'demo-callback');
+    });
+
     it('shows the sign-in rate limit as a page with a way back', async () => {
-      const limited = await startStride(flows.dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '2/min' });
+      const limited = await limitedStarting!;
       const context = await browser.newContext();
       try {
         const page = await context.newPage();
@@ -193,12 +218,11 @@ export function trustFlows(flows: BrowserFlows): void {
         assert.equal(response!.status(), 429);
         await page.getByRole('heading', { name: 'Too many attempts' }).waitFor();
         assert.match(String(await response!.headerValue('content-type')), /text\/html/);
-        await page.screenshot({ path: shotPath(flows, 'sign-in-rate-limited'), fullPage: true });
+        await keepScreenshot(flows, page, 'sign-in-rate-limited');
         await page.getByRole('link', { name: 'Back to the form' }).click();
         await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
       } finally {
         await context.close();
-        await limited.close();
       }
     });
 
@@ -206,7 +230,7 @@ export function trustFlows(flows: BrowserFlows): void {
       await page.goto(`${stride.url}/dashboard`);
       await page.getByRole('button', { name: /Sign out/ }).click();
       await page.getByText('You are signed out').waitFor();
-      await page.screenshot({ path: shotPath(flows, 'signed-out'), fullPage: true });
+      await keepScreenshot(flows, page, 'signed-out');
     });
   });
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
-import { assertFitsTheScreen, type BrowserFlows, registerAppInDashboard, shotPath, signUp, type Stride, uniqueEmail } from './support.js';
+import { assertFitsTheScreen, type BrowserFlows, registerAppInDashboard, keepScreenshot, signInAsNew, type Stride, uniqueEmail } from './support.js';
 
 export function webhookFlows(flows: BrowserFlows): void {
   describe('webhooks in a real browser', () => {
@@ -21,8 +21,8 @@ export function webhookFlows(flows: BrowserFlows): void {
       receiver = await startReceiver();
       context = await flows.browser.newContext();
       page = await context.newPage();
-      await page.goto(`${stride.url}/signup?return_to=%2Fdashboard`);
-      await signUp(page, 'Hook Developer', uniqueEmail('hooks'));
+      await page.goto(`${stride.url}/login?return_to=%2Fdashboard`);
+      await signInAsNew(page, stride, 'Hook Developer', uniqueEmail('hooks'));
       await page.getByRole('heading', { name: 'Your apps' }).waitFor();
     });
     after(async () => {
@@ -66,10 +66,15 @@ export function webhookFlows(flows: BrowserFlows): void {
         assert.ok(tries < 40, 'the delivery shows in the log with status 200');
         await page.waitForTimeout(250);
       }
-      await page.screenshot({ path: shotPath(flows, 'webhook-endpoint'), fullPage: true });
+      await keepScreenshot(flows, page, 'webhook-endpoint');
       await page.setViewportSize({ width: 390, height: 844 });
       await assertFitsTheScreen(page);
-      await page.screenshot({ path: shotPath(flows, 'webhook-endpoint-mobile'), fullPage: true });
+      await keepScreenshot(flows, page, 'webhook-endpoint-mobile');
+      // The list, whose card shows the long URL, fits the phone too.
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+      await page.getByRole('heading', { name: 'Add an endpoint' }).waitFor();
+      await assertFitsTheScreen(page);
+      await keepScreenshot(flows, page, 'webhooks-mobile');
     });
   });
 }

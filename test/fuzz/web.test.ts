@@ -22,7 +22,7 @@ const preCsrf = realValue(['preCsrf']);
 const page = { face: 'page', credentials: 'session' } as const;
 
 const appForm = {
-  registration_id: fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 21, maxLength: 23 }),
+  form_id: fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 21, maxLength: 23 }),
   name: fc.constantFrom('Pace Coach', ' ', 'x'.repeat(101), '\u202Egnp.exe', 'Pace\u200BCoach', '<b>App</b>'),
   description: fc.constantFrom('', 'Counts steps.', 'line\nbreak\ttab', 'x'.repeat(1001)),
   website_url: fc.constantFrom('https://app.example', 'http://localhost:3000', 'javascript:alert(1)', 'ftp://app.example', ' https://app.example', 'https://'),

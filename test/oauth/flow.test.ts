@@ -68,8 +68,8 @@ forEachDialect('authorization code flow end to end', (dialect) => {
     assert.match(consent.body, /Ada Developer/);
     assert.match(consent.body, /client\.example/);
     assert.match(consent.body, /See your profile/);
-    assert.match(consent.body, /See your step counts/);
-    assert.doesNotMatch(consent.body, /Add and change your step counts/);
+    assert.match(consent.body, /See your steps, distance and calories/);
+    assert.doesNotMatch(consent.body, /Add and change your steps, distance and calories/);
     assert.deepEqual(checkboxScopes(consent.body), ['read_profile', 'read_activity']);
 
     const decision = await browser.post('/oauth2/authorize', {

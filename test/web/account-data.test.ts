@@ -150,6 +150,35 @@ forEachDialect('your data and sessions', (dialect) => {
     assert.ok(await t.database.stores.users.findById(f.developer.id));
   });
 
+  it('shows each outcome next to the field it is about, or in its own section, on a page laid out in sections', async () => {
+    const person = await newAccount(t, 'Reader');
+    const browser = await signedIn(t, person);
+    /** The id of the section the element with `id` is in. */
+    const sectionOf = (html: string, id: string) => {
+      const at = html.indexOf(`id="${id}"`);
+      assert.ok(at >= 0, `no #${id}`);
+      return [...html.slice(0, at).matchAll(/<section aria-labelledby="([^"]+)"/g)].pop()?.[1];
+    };
+    const wrong = await browser.get('/account?password=wrong-current');
+    assert.match(textOf(wrong.body, 'current_password-error')!, /not your current password/);
+    assert.match(wrong.body, /id="current_password"[^>]*aria-invalid="true" aria-describedby="current_password-error"/);
+    assert.equal(textOf(wrong.body, 'notice'), undefined, 'no notice far from the field');
+    assert.match(textOf((await browser.get('/account?password=bad-new')).body, 'new_password-error')!, /from 8 to/);
+    assert.match(textOf((await browser.get('/account?delete=wrong-password')).body, 'delete_password-error')!, /password was not right/);
+    const ownsApps = await browser.get('/account?delete=owns-apps');
+    assert.match(textOf(ownsApps.body, 'delete-error')!, /Delete them on the dashboard first/);
+    assert.equal(sectionOf(ownsApps.body, 'delete-error'), 'delete-heading');
+    const changed = await browser.get('/account?password=changed');
+    assert.equal(sectionOf(changed.body, 'notice'), 'password-heading');
+    assert.equal(sectionOf((await browser.get('/account?sessions=ended')).body, 'notice'), 'sessions-heading');
+    assert.equal(sectionOf((await browser.get('/account?saved=profile')).body, 'notice'), 'profile-heading');
+    // Sections that a wide screen shows in two columns (stride.css).
+    assert.match(changed.body, /<main id="main" class="wide">/);
+    assert.equal([...changed.body.matchAll(/<section [^>]*class="account-section/g)].length, 6);
+    // A word the page does not know shows nothing.
+    assert.equal(textOf((await browser.get('/account?password=toString&delete=constructor')).body, 'notice'), undefined);
+  });
+
   it('refuses each form without its CSRF token, changing nothing', async () => {
     const person = await newAccount(t, 'Guarded');
     const browser = await signedIn(t, person);

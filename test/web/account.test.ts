@@ -4,7 +4,7 @@ import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, OTHER_REDIRECT_URI, REDIRECT_URI, refresh, type Fixture } from '../oauth/flow.js';
-import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
+import { formPage, grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { pageWith } from '../support/feed.js';
 
@@ -128,8 +128,8 @@ forEachDialect('account page', (dialect) => {
     assert.match(page.body, /<h3>Pace Coach<\/h3>/);
     assert.match(page.body, /Made by Ada Developer/);
     assert.match(page.body, /See your profile: name, time zone, daily step goal and stride length/);
-    assert.match(page.body, /See your step counts/);
-    assert.doesNotMatch(page.body, /Add and change your step counts/, 'an unticked scope is not listed');
+    assert.match(page.body, /See your steps, distance and calories/);
+    assert.doesNotMatch(page.body, /Add and change your steps, distance and calories/, 'an unticked scope is not listed');
     assert.match(page.body, /<dt>Allowed<\/dt><dd><time datetime="\d{4}-\d\d-\d\dT/);
     assert.match(page.body, /<dt>Last used<\/dt><dd>Not yet/);
 
@@ -228,7 +228,7 @@ forEachDialect('account page', (dialect) => {
     assert.match(String(script.headers['content-type']), /^text\/javascript/);
     const browser = await signedIn(t, f.developer);
     for (const path of ['/account', '/dashboard', '/dashboard/apps/new', `/dashboard/apps/${f.app.clientId}`]) {
-      const page = await browser.get(path);
+      const page = await formPage(browser, path);
       assert.equal(page.status, 200, path);
       const csp = String(page.headers['content-security-policy']);
       assert.match(csp, /default-src 'self'/);

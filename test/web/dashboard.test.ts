@@ -1,12 +1,13 @@
 /** The developer dashboard: listing, registering, editing (scope-change preview), rotating, deleting. */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { registerApp } from '../../src/domain/apps.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { Browser, type Response, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, refresh, tokenRequest, type Fixture } from '../oauth/flow.js';
-import { grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
+import { formPage, grantThroughConsent, newAccount, profileStatus, signedIn, submit, textOf } from './pages-support.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
@@ -91,12 +92,13 @@ forEachDialect('developer dashboard', (dialect) => {
   });
 
   it('registers one app when the same registration form is sent twice', async () => {
-    const form = await developer.get('/dashboard/apps/new');
+    const form = await formPage(developer, '/dashboard/apps/new');
+    const formId = new URLSearchParams(form.url.split('?')[1]).get('form');
     const fields: Record<string, string> = {
       ...formFields(form.body, '/dashboard/apps'),
       name: 'Twice Sent', redirect_uris: 'https://twice.example/cb', scopes: 'read_profile', client_type: 'confidential',
     };
-    assert.ok(fields.registration_id, 'the form carries a registration id');
+    assert.ok(formId && fields.form_id === formId, 'the form carries the id of its page');
     const first = await developer.post('/dashboard/apps', fields);
     const clientId = textOf((await landing(developer, first)).page.body, 'client-id')!;
     const [again, concurrent] = await Promise.all([developer.post('/dashboard/apps', fields), developer.post('/dashboard/apps', fields)]);
@@ -108,24 +110,38 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.deepEqual(named.map((row) => row.client_id), [clientId]);
     const detail = await developer.get(`/dashboard/apps/${clientId}?registered=again`);
     assert.match(detail.body, /no second app was made/);
-    const otherForm = await developer.get('/dashboard/apps/new');
-    assert.notEqual(formFields(otherForm.body, '/dashboard/apps').registration_id, fields.registration_id, 'each form has its own id');
+    const otherForm = await formPage(developer, '/dashboard/apps/new');
+    assert.notEqual(formFields(otherForm.body, '/dashboard/apps').form_id, fields.form_id, 'each form has its own id');
   });
 
-  it('registers one app when a form is sent again after Back, from a page loaded anew', async () => {
+  it('registers one app when a form is sent again after Back, from its page loaded anew; other settings are another app', async () => {
     const settings = { name: 'Back Again', redirect_uris: 'https://back.example/cb', scopes: 'read_profile', client_type: 'confidential' };
-    const first = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', settings);
+    const { url } = await formPage(developer, '/dashboard/apps/new');
+    const first = await submit(developer, url, '/dashboard/apps', settings);
     const clientId = textOf((await landing(developer, first)).page.body, 'client-id')!;
-    // Back: the form page is loaded again (a new registration id), the browser refills the fields.
-    const again = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', settings);
+    // Back: the form's page is loaded again from its address (the same form id), the browser refills the fields.
+    const again = await submit(developer, url, '/dashboard/apps', settings);
     assert.equal(again.status, 303);
     assert.equal(again.headers.location, `/dashboard/apps/${clientId}?registered=again`);
     const named = await t.database.db.kysely.selectFrom('apps').select('client_id').where('name', '=', 'Back Again').execute();
     assert.equal(named.length, 1);
-    // Other settings are another app.
-    const other = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', { ...settings, redirect_uris: 'https://back.example/other' });
+    // The same page sent with other settings, or a new form: another app.
+    const other = await submit(developer, url, '/dashboard/apps', { ...settings, redirect_uris: 'https://back.example/other' });
     assert.match(other.location().pathname, /\/created$/);
-    assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').where('name', '=', 'Back Again').execute()).length, 2);
+    const newForm = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', settings);
+    assert.match(newForm.location().pathname, /\/created$/);
+    assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').where('name', '=', 'Back Again').execute()).length, 3);
+  });
+
+  it('gives the registration page its form id in its address, keeping the rest of the query', async () => {
+    const opened = await developer.get('/dashboard/apps/new?from=dashboard');
+    assert.equal(opened.status, 302);
+    assert.equal(opened.location().pathname, '/dashboard/apps/new');
+    assert.equal(opened.location().searchParams.get('from'), 'dashboard');
+    assert.match(opened.location().searchParams.get('form') ?? '', /^[\w-]{22}$/);
+    const kept = await developer.get(opened.location().pathname + opened.location().search);
+    assert.equal(kept.status, 200);
+    assert.equal(formFields(kept.body, '/dashboard/apps').form_id, opened.location().searchParams.get('form'));
   });
 
   it("shows how to connect a person: the app's authorization URL, which its developer can try", async () => {
@@ -327,5 +343,19 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal(await findAppByClientId(t.database.db.kysely, f.app.clientId), undefined);
     assert.equal(await profileStatus(t, tokens.access_token), 401);
     assert.equal((await developer.get(appPage())).status, 404);
+  });
+
+  it('refuses a webhook URL on this machine next to the URL field, saying how an operator allows it for development', async () => {
+    const { app } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Hooked', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false });
+    const list = `/dashboard/apps/${app.clientId}/webhooks`;
+    const refused = await submit(developer, list, list, { url: 'http://127.0.0.1:4000/hooks', events: ['steps.updated'] });
+    assert.equal(refused.status, 400);
+    assert.match(textOf(refused.body, 'url-error')!, /^The URL must be https:\/\/ \(for development, the operator can allow http:\/\/ and private addresses with WEBHOOK_ALLOW_PRIVATE=true\)\.$/);
+    assert.match(refused.body, /id="url"[^>]*aria-describedby="url-hint url-error"[^>]*aria-invalid="true"/);
+    const local = await submit(developer, list, list, { url: 'https://127.0.0.1:4000/hooks', events: ['steps.updated'] });
+    assert.match(textOf(local.body, 'url-error')!, /public address.*WEBHOOK_ALLOW_PRIVATE=true/);
+    const noEvents = await submit(developer, list, list, { url: 'https://hooks.example/x', events: [] });
+    assert.match(textOf(noEvents.body, 'events-error')!, /^Name at least one event type/);
+    assert.equal(textOf(noEvents.body, 'url-error'), undefined);
   });
 });

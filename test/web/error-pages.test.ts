@@ -5,9 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createOAuthTestApp, encodeForm, formFields } from '../oauth/flow.js';
+import { registerApp } from '../../src/domain/apps.js';
+import type { App } from '../../src/store/apps.js';
+import { authorizeUrl, Browser, createFixture, createOAuthTestApp, encodeForm, formFields, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
+import { grantThroughConsent, newAccount, signedIn } from './pages-support.js';
 
 cheapPasswordHashing();
 
@@ -87,5 +91,76 @@ describe('errors in the browser', () => {
     assert.equal(ico.statusCode, 200);
     assert.equal(ico.headers['content-type'], 'image/svg+xml');
     assert.equal(ico.body, icon.body);
+  });
+});
+
+forEachDialect('error pages of a signed-in person, and their ways on', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  /** An app with a website, that `f.user` has allowed (so an error may lead back to it). */
+  let site: App;
+  let developer: Browser;
+  let walker: Browser;
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+    f = await createFixture(t);
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'Site Coach', websiteUrl: 'https://site-coach.example/home', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false,
+    });
+    site = registered.app;
+    developer = await signedIn(t, f.developer);
+    walker = await signedIn(t, f.user);
+    await grantThroughConsent(t, walker, site, registered.clientSecret!, REDIRECT_URI);
+  });
+  after(() => t.close());
+
+  const page = (browser: Browser, url: string) => browser.request('GET', url, undefined, BROWSER);
+  /** The links an error page offers as ways on. */
+  const waysOn = (html: string) => [...(/<ul class="ways-on">([\s\S]*?)<\/ul>/.exec(html)?.[1] ?? '').matchAll(/href="([^"]*)"[^>]*>([^<]*)</g)].map((m) => `${m[2]} → ${m[1]!.replace(/&amp;/g, '&')}`);
+  const hasSignedInHeader = (html: string, name: string) => html.includes('action="/logout"') && html.includes(`(${name})`);
+
+  it('keeps the signed-in header on a page not found and on a refused form, with a way on', async () => {
+    const missing = await page(walker, '/nope');
+    assert.equal(missing.status, 404);
+    assert.ok(hasSignedInHeader(missing.body, 'Walker'), 'the header names the person and signs out');
+    assert.deepEqual(waysOn(missing.body), ['Go to your account → /account']);
+    const anonymous = await page(new Browser(t.app), '/nope');
+    assert.equal(hasSignedInHeader(anonymous.body, 'Walker'), false);
+    assert.deepEqual(waysOn(anonymous.body), ['Sign in to Stride → /login']);
+
+    const refused = await walker.request('POST', '/account/profile', { display_name: 'No token' }, BROWSER);
+    assert.equal(refused.status, 403);
+    assert.ok(hasSignedInHeader(refused.body, 'Walker'));
+    assert.deepEqual(waysOn(refused.body), ['Go to your account → /account']);
+    const notTheirs = await page(walker, `/dashboard/apps/${f.app.clientId}`);
+    assert.equal(notTheirs.status, 404);
+    assert.ok(hasSignedInHeader(notTheirs.body, 'Walker'));
+  });
+
+  it('gives an authorization request that cannot go back to its app a way on: the settings to its developer, the website to a person who allowed it, Stride to anyone', async () => {
+    const wrongRedirect = (app: App) => authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: 'https://elsewhere.example/cb', state: 's' });
+    const ofDeveloper = await page(developer, wrongRedirect(site));
+    assert.equal(ofDeveloper.status, 400);
+    assert.ok(hasSignedInHeader(ofDeveloper.body, 'Ada Developer'));
+    assert.deepEqual(waysOn(ofDeveloper.body), [`See the settings of Site Coach on your dashboard → /dashboard/apps/${site.clientId}`, 'Go to your account → /account']);
+    const ofWalker = await page(walker, wrongRedirect(site));
+    assert.deepEqual(waysOn(ofWalker.body), ['Back to Site Coach (site-coach.example) → https://site-coach.example/home', 'Go to your account → /account']);
+    // Not allowed before: no link to the app's site, which a stranger's request could name.
+    const stranger = await signedIn(t, await newAccount(t, 'Stranger'));
+    assert.deepEqual(waysOn((await page(stranger, wrongRedirect(site))).body), ['Go to your account → /account']);
+    assert.deepEqual(waysOn((await page(new Browser(t.app), wrongRedirect(site))).body), ['Sign in to Stride → /login']);
+    const unknown = await page(walker, authorizeUrl({ response_type: 'code', client_id: 'nope', redirect_uri: REDIRECT_URI }));
+    assert.equal(unknown.status, 400);
+    assert.deepEqual(waysOn(unknown.body), ['Go to your account → /account']);
+  });
+
+  it('offers Stride beside the way back to an app that was not vetted', async () => {
+    const stranger = await signedIn(t, await newAccount(t, 'Newcomer'));
+    const refused = await page(stranger, authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, scope: 'no_such_scope', state: 's' }));
+    assert.equal(refused.status, 400);
+    const ways = waysOn(refused.body);
+    assert.equal(ways.length, 2);
+    assert.match(ways[0]!, /^Return to Pace Coach \(client\.example\) with this error → https:\/\/client\.example\/callback\?error=invalid_scope/);
+    assert.equal(ways[1], 'Go to your account → /account');
   });
 });

@@ -12,7 +12,7 @@ import { authorizeUrl, Browser, createFixture, createOAuthTestApp, formFields, R
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { newAccount, PASSWORD, signedIn, textOf } from './pages-support.js';
+import { formPage, newAccount, PASSWORD, signedIn, textOf } from './pages-support.js';
 
 cheapPasswordHashing();
 
@@ -48,7 +48,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
   it('brings a developer back to the registration form with what they typed, and registers nothing until they send it', async () => {
     const browser = new Browser(t.app);
     await signIn(browser, f.developer.email, PASSWORD);
-    const form = await browser.get('/dashboard/apps/new');
+    const form = await formPage(browser, '/dashboard/apps/new');
     const fields: Record<string, string | string[]> = { ...formFields(form.body, '/dashboard/apps'), name: 'Typed Before Expiry', description: 'Kept <b>as typed</b>', redirect_uris: 'https://typed.example/cb', scopes: ['read_profile', 'read_activity'], client_type: 'confidential' };
     await sessionEnds(browser);
 
@@ -56,7 +56,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     assert.equal(sent.status, 303);
     const loginUrl = sent.location();
     assert.equal(loginUrl.pathname, '/login');
-    assert.equal(loginUrl.searchParams.get('return_to'), '/dashboard/apps/new');
+    assert.equal(loginUrl.searchParams.get('return_to'), form.url, "back to the form's own page");
     assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').where('name', '=', 'Typed Before Expiry').execute()).length, 0);
 
     const { login, back } = await signInAgain(browser, loginUrl, f.developer.email);
@@ -65,7 +65,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     assert.match(textOf(back.body, 'notice')!, /What you typed is back/);
     const refilled = formFields(back.body, '/dashboard/apps');
     assert.equal(inputValue(back.body, 'name'), 'Typed Before Expiry');
-    assert.equal(refilled.registration_id, fields.registration_id, 'the same registration, so sending it twice still makes one app');
+    assert.equal(refilled.form_id, fields.form_id, 'the same form, so sending it twice still makes one app');
     assert.notEqual(refilled.csrf_token, fields.csrf_token, 'a fresh CSRF token for the new session');
     assert.match(back.body, /Kept &lt;b&gt;as typed&lt;\/b&gt;/);
     assert.match(back.body, /https:\/\/typed.example\/cb/);
@@ -74,7 +74,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     const registered = await browser.post('/dashboard/apps', { ...fields, csrf_token: refilled.csrf_token! });
     assert.equal(registered.status, 303);
     assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').where('name', '=', 'Typed Before Expiry').execute()).length, 1);
-    assert.equal(inputValue((await browser.get('/dashboard/apps/new')).body, 'name'), '');
+    assert.equal(inputValue((await browser.get(form.url)).body, 'name'), '');
   });
 
   it('brings a person back to their profile form with what they typed', async () => {
@@ -96,7 +96,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     const browser = new Browser(t.app);
     await signIn(browser, f.developer.email, PASSWORD);
     const listPath = `/dashboard/apps/${f.app.clientId}/webhooks`;
-    const list = await browser.get(listPath);
+    const list = await formPage(browser, listPath);
     const fields: Record<string, string | string[]> = { ...formFields(list.body, listPath), url: 'https://hooks.example/typed', events: ['grant.revoked'] };
     await sessionEnds(browser);
     const sent = await browser.post(listPath, fields);
@@ -112,7 +112,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
   it('ignores a draft that was altered', async () => {
     const browser = new Browser(t.app);
     await signIn(browser, f.developer.email, PASSWORD);
-    const form = await browser.get('/dashboard/apps/new');
+    const form = await formPage(browser, '/dashboard/apps/new');
     await sessionEnds(browser);
     const sent = await browser.post('/dashboard/apps', { ...formFields(form.body, '/dashboard/apps'), name: 'Altered' });
     const draft = [...browser.cookies.keys()].find((name) => name.includes('form_draft'))!;
@@ -171,7 +171,7 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     const other = await newAccount(t, 'Bo');
     const browser = new Browser(t.app);
     await signIn(browser, f.developer.email, PASSWORD);
-    const form = await browser.get('/dashboard/apps/new');
+    const form = await formPage(browser, '/dashboard/apps/new');
     await sessionEnds(browser);
     const sent = await browser.post('/dashboard/apps', { ...formFields(form.body, '/dashboard/apps'), name: 'Private Draft', redirect_uris: 'https://private.example/cb', scopes: ['read_profile'] });
     assert.equal(sent.location().searchParams.get('ended'), 'kept');
@@ -180,8 +180,8 @@ forEachDialect('forms sent after the session ended', (dialect) => {
     assert.equal((await signIn(browser, other.email, PASSWORD)).status, 303);
     const list = await browser.get('/dashboard');
     assert.equal((await browser.post('/logout', formFields(list.body, '/logout'))).status, 303);
-    assert.equal((await signIn(browser, f.developer.email, PASSWORD, '/dashboard/apps/new')).status, 303);
-    const again = await browser.get('/dashboard/apps/new');
+    assert.equal((await signIn(browser, f.developer.email, PASSWORD, form.url)).status, 303);
+    const again = await browser.get(form.url);
     assert.equal(again.status, 200);
     assert.equal(inputValue(again.body, 'name'), '');
     assert.doesNotMatch(again.body, /private\.example|What you typed is back/);

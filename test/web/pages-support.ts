@@ -24,9 +24,20 @@ export async function signedIn(t: TestApp, user: User): Promise<Browser> {
   return browser;
 }
 
+/**
+ * GETs the page of a form at `path`, following the redirect that gives a form page its id
+ * (src/web/form-ids.ts) as a browser does; the answer's `url` is where it landed.
+ */
+export async function formPage(browser: Browser, path: string): Promise<Response & { url: string }> {
+  const first = await browser.get(path);
+  if (first.status !== 302 || first.location().pathname !== path.split('?')[0]) return Object.assign(first, { url: path });
+  const url = first.location().pathname + first.location().search;
+  return Object.assign(await browser.get(url), { url });
+}
+
 /** GETs `page` and posts its form to `action` with `fields` (hidden fields, CSRF included, come from the page). */
 export async function submit(browser: Browser, page: string, action: string, fields: Record<string, string | string[]>): Promise<Response> {
-  const shown = await browser.get(page);
+  const shown = await formPage(browser, page);
   assert.equal(shown.status, 200, shown.body.slice(0, 300));
   return browser.post(action, { ...formFields(shown.body, action), ...fields });
 }

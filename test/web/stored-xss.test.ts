@@ -9,7 +9,7 @@ import { createAccount } from '../../src/domain/users.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { authorizeUrl, Browser, createOAuthTestApp } from '../oauth/flow.js';
-import { grantThroughConsent, PASSWORD, signedIn } from './pages-support.js';
+import { formPage, grantThroughConsent, PASSWORD, signedIn } from './pages-support.js';
 
 /** Breaks out of text, of a double- or single-quoted attribute, and of an unquoted one. */
 const PAYLOAD = `"'><script>alert(1)</script><img src=x onerror=alert(2)>`;
@@ -65,7 +65,7 @@ forEachDialect('stored text on every page', (dialect) => {
 
   it('shows a display name as text in the signed-in header of every page', async () => {
     for (const url of ['/account', '/dashboard', '/dashboard/apps/new']) {
-      const page = await person.get(url);
+      const page = await formPage(person, url);
       assert.equal(page.status, 200, url);
       assert.match(page.body, /Walker &quot;&#39;&gt;&lt;script&gt;/, url);
       assert.equal(injected(page.body), null, url);

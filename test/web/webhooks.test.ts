@@ -10,7 +10,7 @@ import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { Browser, createFixture, createOAuthTestApp, formFields, type Fixture } from '../oauth/flow.js';
-import { newAccount, signedIn, submit, textOf } from './pages-support.js';
+import { formPage, newAccount, signedIn, submit, textOf } from './pages-support.js';
 import { addEndpoint } from '../../src/webhooks/endpoints.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/worker.js';
 
@@ -38,7 +38,7 @@ forEachDialect('webhook pages', (dialect) => {
   });
 
   it('adds an endpoint, shows its secret once, and makes no second one when the form is sent again', async () => {
-    const page = await developer.get(listPage());
+    const page = await formPage(developer, listPage());
     assert.equal(page.status, 200);
     const form = { ...formFields(page.body, listPage()), url: receiver.url, events: ['steps.updated', 'grant.revoked'] };
     const added = await developer.post(listPage(), form);
@@ -76,7 +76,7 @@ forEachDialect('webhook pages', (dialect) => {
 
   it('makes one endpoint when the add form is sent several times at once (a double click)', async () => {
     const before = (await t.app.ctx.stores.webhooks.list(f.app.id)).length;
-    const page = await developer.get(listPage());
+    const page = await formPage(developer, listPage());
     const form = { ...formFields(page.body, listPage()), url: `${receiver.url}/twice`, events: ['steps.updated'] };
     const answers = await Promise.all(Array.from({ length: 5 }, () => developer.post(listPage(), form)));
     assert.deepEqual(answers.map((answer) => answer.status), [303, 303, 303, 303, 303]);

@@ -144,16 +144,19 @@ function newPasswordProblem(next: string): string | null {
   return next.length < PASSWORD_MIN_LENGTH || next.length > PASSWORD_MAX_LENGTH ? 'bad-new' : null;
 }
 
-/** The account page's words for the outcomes above (account.ts shows them). */
-export const ACCOUNT_DATA_NOTICES: Record<string, Record<string, string>> = {
-  sessions: { ended: 'Signed out there. That session no longer works.', none: 'That session had already ended.' },
+/**
+ * The account page's words for the outcomes above (account.ts shows them), by query parameter and
+ * value: a notice in its section, or — with `field` — a problem shown next to that field.
+ */
+export const ACCOUNT_DATA_OUTCOMES: Record<'sessions' | 'password' | 'delete', Record<string, { text: string; field?: 'current_password' | 'new_password' | 'delete_password' | 'delete' }>> = {
+  sessions: { ended: { text: 'Signed out there. That session no longer works.' }, none: { text: 'That session had already ended.' } },
   password: {
-    changed: 'Your password is changed. Every other session is signed out.',
-    'wrong-current': 'Your current password was not right; nothing was changed.',
-    'bad-new': `The new password must be from ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; nothing was changed.`,
+    changed: { text: 'Your password is changed. Every other session is signed out.' },
+    'wrong-current': { text: 'This is not your current password; nothing was changed.', field: 'current_password' },
+    'bad-new': { text: `The new password must be from ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; nothing was changed.`, field: 'new_password' },
   },
   delete: {
-    'owns-apps': 'You have registered apps. Delete them on the dashboard first: their users would lose them without a word.',
-    'wrong-password': 'The password was not right; your account is kept.',
+    'owns-apps': { text: 'You have registered apps. Delete them on the dashboard first: their users would lose them without a word.', field: 'delete' },
+    'wrong-password': { text: 'The password was not right; your account is kept.', field: 'delete_password' },
   },
 };

@@ -13,11 +13,15 @@ import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
 import { takeDraft } from '../form-drafts.js';
-import { ACCOUNT_DATA_NOTICES } from './account-data.js';
+import { ACCOUNT_DATA_OUTCOMES } from './account-data.js';
 
 /** The profile form as typed: every field a string. */
 type ProfileForm = Record<EditableField, string>;
-type ProfileErrors = Partial<Record<EditableField, string>>;
+/** Problems next to their fields: the profile's, the password forms', and the deletion's (`delete`). */
+type ProfileErrors = Partial<Record<EditableField | 'current_password' | 'new_password' | 'delete_password' | 'delete', string>>;
+/** The sections of the account page; a notice is shown in the one it is about. */
+type Section = 'profile' | 'connected' | 'sessions' | 'password' | 'delete';
+type Notice = { section: Section; text: string } | null;
 
 const FIELD_LABELS: Record<EditableField, string> = {
   display_name: 'Display name',
@@ -90,7 +94,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
   async function sendAccount(
     reply: FastifyReply,
     session: Session,
-    options: { form?: ProfileForm; errors?: ProfileErrors; notice?: string | null } = {},
+    options: { form?: ProfileForm; errors?: ProfileErrors; notice?: Notice } = {},
     status = 200,
   ): Promise<FastifyReply> {
     const zone = session.user.timezone;
@@ -109,6 +113,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     }));
     return sendPage(reply, './account', {
       ...signedInLayout(session, 'Your account', 'account'),
+      wide: true,
       email: session.user.email,
       sessions,
       form: options.form ?? formOf(session),
@@ -126,19 +131,21 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     const draft = await takeDraft(request, reply, session, '/account');
     if (draft) {
       const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(draft[field])])) as ProfileForm;
-      return sendAccount(reply, session, { form, notice: 'Your session ended before your profile was saved. What you typed is back: check it and save again.' });
+      return sendAccount(reply, session, { form, notice: { section: 'profile', text: 'Your session ended before your profile was saved. What you typed is back: check it and save again.' } });
     }
-    let notice: string | null = null;
-    if (query.saved === 'profile') notice = 'Your profile is saved.';
-    for (const [key, words] of Object.entries(ACCOUNT_DATA_NOTICES)) {
-      const said = words[text(query[key])];
-      if (said) notice = said;
+    let notice: Notice = null;
+    const errors: ProfileErrors = {};
+    if (query.saved === 'profile') notice = { section: 'profile', text: 'Your profile is saved.' };
+    for (const [section, outcomes] of Object.entries(ACCOUNT_DATA_OUTCOMES) as Array<[keyof typeof ACCOUNT_DATA_OUTCOMES, (typeof ACCOUNT_DATA_OUTCOMES)[keyof typeof ACCOUNT_DATA_OUTCOMES]]>) {
+      const outcome = Object.hasOwn(outcomes, text(query[section])) ? outcomes[text(query[section])]! : undefined;
+      if (outcome?.field) errors[outcome.field] = outcome.text;
+      else if (outcome) notice = { section, text: outcome.text };
     }
     if (isRevocationProof(session, query.revoked, query.proof)) {
       const revoked = await stores.apps.findById(query.revoked);
-      notice = `${revoked?.name ?? 'The app'} can no longer access your account. Its tokens are revoked.`;
+      notice = { section: 'connected', text: `${revoked?.name ?? 'The app'} can no longer access your account. Its tokens are revoked.` };
     }
-    return sendAccount(reply, session, { notice });
+    return sendAccount(reply, session, { notice, errors });
   });
 
   app.post('/account/profile', async (request, reply) => {

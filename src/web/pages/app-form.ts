@@ -2,17 +2,16 @@
  * The app form of the developer dashboard: what the person typed, kept as typed so that a page
  * with errors shows it again, and its reading into the settings src/domain/apps.ts checks.
  */
-import { createHmac } from 'node:crypto';
 import { validateAppSettings, type AppSettings, type FieldProblem } from '../../domain/apps.js';
 import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES } from '../../domain/scopes.js';
 import type { App } from '../../store/apps.js';
 import { text, values, type Form } from '../forms.js';
-import type { Session } from '../session.js';
+import { FORM_ID_FIELD, isFormId } from '../form-ids.js';
 
 /** The app form as the user typed it; redirect URIs stay one per line so errors keep the input. */
 export interface AppForm {
-  /** Names one filling-in of the registration form, so sending it twice registers one app. */
-  registrationId?: string;
+  /** The registration form's id (form-ids.ts), so that sending it twice registers one app. */
+  formId?: string;
   name: string;
   description: string;
   websiteUrl: string;
@@ -23,24 +22,12 @@ export interface AppForm {
 
 export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
 
-const REGISTRATION_ID = /^[A-Za-z0-9_-]{22}$/;
-
-/**
- * The client id of the app a registration form creates: derived from the form's random
- * registration id and the session's secret, so a second submission of the same form (a reload,
- * a double click) names the app already made instead of registering another one. Client ids are
- * public; the session secret stays unguessable behind the HMAC.
- */
-export function clientIdFor(session: Session, registrationId: string): string {
-  return createHmac('sha256', session.csrfSecret).update(`app-registration:${registrationId}`).digest('hex').slice(0, 32);
-}
-
 export const SCOPE_CHOICES = ALL_SCOPES.map((name) => ({ name, description: SCOPES[name] }));
 
 export function readAppForm(form: Form): AppForm {
-  const registrationId = text(form.registration_id);
+  const formId = form[FORM_ID_FIELD];
   return {
-    ...(REGISTRATION_ID.test(registrationId) && { registrationId }),
+    ...(isFormId(formId) && { formId }),
     name: text(form.name),
     description: text(form.description),
     websiteUrl: text(form.website_url).trim(),

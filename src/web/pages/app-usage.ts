@@ -1,14 +1,14 @@
 /**
  * What the app page shows of an app's use (docs/web.md, "App usage"): requests per day for the last
- * 30 days by endpoint group and outcome, drawn as a bar chart (inline SVG, the numbers also in a
- * table), tokens issued and refreshed, people connecting and leaving, how much of its rate limit
+ * 30 days by endpoint group and outcome, drawn as a bar chart (usage-chart.ts, the numbers also
+ * in a table), tokens issued and refreshed, people connecting and leaving, how much of its rate limit
  * one grant spent at most, and the last errors.
  */
 import type { Config } from '../../config.js';
 import type { AppUsage } from '../../store/usage.js';
+import { OUTCOMES, usageChart } from './usage-chart.js';
 
 export const USAGE_DAYS = 30;
-const OUTCOMES = ['2xx', '4xx', '429', '5xx'] as const;
 const GROUPS = ['api_read', 'api_write', 'token'] as const;
 
 const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
@@ -46,23 +46,12 @@ export function usageView(usage: AppUsage, config: Config, now: number) {
       left: connections.revoked,
     };
   });
-  const most = Math.max(1, ...days.map((d) => d.total));
-  // Bars 12 px wide on a 30-day axis, 100 px tall at the busiest day; stacked from the bottom.
-  const bars = days.flatMap((d, i) => {
-    let top = 120;
-    return OUTCOMES.filter((o) => d.byOutcome[o] > 0).map((o) => {
-      const height = Math.max(1, Math.round((d.byOutcome[o] / most) * 100));
-      top -= height;
-      return { x: 20 + i * 16, y: top, height, outcome: o, title: `${d.day}: ${d.byOutcome[o]} ${o}` };
-    });
-  });
   const limit = config.rateLimits.api;
   const busiest = Math.max(0, ...days.map((d) => d.busiestWindow));
   const sum = (pick: (d: (typeof days)[number]) => number) => days.reduce((total, d) => total + pick(d), 0);
   return {
     days: [...days].reverse(),
-    bars,
-    most,
+    chart: usageChart(days),
     first: days[0]!.day,
     last: days[days.length - 1]!.day,
     totals: { requests: sum((d) => d.total), issued: sum((d) => d.issued), refreshed: sum((d) => d.refreshed), limited: sum((d) => d.byOutcome['429']), connected: sum((d) => d.connected), left: sum((d) => d.left) },

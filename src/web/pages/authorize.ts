@@ -19,9 +19,11 @@ import {
 } from '../../oauth/authorize.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
 import { parseScopeString } from '../../domain/scopes.js';
+import type { App } from '../../store/apps.js';
 import { isValidSessionCsrf } from '../csrf.js';
+import { appPath } from '../owned-app.js';
 import { currentSession } from '../session.js';
-import { sendErrorPage } from '../views.js';
+import { homeLink, sendErrorPage, type Link } from '../views.js';
 import { renderConsent } from './consent.js';
 
 export async function authorizePages(app: FastifyInstance): Promise<void> {
@@ -78,8 +80,10 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
    * RFC 9700 §4.11.2); else the error page describes it and offers the way back as a link.
    */
   async function sendRefusal(request: FastifyRequest, reply: FastifyReply, check: AuthorizationRefusal, status: 302 | 303): Promise<FastifyReply> {
-    if (check.page !== undefined) return authorizationErrorPage(reply, check.page);
     const session = await currentSession(request);
+    if (check.page !== undefined) {
+      return sendErrorPage(reply, 400, 'This authorization request cannot be completed', check.page, await waysOn(session?.user.id, check.app));
+    }
     if (await errorRedirectIsVetted(ctx, session?.user.id, check.app)) return reply.redirect(check.redirectTo, status);
     return sendErrorPage(
       reply,
@@ -87,13 +91,26 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
       'This authorization request cannot be completed',
       `The request to connect ${check.app.name} has an error: ${check.error} (${check.description}). ` +
         `Anyone can make such a request; go back only if you started it from ${check.app.name}.`,
-      { href: check.redirectTo, label: `Return to ${check.app.name} (${redirectHost(check.redirectUri)}) with this error` },
+      [{ href: check.redirectTo, label: `Return to ${check.app.name} (${redirectHost(check.redirectUri)}) with this error` }, homeLink(session !== null)],
     );
   }
-}
 
-function authorizationErrorPage(reply: FastifyReply, message: string): FastifyReply {
-  return sendErrorPage(reply, 400, 'This authorization request cannot be completed', message);
+  /**
+   * Where a person goes from a request that cannot go back to the app: the app's own page on the
+   * dashboard for its developer (to fix its redirect URIs); the app's website for someone who
+   * allowed the app before (errorRedirectIsVetted), as the way back to it; and Stride itself.
+   */
+  async function waysOn(userId: string | undefined, app: App | undefined): Promise<Link[]> {
+    const links: Link[] = [];
+    if (app && userId !== undefined) {
+      if (app.ownerId === userId) links.push({ href: appPath(app), label: `See the settings of ${app.name} on your dashboard`, id: 'app-settings' });
+      else if (app.websiteUrl !== '' && (await errorRedirectIsVetted(ctx, userId, app))) {
+        links.push({ href: app.websiteUrl, label: `Back to ${app.name} (${new URL(app.websiteUrl).host})`, id: 'app-website' });
+      }
+    }
+    links.push(homeLink(userId !== undefined));
+    return links;
+  }
 }
 
 /** Ticked checkboxes arrive as one value, several, or none. */

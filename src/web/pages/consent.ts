@@ -8,7 +8,7 @@ import { redirectHost } from '../../oauth/redirect-uri.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
-import { sendPage } from '../views.js';
+import { codeSpans, sendPage } from '../views.js';
 
 /**
  * `developer`: the display name of the app's owner (developerName). `grantedBefore`: the user's
@@ -40,7 +40,7 @@ export function renderConsent(
     csrfToken,
     appName: request.app.name,
     developer,
-    description: request.app.description,
+    description: codeSpans(request.app.description),
     // Shown as text only: a link would let the app lead the user away from the decision.
     website: request.app.websiteUrl,
     userEmail: session.user.email,

@@ -16,6 +16,7 @@ import { PASSWORD_CHECKS_SPENT } from '../password-checks.js';
 import { signInAccountLimit } from '../sign-in-limit.js';
 import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
+import { appAsking } from './asking-app.js';
 
 export const LOGIN_FAILED_MESSAGE = 'The email or password is not right.';
 
@@ -46,6 +47,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       title: 'Sign in',
       csrfToken: await preSessionCsrfToken(request, reply),
       returnTo,
+      asking: await appAsking(app.ctx, returnTo),
       email: '',
       error: null,
       notice: loginNotice(query),
@@ -72,6 +74,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
         title: 'Sign in',
         csrfToken: await preSessionCsrfToken(request, reply),
         returnTo,
+        asking: await appAsking(app.ctx, returnTo),
         email,
         error: LOGIN_FAILED_MESSAGE,
         notice: null,

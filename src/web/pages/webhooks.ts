@@ -4,20 +4,27 @@
  * delivery log with a Redeliver button per message. Every change is POST-redirect-GET; a secret is
  * shown once, on the page the redirect lands on.
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES } from '../../store/events.js';
 import type { App } from '../../store/apps.js';
 import type { WebhookEndpoint } from '../../store/webhooks.js';
 import { addEndpoint, EndpointInputError, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../../webhooks/endpoints.js';
-import { formatTime, requireSession, requireSessionForm, signedInLayout, text, values, type Form } from '../forms.js';
+import { formatTime, signedInLayout, text, values, type Form } from '../forms.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
+import { FORM_ID_FIELD, formIdOfPage, formMade, isFormId, pageWithFormId } from '../form-ids.js';
+import { appPath, ownedBy, pageAbove } from '../owned-app.js';
 
-const appPath = (app: App) => `/dashboard/apps/${encodeURIComponent(app.clientId)}`;
 const listPath = (app: App) => `${appPath(app)}/webhooks`;
 const endpointPath = (app: App, endpoint: WebhookEndpoint) => `${listPath(app)}/${encodeURIComponent(endpoint.id)}`;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The endpoint an endpoint page's address names, of the app of the app scope (findEndpoint). */
+    endpoint: WebhookEndpoint | null;
+  }
+}
 
 const NOTICES: Record<string, string> = {
   added: 'The endpoint was added. Stride sends it a verification challenge now, and delivers nothing until it answers.',
@@ -32,29 +39,38 @@ const NOTICES: Record<string, string> = {
   rotated: 'A new secret was issued. The old one also signs messages for 24 hours.',
 };
 
-export async function webhookPages(app: FastifyInstance): Promise<void> {
-  app.get('/dashboard/apps/:clientId/webhooks', list);
-  app.post('/dashboard/apps/:clientId/webhooks', add);
-  app.get('/dashboard/apps/:clientId/webhooks/:id', show);
-  app.post('/dashboard/apps/:clientId/webhooks/:id', save);
-  app.post('/dashboard/apps/:clientId/webhooks/:id/:action', act);
+/** Registered in the app scope (owned-app.ts): the app is the signed-in person's own. */
+export async function webhookPages(scope: FastifyInstance): Promise<void> {
+  scope.decorateRequest('endpoint', null);
+  scope.get('/webhooks', list);
+  scope.post('/webhooks', { config: { formPage: (path, form) => pageWithFormId(path, form[FORM_ID_FIELD]) } }, add);
+  scope.get('/webhooks/:id', { preHandler: findEndpoint }, show);
+  scope.post('/webhooks/:id', { preHandler: findEndpoint }, save);
+  // The buttons are on the endpoint's page.
+  scope.post('/webhooks/:id/:action', { preHandler: findEndpoint, config: { formPage: pageAbove } }, act);
 }
 
-/** The app (owned by this user) and, when the URL names one, its endpoint; else a 404 page is sent. */
-async function owned(request: FastifyRequest, reply: FastifyReply, session: Session): Promise<{ app: App; endpoint?: WebhookEndpoint } | null> {
-  const { clientId, id } = request.params as { clientId: string; id?: string };
-  const { stores } = request.server.ctx;
-  const found = await stores.apps.findByClientId(clientId);
-  if (found && found.ownerId === session.user.id) {
-    if (id === undefined) return { app: found };
-    const endpoint = await stores.webhooks.find(id);
-    if (endpoint && endpoint.app_id === found.id) return { app: found, endpoint };
+/** After the app scope's check: the endpoint named in the address, when it is the app's; else a 404 page. */
+async function findEndpoint(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const { app } = ownedBy(request);
+  const endpoint = await request.server.ctx.stores.webhooks.find((request.params as { id: string }).id);
+  if (!endpoint || endpoint.app_id !== app.id) {
+    return sendErrorPage(reply, 404, 'Endpoint not found', 'This app has no such webhook endpoint.', { href: listPath(app), label: `Back to the webhooks of ${app.name}` });
   }
-  await sendErrorPage(reply, 404, 'Not found', 'There is no such app or endpoint among your apps.', { href: '/dashboard', label: 'Back to your apps' });
-  return null;
+  request.endpoint = endpoint;
+  return undefined;
 }
 
-function sendList(reply: FastifyReply, session: Session, app: App, endpoints: WebhookEndpoint[], form: { url: string; events: string[]; formId: string }, error: string | null, status = 200, notice: string | null = null) {
+/** The session, the app and the endpoint of an endpoint page (findEndpoint has run). */
+function endpointOf(request: FastifyRequest): { session: Session; app: App; endpoint: WebhookEndpoint } {
+  if (!request.endpoint) throw new Error(`${request.url} has no endpoint`);
+  return { ...ownedBy(request), endpoint: request.endpoint };
+}
+
+/** A problem of the form, by the field it is about (`form` when it is about none). */
+type FormErrors = Partial<Record<'url' | 'events' | 'form', string>>;
+
+function sendList(reply: FastifyReply, session: Session, app: App, endpoints: WebhookEndpoint[], form: { url: string; events: string[]; formId: string }, errors: FormErrors, status = 200, notice: string | null = null) {
   return sendPage(reply, './webhooks', {
     ...signedInLayout(session, `Webhooks of ${app.name}`, 'dashboard'),
     app,
@@ -62,66 +78,70 @@ function sendList(reply: FastifyReply, session: Session, app: App, endpoints: We
     path: listPath(app),
     endpoints: endpoints.map((endpoint) => ({ ...endpoint, path: endpointPath(app, endpoint), events: endpoint.event_types.split(' ') })),
     eventTypes: EVENT_TYPES,
+    allowPrivate: reply.server.ctx.config.webhooks.allowPrivate,
     form,
-    error,
+    errors,
     notice,
   }, status);
 }
 
 async function list(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSession(request, reply);
-  const found = session && (await owned(request, reply, session));
-  if (!session || !found) return reply;
-  const endpoints = await request.server.ctx.stores.webhooks.list(found.app.id);
-  const formId = randomBytes(16).toString('base64url');
-  const draft = await takeDraft(request, reply, session, request.url.split('?')[0]!);
-  if (draft) {
-    // The same form id: sending the draft twice still adds one endpoint.
-    const kept = text(draft.form_id);
-    return sendList(reply, session, found.app, endpoints, { url: text(draft.url), events: values(draft.events), formId: /^[\w-]{16,64}$/.test(kept) ? kept : formId }, null, 200, DRAFT_NOTICE);
-  }
+  const { session, app } = ownedBy(request);
+  // The add form's id is in the page's address (form-ids.ts): Back and send adds nothing twice.
+  const formId = formIdOfPage(request, reply);
+  if (formId === null) return reply;
+  const endpoints = await request.server.ctx.stores.webhooks.list(app.id);
+  const draft = await takeDraft(request, reply, session, pageWithFormId(listPath(app), formId));
+  if (draft) return sendList(reply, session, app, endpoints, { url: text(draft.url), events: values(draft.events), formId }, {}, 200, DRAFT_NOTICE);
   const notice = (request.query as Form).deleted === '1' ? 'The endpoint was deleted.' : null;
-  return sendList(reply, session, found.app, endpoints, { url: '', events: [...EVENT_TYPES], formId }, null, 200, notice);
+  return sendList(reply, session, app, endpoints, { url: '', events: [...EVENT_TYPES], formId }, {}, 200, notice);
 }
-
-/** A form sent again (reload, Back and send) names the endpoint it already made, as app registration does. */
-const endpointIdFor = (session: Session, formId: string) => `we_${createHmac('sha256', session.csrfSecret).update(`webhook-endpoint:${formId}`).digest('base64url').slice(0, 16)}`;
 
 async function add(request: FastifyRequest, reply: FastifyReply) {
   const { stores, config, clock } = request.server.ctx;
-  const session = await requireSessionForm(request, reply, request.url);
-  const found = session && (await owned(request, reply, session));
-  if (!session || !found) return reply;
+  const { session, app } = ownedBy(request);
   const body = request.body as Form;
-  const form = { url: text(body.url).trim(), events: values(body.events), formId: text(body.form_id) };
-  const id = /^[\w-]{16,64}$/.test(form.formId) ? endpointIdFor(session, form.formId) : undefined;
-  const existing = id === undefined ? undefined : await stores.webhooks.find(id);
-  if (existing && existing.app_id === found.app.id) return reply.redirect(`${endpointPath(found.app, existing)}?done=again`, 303);
+  const form = { url: text(body.url).trim(), events: values(body.events), formId: text(body[FORM_ID_FIELD]) };
+  // Named by the form and the endpoint's URL and events: a second send names the first's endpoint.
+  const id = isFormId(form.formId) ? `we_${formMade(session, 'webhook-endpoint', form.formId, [form.url, [...form.events].sort()]).slice(0, 24)}` : undefined;
+  const madeAlready = async () => {
+    const existing = id === undefined ? undefined : await stores.webhooks.find(id);
+    return existing && existing.app_id === app.id ? existing : undefined;
+  };
+  const already = await madeAlready();
+  if (already) return reply.redirect(`${endpointPath(app, already)}?done=again`, 303);
   try {
-    const endpoint = await addEndpoint(stores.webhooks, config, found.app.id, { url: form.url, events: form.events }, clock(), { ...(id && { id }), showOnce: true });
-    return reply.redirect(`${endpointPath(found.app, endpoint)}?done=added`, 303);
+    const endpoint = await addEndpoint(stores.webhooks, config, app.id, { url: form.url, events: form.events }, clock(), { ...(id && { id }), showOnce: true });
+    return reply.redirect(`${endpointPath(app, endpoint)}?done=added`, 303);
   } catch (error) {
+    // The same form sent twice at once: the unique endpoint id lets one of them through.
+    const twin = await madeAlready();
+    if (twin) return reply.redirect(`${endpointPath(app, twin)}?done=again`, 303);
     if (!(error instanceof EndpointInputError)) throw error;
-    return sendList(reply, session, found.app, await stores.webhooks.list(found.app.id), form, error.message, 400);
+    return sendList(reply, session, app, await stores.webhooks.list(app.id), form, fieldErrorOf(error), 400);
   }
 }
 
+/** The endpoint rules' problem as the form shows it: a sentence, next to the field it is about. */
+function fieldErrorOf(error: EndpointInputError): FormErrors {
+  const sentence = error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.';
+  return { [error.field ?? 'form']: sentence };
+}
+
 async function show(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSession(request, reply);
-  const found = session && (await owned(request, reply, session));
-  if (!session || !found?.endpoint) return reply;
+  const { session, app, endpoint } = endpointOf(request);
   const { stores } = request.server.ctx;
-  const draft = await takeDraft(request, reply, session, request.url.split('?')[0]!);
-  if (draft) return sendDetail(reply, session, found.app, found.endpoint, { notice: DRAFT_NOTICE, form: { url: text(draft.url), events: values(draft.events) } });
+  const draft = await takeDraft(request, reply, session, endpointPath(app, endpoint));
+  if (draft) return sendDetail(reply, session, app, endpoint, { notice: DRAFT_NOTICE, form: { url: text(draft.url), events: values(draft.events) } });
   const done = text((request.query as Form).done);
-  return sendDetail(reply, session, found.app, found.endpoint, {
-    notice: NOTICES[done === 'added' && found.endpoint.state !== 'unverified' ? 'addedAndVerified' : done] ?? null,
+  return sendDetail(reply, session, app, endpoint, {
+    notice: NOTICES[done === 'added' && endpoint.state !== 'unverified' ? 'addedAndVerified' : done] ?? null,
     // Shown on the page a redirect lands on, once: a reload finds it already shown.
-    newSecret: (await stores.webhooks.revealSecret(found.endpoint.id)) ?? null,
+    newSecret: (await stores.webhooks.revealSecret(endpoint.id)) ?? null,
   });
 }
 
-async function sendDetail(reply: FastifyReply, session: Session, app: App, endpoint: WebhookEndpoint, options: { notice?: string | null; newSecret?: string | null; error?: string; form?: { url: string; events: string[] } }, status = 200) {
+async function sendDetail(reply: FastifyReply, session: Session, app: App, endpoint: WebhookEndpoint, options: { notice?: string | null; newSecret?: string | null; errors?: FormErrors; form?: { url: string; events: string[] } }, status = 200) {
   const deliveries = await reply.server.ctx.stores.webhooks.deliveries(endpoint.id, 50);
   const zone = session.user.timezone;
   return sendPage(reply, './webhook-detail', {
@@ -133,9 +153,10 @@ async function sendDetail(reply: FastifyReply, session: Session, app: App, endpo
     endpoint,
     form: options.form ?? { url: endpoint.url, events: endpoint.event_types.split(' ') },
     eventTypes: EVENT_TYPES,
+    allowPrivate: reply.server.ctx.config.webhooks.allowPrivate,
     notice: options.notice ?? null,
     newSecret: options.newSecret ?? null,
-    error: options.error ?? null,
+    errors: options.errors ?? {},
     deliveries: deliveries.map((d) => ({
       ...d,
       created: formatTime(d.created_at, zone),
@@ -146,26 +167,21 @@ async function sendDetail(reply: FastifyReply, session: Session, app: App, endpo
 
 async function save(request: FastifyRequest, reply: FastifyReply) {
   const { stores, config, clock } = request.server.ctx;
-  const session = await requireSessionForm(request, reply, request.url);
-  const found = session && (await owned(request, reply, session));
-  if (!session || !found?.endpoint) return reply;
+  const { session, app, endpoint } = endpointOf(request);
   const body = request.body as Form;
   const form = { url: text(body.url).trim(), events: values(body.events) };
   try {
-    await updateEndpoint(stores.webhooks, config, found.endpoint.id, form, clock());
-    return reply.redirect(`${endpointPath(found.app, found.endpoint)}?done=saved`, 303);
+    await updateEndpoint(stores.webhooks, config, endpoint.id, form, clock());
+    return reply.redirect(`${endpointPath(app, endpoint)}?done=saved`, 303);
   } catch (error) {
     if (!(error instanceof EndpointInputError)) throw error;
-    return sendDetail(reply, session, found.app, found.endpoint, { error: error.message, form }, 400);
+    return sendDetail(reply, session, app, endpoint, { errors: fieldErrorOf(error), form }, 400);
   }
 }
 
 async function act(request: FastifyRequest, reply: FastifyReply) {
   const { stores, clock } = request.server.ctx;
-  const session = await requireSessionForm(request, reply, request.url.replace(/\/[^/]*$/, ''));
-  const found = session && (await owned(request, reply, session));
-  if (!session || !found?.endpoint) return reply;
-  const { app, endpoint } = found;
+  const { app, endpoint } = endpointOf(request);
   const action = (request.params as { action: string }).action;
   const done = (notice: string) => reply.redirect(`${endpointPath(app, endpoint)}?done=${notice}`, 303);
   switch (action) {

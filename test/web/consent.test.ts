@@ -1,0 +1,44 @@
+/** The consent page shows an app's description as its developer meant it: `code spans` as code, never as markup. */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { registerApp } from '../../src/domain/apps.js';
+import { codeSpans } from '../../src/web/views.js';
+import { authorizeUrl, createFixture, createOAuthTestApp, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+import { signedIn } from './pages-support.js';
+
+cheapPasswordHashing();
+
+it('splits text into code spans between pairs of backticks, leaving a backtick without a pair as typed', () => {
+  assert.deepEqual(codeSpans('Made by `stride demo` to try.'), [
+    { code: false, text: 'Made by ' },
+    { code: true, text: 'stride demo' },
+    { code: false, text: ' to try.' },
+  ]);
+  assert.deepEqual(codeSpans('a `b` c `d'), [{ code: false, text: 'a ' }, { code: true, text: 'b' }, { code: false, text: ' c `d' }]);
+  assert.deepEqual(codeSpans('no code'), [{ code: false, text: 'no code' }]);
+  assert.deepEqual(codeSpans(''), []);
+});
+
+forEachDialect('consent page', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('shows the description with its code spans as code, and any markup in it as text', async () => {
+    const { app } = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'Demo', description: 'Created by `stride demo` to try the `<b>flow</b>`, <i>really</i>.', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false,
+    });
+    const page = await (await signedIn(t, f.user)).get(authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
+    assert.equal(page.status, 200);
+    const description = /<p id="app-description">([\s\S]*?)<\/p>/.exec(page.body)![1];
+    assert.equal(description, 'Created by <code>stride demo</code> to try the <code>&lt;b&gt;flow&lt;/b&gt;</code>, &lt;i&gt;really&lt;/i&gt;.');
+    assert.doesNotMatch(page.body, /`stride demo`/);
+  });
+});
