@@ -212,8 +212,8 @@ export function parseExportFile(text: string, now: number): ImportedFile {
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (error) {
-    throw new ImportFileError(`is not an export of Stride (${(error as Error).message.slice(0, 80)}); give --kind for a CSV or JSON lines file`);
+  } catch {
+    throw new ImportFileError('is not an export of Stride (not JSON); give --kind for a CSV or JSON lines file');
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ImportFileError('is not an export of Stride: not a JSON object; give --kind for a CSV or JSON lines file');
   const exported = data as Record<string, unknown>;

@@ -78,21 +78,44 @@ export function heartRateMinuteProblem(minute: HeartRateMinute, now: number, at:
 
 /** The minutes of the readings, in time order. */
 export function minutesOfReadings(readings: readonly HeartRateReading[]): HeartRateMinute[] {
-  const byMinute = new Map<number, { count: number; sum: number; min: number; max: number }>();
+  // Devices send readings in time order: then each minute is summed as they come, with no map.
+  const minutes: MinuteOfReadings[] = [];
+  let last: MinuteOfReadings | undefined;
+  for (const { time, bpm } of readings) {
+    const start = time - (time % 60);
+    if (last !== undefined && start === last.start) add(last, bpm);
+    else if (last === undefined || start > last.start) minutes.push((last = { start, count: 1, sum: bpm, min: bpm, max: bpm }));
+    else return minutesOfReadingsInAnyOrder(readings);
+  }
+  return minutes.map(minuteOf);
+}
+
+interface MinuteOfReadings {
+  start: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+
+function add(minute: MinuteOfReadings, bpm: number): void {
+  minute.count++;
+  minute.sum += bpm;
+  if (bpm < minute.min) minute.min = bpm;
+  if (bpm > minute.max) minute.max = bpm;
+}
+
+const minuteOf = ({ start, count, sum, min, max }: MinuteOfReadings): HeartRateMinute => ({ start_time: start, avg: Math.round(sum / count), min, max });
+
+function minutesOfReadingsInAnyOrder(readings: readonly HeartRateReading[]): HeartRateMinute[] {
+  const byMinute = new Map<number, MinuteOfReadings>();
   for (const { time, bpm } of readings) {
     const start = time - (time % 60);
     const minute = byMinute.get(start);
-    if (minute === undefined) byMinute.set(start, { count: 1, sum: bpm, min: bpm, max: bpm });
-    else {
-      minute.count++;
-      minute.sum += bpm;
-      if (bpm < minute.min) minute.min = bpm;
-      if (bpm > minute.max) minute.max = bpm;
-    }
+    if (minute === undefined) byMinute.set(start, { start, count: 1, sum: bpm, min: bpm, max: bpm });
+    else add(minute, bpm);
   }
-  return [...byMinute]
-    .sort(([a], [b]) => a - b)
-    .map(([start_time, { count, sum, min, max }]) => ({ start_time, avg: Math.round(sum / count), min, max }));
+  return [...byMinute.values()].sort((a, b) => a.start - b.start).map(minuteOf);
 }
 
 /**
