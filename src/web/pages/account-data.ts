@@ -51,7 +51,12 @@ async function* pagesOf<T>(read: (after: number) => Promise<T[]>, positionOf: (r
   }
 }
 
-/** A kind of the JSON export: its name, its pages, and each record's text (docs/web.md, "Your data"). */
+/** The pages of records as the texts of their records. */
+async function* textsOf<T>(pages: AsyncIterable<T[]>, text: (record: T) => string): AsyncGenerator<string[]> {
+  for await (const page of pages) yield page.map(text);
+}
+
+/** A kind of the JSON export: its key, and its pages as the texts of their records (docs/web.md, "Your data"). */
 interface ExportSection {
   name: DataKind;
   pages(userId: string): AsyncGenerator<string[]>;
@@ -61,20 +66,16 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const exports = concurrencyLimit(EXPORTS_PER_PERSON, EXPORT_RETRY_AFTER_SECONDS, 'exports of your data');
 
-  const texts = <T>(pages: AsyncGenerator<T[]>, text: (record: T) => string) =>
-    (async function* () {
-      for await (const page of pages) yield page.map(text);
-    })();
   const minuteText = (s: MinuteSample) => `{"start_time":${s.start_time},"value":${s.value}}`;
   const minutesOf = (metric: SumMetric) => (userId: string) => pagesOf((after) => stores[metric].samplesAfter(userId, after, EXPORT_PAGE), (s) => s.start_time);
   const stepsOf = minutesOf('steps');
   /** Each record in the shape `stride import` takes back (cli/import.ts): uploads' bodies, heart rate as stored minutes. */
   const sections: ExportSection[] = [
-    ...SUM_KINDS.map((metric) => ({ name: metric, pages: (userId: string) => texts(minutesOf(metric)(userId), minuteText) })),
+    ...SUM_KINDS.map((metric) => ({ name: metric, pages: (userId: string) => textsOf(minutesOf(metric)(userId), minuteText) })),
     {
       name: 'heartrate',
       pages: (userId) =>
-        texts(
+        textsOf(
           pagesOf((after) => stores.heartRate.minutesAfter(userId, after, EXPORT_PAGE), (m) => m.start_time),
           (m) => `{"start_time":${m.start_time},"avg":${m.avg},"min":${m.min},"max":${m.max}}`,
         ),
@@ -82,7 +83,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     {
       name: 'sleep',
       pages: (userId) =>
-        texts(
+        textsOf(
           pagesOf((after) => stores.sleep.sessionsAfter(userId, after, SLEEP_EXPORT_PAGE), (s) => s.start_time),
           ({ start_time, end_time, stages }) => JSON.stringify({ start_time, end_time, stages }),
         ),
@@ -90,7 +91,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     {
       name: 'weight',
       pages: (userId) =>
-        texts(
+        textsOf(
           pagesOf((after) => stores.bodyWeight.weightsAfter(userId, after, EXPORT_PAGE), (w) => w.time),
           (w) => {
             const { time, kg, fat_percent } = weightView(w);
