@@ -27,7 +27,11 @@ Commands:
   apps rotate-secret CLIENT_ID
   apps delete CLIENT_ID
   apps list [--owner E]
-  steps import --user E FILE                CSV or JSON lines of start_time,value minute samples
+  import --user E FILE                      a person's export (/account/export.json): every kind in it
+  import --user E --kind K FILE             one kind K: steps, distance, calories (CSV start_time,value),
+                                            heartrate (CSV time,bpm), weight (CSV time,kg,fat_percent),
+                                            sleep (JSON lines, a session a line); all or nothing
+  steps import --user E FILE                the same as import --kind steps
   webhooks add CLIENT_ID --url U --events e1,e2
                                             prints the endpoint's id and its secret (shown only here)
   webhooks list CLIENT_ID
@@ -36,7 +40,7 @@ Commands:
   webhooks delete ID
   backup FILE                               a consistent copy of the SQLite database, while it serves
   restore FILE                              put a backup back (stop the server first)
-  demo                                      a demo user, app and 90 days of steps
+  demo                                      a demo user, app and 90 days of data of every kind
 
 Options:
   --json                                    print the result as JSON on stdout
@@ -55,6 +59,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   scopes: { type: 'string' },
   public: { type: 'boolean' },
   user: { type: 'string' },
+  kind: { type: 'string' },
+  metric: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'string' },
   paused: { type: 'boolean' },

@@ -6,7 +6,7 @@ import { backupDatabase, BackupError, restoreDatabase } from '../db/backup.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
-import { parseSampleFile, stepsChange } from '../domain/step-samples.js';
+import { DATA_KINDS, firstStoredOverlap, SleepOverlapError, writePersonData, type DataKind, type WrittenCounts } from '../domain/person-data.js';
 import { createAccount, deleteAccount, setPassword } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
@@ -15,6 +15,7 @@ import type { User } from '../store/users.js';
 import { createStores, type Stores } from '../store/stores.js';
 import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
 import { runDemo } from './demo.js';
+import { ImportFileError, isDataKind, parseExportFile, parseKindFile, type ImportedFile } from './import.js';
 
 export type CommandResult = { text: string; json: unknown } | undefined;
 
@@ -87,6 +88,66 @@ export function describeApp(app: App, ownerEmail?: string) {
   };
 }
 
+/** `--kind` (or `--metric`, as SPEC §1 spells it) of `stride import`; undefined: the file is an export. */
+function kindOption(values: CommandInput['values']): DataKind | undefined {
+  const given = values.kind ?? values.metric;
+  if (given === undefined) return undefined;
+  if (typeof given !== 'string' || !isDataKind(given)) throw new CommandError(`--kind must be one of ${DATA_KINDS.join(', ')}`);
+  return given;
+}
+
+/**
+ * Reads, checks and imports a file for the person `--user` names (docs/operations.md, "Importing
+ * data"): all of it, or nothing when a record is bad or a sleep session overlaps a stored one.
+ */
+async function importFile({ config, values, args }: CommandInput, kind: DataKind | undefined) {
+  const email = required(values, 'user');
+  const file = onePositional(args, 'FILE');
+  const text = await readFile(file, 'utf8');
+  const now = systemClock();
+  let parsed: ImportedFile;
+  try {
+    parsed = kind === undefined ? parseExportFile(text, now) : parseKindFile(kind, text, now);
+  } catch (error) {
+    if (error instanceof ImportFileError) throw new CommandError(`${file}: ${error.message}; nothing was imported`);
+    throw error;
+  }
+  return withStores(config, async (stores) => {
+    const user = await userByEmail(stores, email);
+    const overlap = await firstStoredOverlap(stores, user.id, parsed.records.sleep ?? []);
+    if (overlap) {
+      const { id, start_time, end_time } = overlap.stored;
+      throw new CommandError(`${file}: ${parsed.sleepNames[overlap.index]} overlaps the stored session ${id} (start_time ${start_time}, end_time ${end_time}); nothing was imported`);
+    }
+    const written = await writePersonData(stores, user, parsed.records, now, config.webhooks.coalesceSeconds).catch((error: unknown) => {
+      // Only a session stored by someone else since the check above; the kinds before it are in.
+      if (error instanceof SleepOverlapError) throw new CommandError(`${file}: ${error.message}; the records before it were imported`);
+      throw error;
+    });
+    return { user: user.email, written, readings: parsed.readings };
+  });
+}
+
+const KIND_WORDS: Record<DataKind, [string, string]> = {
+  steps: ['minute of steps', 'minutes of steps'],
+  distance: ['minute of distance', 'minutes of distance'],
+  calories: ['minute of calories', 'minutes of calories'],
+  heartrate: ['minute of heart rate', 'minutes of heart rate'],
+  sleep: ['sleep session', 'sleep sessions'],
+  weight: ['weight measurement', 'weight measurements'],
+};
+
+/** "3 minutes of steps, 2 sleep sessions", in the order of DATA_KINDS. */
+function describeWritten(written: WrittenCounts, readings?: number): string {
+  return DATA_KINDS.filter((kind) => written[kind] !== undefined)
+    .map((kind) => {
+      const count = written[kind]!;
+      const words = `${count} ${KIND_WORDS[kind][count === 1 ? 0 : 1]}`;
+      return kind === 'heartrate' && readings !== undefined ? `${words} (from ${readings} readings)` : words;
+    })
+    .join(', ');
+}
+
 export const COMMANDS: Record<string, Command> = {
   async serve({ config }) {
     await serve(config);
@@ -137,7 +198,7 @@ export const COMMANDS: Record<string, Command> = {
       return user;
     });
     return {
-      text: `deleted ${user.email} with their profile, steps, sessions and grants`,
+      text: `deleted ${user.email} with their profile, data of every kind, sessions and grants`,
       json: { id: user.id, email: user.email, deleted: true },
     };
   },
@@ -219,21 +280,17 @@ export const COMMANDS: Record<string, Command> = {
     });
   },
 
-  async 'steps import'({ config, values, args }) {
-    const email = required(values, 'user');
-    const file = onePositional(args, 'FILE');
-    const text = await readFile(file, 'utf8');
-    let samples;
-    try {
-      samples = parseSampleFile(text, systemClock());
-    } catch (error) {
-      throw new CommandError(`${file}: ${(error as Error).message}; nothing was imported`);
-    }
-    return withStores(config, async (stores) => {
-      const user = await userByEmail(stores, email);
-      const imported = await stores.steps.upsertSamples(user.id, samples, stepsChange(samples, user.timezone, systemClock(), config.webhooks.coalesceSeconds));
-      return { text: `imported ${imported} minute sample(s) for ${user.email}`, json: { imported, user: user.email } };
-    });
+  async import(input) {
+    const { user, written, readings } = await importFile(input, kindOption(input.values));
+    const made = describeWritten(written, readings);
+    return { text: `imported for ${user}: ${made || 'nothing (the file holds no records)'}`, json: { user, imported: written, ...(readings !== undefined && { readings }) } };
+  },
+
+  /** The first form of `stride import --kind steps`, kept with its words. */
+  async 'steps import'(input) {
+    const { user, written } = await importFile(input, 'steps');
+    const imported = written.steps ?? 0;
+    return { text: `imported ${imported} minute sample(s) for ${user}`, json: { imported, user } };
   },
 
   async demo({ config }) {

@@ -1,16 +1,21 @@
 /**
- * `stride demo`: a developer, a demo user with 90 days of plausible steps, and a confidential demo
- * app, then the credentials and a ready-to-open authorization URL. Safe to run again: it reuses
- * the accounts and app, and issues a fresh password and client secret.
+ * `stride demo`: a developer, a demo user with 90 days of plausible data of every kind (steps,
+ * distance from them, calories, heart rate, sleep in stages, weight), and a confidential demo app,
+ * then the credentials and a ready-to-open authorization URL. Safe to run again: it reuses the
+ * accounts and app, issues a fresh password and client secret, and stores the days again.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { registerApp, rotateClientSecret } from '../domain/apps.js';
-import { stepsChange, type StepSample } from '../domain/step-samples.js';
+import { minutesOfReadings } from '../domain/heart-rate-readings.js';
+import { dataChange } from '../domain/local-dates.js';
+import { writePersonData, type WrittenCounts } from '../domain/person-data.js';
+import { OFFICE_WORKER, synthesizePerson } from '../domain/synthetic-person.js';
 import { createAccount } from '../domain/users.js';
 import { ALL_SCOPES } from '../domain/scopes.js';
 import { hashPassword } from '../security/passwords.js';
+import type { DataChange, SleepSessionInput } from '../store/sleep.js';
 import type { Stores } from '../store/stores.js';
 import type { User, UserStore } from '../store/users.js';
 
@@ -27,27 +32,42 @@ async function ensureUser(users: UserStore, clock: Clock, email: string, name: s
   return existing;
 }
 
-/** Minute samples for `days` days before `now`: quiet nights, a morning walk, busy afternoons. */
-export function syntheticSteps(now: number, days: number, random: () => number = Math.random): StepSample[] {
-  const samples: StepSample[] = [];
-  const end = now - (now % 60);
-  const firstDay = end - (end % 86400) - (days - 1) * 86400;
-  for (let day = firstDay; day < end; day += 86400) {
-    const energy = 0.6 + random() * 0.8;
-    for (let minute = 0; minute < 1440; minute++) {
-      const t = day + minute * 60;
-      if (t >= end) break;
-      const hour = minute / 60;
-      let activity = 0;
-      if (hour >= 7 && hour < 8) activity = 0.5; // morning walk
-      else if (hour >= 8 && hour < 22) activity = 0.12;
-      if (hour >= 17.5 && hour < 18.25) activity = 0.7; // evening run or walk
-      if (random() < activity * energy) {
-        samples.push({ start_time: t, value: Math.min(1000, Math.round(40 + random() * 80 * (1 + activity))) });
-      }
-    }
+/**
+ * The demo walker's sessions stored by an earlier run that the new `nights` do not replace (a run
+ * on another day draws each date's night anew, and a night that overlaps a stored one would be
+ * refused): removed, with their events, so that a second run never fails.
+ */
+async function removeEarlierNights(stores: Stores, userId: string, nights: readonly SleepSessionInput[], change: DataChange): Promise<void> {
+  if (nights.length === 0) return;
+  const starts = new Set(nights.map((night) => night.start_time));
+  const from = Math.min(...starts);
+  const to = Math.max(...nights.map((night) => night.end_time)) + 86_400 + 1;
+  for (const stored of await stores.sleep.endingWithin(userId, from, to)) {
+    if (!starts.has(stored.start_time)) await stores.sleep.remove(userId, stored.id, change);
   }
-  return samples;
+}
+
+/** What the demo walker's days were made of, and how long storing them took. */
+export interface DemoData {
+  written: WrittenCounts;
+  readings: number;
+  milliseconds: number;
+}
+
+/**
+ * The demo walker's last DEMO_DAYS days, lived as an office worker in Berlin (synthetic-person.ts),
+ * stored through the stores as uploads of them would be, each with its event. Minutes merge into
+ * what an earlier run stored; nights and weighings at the same times replace theirs.
+ */
+export async function storeDemoDays(stores: Stores, user: User, now: number, coalesceSeconds: number): Promise<DemoData> {
+  const started = performance.now();
+  const life = OFFICE_WORKER;
+  if (user.timezone !== life.timezone) await stores.users.updateProfile(user.id, { timezone: life.timezone }, now);
+  const person = synthesizePerson(life, now, DEMO_DAYS);
+  await removeEarlierNights(stores, user.id, person.sleep, dataChange(life.timezone, now, coalesceSeconds));
+  const records = { steps: person.steps, calories: person.calories, heartrate: minutesOfReadings(person.heartrate), sleep: person.sleep, weight: person.weight };
+  const written = await writePersonData(stores, { id: user.id, timezone: life.timezone }, records, now, coalesceSeconds);
+  return { written, readings: person.heartrate.length, milliseconds: Math.round(performance.now() - started) };
 }
 
 export async function runDemo(stores: Stores, config: Config, clock: Clock) {
@@ -75,8 +95,8 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
     clientSecret = registered.clientSecret!;
   }
 
-  const samples = syntheticSteps(clock(), DEMO_DAYS);
-  await stores.steps.upsertSamples(user.id, samples, stepsChange(samples, user.timezone, clock(), config.webhooks.coalesceSeconds));
+  const data = await storeDemoDays(stores, user, clock(), config.webhooks.coalesceSeconds);
+  const { written } = data;
 
   const state = randomBytes(12).toString('base64url');
   const authorizationUrl = new URL(`${config.authUrl}/oauth2/authorize`);
@@ -89,7 +109,19 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   }).toString();
 
   const json = {
-    user: { email: user.email, password: userPassword, step_samples: samples.length, days: DEMO_DAYS },
+    user: {
+      email: user.email,
+      password: userPassword,
+      days: DEMO_DAYS,
+      timezone: OFFICE_WORKER.timezone,
+      step_samples: written.steps ?? 0,
+      calorie_minutes: written.calories ?? 0,
+      heart_rate_minutes: written.heartrate ?? 0,
+      heart_rate_readings: data.readings,
+      sleep_sessions: written.sleep ?? 0,
+      weight_measurements: written.weight ?? 0,
+      stored_in_ms: data.milliseconds,
+    },
     developer: { email: developer.email, password: developerPassword },
     app: { client_id: clientId, client_secret: clientSecret, redirect_uri: redirectUri, scopes: ALL_SCOPES },
     authorization_url: authorizationUrl.toString(),
@@ -98,7 +130,10 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
     'Stride demo is ready.',
     '',
     `Sign in as the demo user:    ${user.email} / ${userPassword}`,
-    `  (${samples.length} minute samples over the last ${DEMO_DAYS} days)`,
+    `  ${DEMO_DAYS} days of an office worker in ${OFFICE_WORKER.timezone}, stored in ${(data.milliseconds / 1000).toFixed(1)} s:`,
+    `  ${written.steps ?? 0} minutes of steps (distance follows from them), ${written.calories ?? 0} minutes of calories,`,
+    `  ${written.heartrate ?? 0} minutes of heart rate (${data.readings} readings), ${written.sleep ?? 0} nights of sleep in stages,`,
+    `  ${written.weight ?? 0} morning weighings`,
     `Developer dashboard login:   ${developer.email} / ${developerPassword}`,
     '',
     `client_id:      ${clientId}`,

@@ -69,12 +69,12 @@ function hasAtMostTwoDecimals(value: number): boolean {
   return Number(value.toFixed(2)) === value;
 }
 
-/** Why a measurement that passed the body schema cannot be stored, naming the field, or null. */
-export function weightProblem(body: WeightBody, now: number): string | null {
-  if (body.time > now + MAX_FUTURE_SECONDS) return 'body/time is more than a day in the future';
-  if (!hasAtMostTwoDecimals(body.kg)) return `body/kg must have at most two decimals, got ${body.kg}`;
+/** Why a measurement that passed the body schema cannot be stored, naming the field, or null; `at` names the measurement (`body/` for the route's body). */
+export function weightProblem(body: WeightBody, now: number, at = 'body/'): string | null {
+  if (body.time > now + MAX_FUTURE_SECONDS) return `${at}time is more than a day in the future`;
+  if (!hasAtMostTwoDecimals(body.kg)) return `${at}kg must have at most two decimals, got ${body.kg}`;
   const fat = body.fat_percent;
-  if (fat !== undefined && fat !== null && !hasAtMostTwoDecimals(fat)) return `body/fat_percent must have at most two decimals, got ${fat}`;
+  if (fat !== undefined && fat !== null && !hasAtMostTwoDecimals(fat)) return `${at}fat_percent must have at most two decimals, got ${fat}`;
   return null;
 }
 

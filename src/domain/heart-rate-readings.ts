@@ -3,10 +3,8 @@
  * cannot make, and the minutes the readings make — each minute's readings become its avg (rounded
  * to a whole beat), min and max, which replace what the minute held.
  */
-import { DateTime } from 'luxon';
-import { bucketRuns } from '../calendar/step-buckets.js';
 import { MAX_BPM, MIN_BPM, type HeartRateChange, type HeartRateMinute } from '../store/heart-rate.js';
-import { MAX_FUTURE_SECONDS } from './step-samples.js';
+import { MAX_FUTURE_SECONDS, seriesChange } from './minute-samples.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 /** A day of readings once a second. */
@@ -39,29 +37,85 @@ export const HEART_RATE_UPLOAD_JSON_SCHEMA = {
   },
 } as const;
 
+/** Why a reading whose schema passed cannot be stored — more than a day ahead of `now` — or null; `at` names the reading (`body/samples/3/`). */
+export function readingProblem(reading: HeartRateReading, now: number, at: string): string | null {
+  return reading.time > now + MAX_FUTURE_SECONDS ? `${at}time is more than a day after the server's clock` : null;
+}
+
 /** What the schema cannot say: a reading more than a day ahead of the server's clock (a device clock gone wrong). */
 export function readingsProblem(readings: readonly HeartRateReading[], now: number): string | null {
-  const index = readings.findIndex((reading) => reading.time > now + MAX_FUTURE_SECONDS);
-  return index === -1 ? null : `body/samples/${index}/time is more than a day after the server's clock; nothing was written`;
+  for (let index = 0; index < readings.length; index++) {
+    const problem = readingProblem(readings[index]!, now, `body/samples/${index}/`);
+    if (problem !== null) return `${problem}; nothing was written`;
+  }
+  return null;
+}
+
+const BPM = { type: 'integer', minimum: MIN_BPM, maximum: MAX_BPM } as const;
+
+/**
+ * One stored minute as the person's export holds it and `stride import` takes it back: its start
+ * and its readings' avg, min and max (docs/web.md, "Your data").
+ */
+export const HEART_RATE_MINUTE_JSON_SCHEMA = {
+  type: 'object',
+  required: ['start_time', 'avg', 'min', 'max'],
+  additionalProperties: false,
+  properties: {
+    start_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, multipleOf: 60, description: 'the minute\'s start, Unix seconds' },
+    avg: { ...BPM, description: 'the average of the minute\'s readings, rounded' },
+    min: { ...BPM, description: 'the lowest reading' },
+    max: { ...BPM, description: 'the highest reading' },
+  },
+} as const;
+
+/** Why a minute whose schema passed cannot be stored — min, avg and max out of order, or ahead of `now` — or null; `at` names the minute. */
+export function heartRateMinuteProblem(minute: HeartRateMinute, now: number, at: string): string | null {
+  if (minute.min > minute.avg) return `${at}min ${minute.min} must not be above ${at}avg ${minute.avg}`;
+  if (minute.avg > minute.max) return `${at}avg ${minute.avg} must not be above ${at}max ${minute.max}`;
+  return minute.start_time > now + MAX_FUTURE_SECONDS ? `${at}start_time is more than a day after the server's clock` : null;
 }
 
 /** The minutes of the readings, in time order. */
 export function minutesOfReadings(readings: readonly HeartRateReading[]): HeartRateMinute[] {
-  const byMinute = new Map<number, { count: number; sum: number; min: number; max: number }>();
+  // Devices send readings in time order: then each minute is summed as they come, with no map.
+  const minutes: MinuteOfReadings[] = [];
+  let last: MinuteOfReadings | undefined;
+  for (const { time, bpm } of readings) {
+    const start = time - (time % 60);
+    if (last !== undefined && start === last.start) add(last, bpm);
+    else if (last === undefined || start > last.start) minutes.push((last = { start, count: 1, sum: bpm, min: bpm, max: bpm }));
+    else return minutesOfReadingsInAnyOrder(readings);
+  }
+  return minutes.map(minuteOf);
+}
+
+interface MinuteOfReadings {
+  start: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+
+function add(minute: MinuteOfReadings, bpm: number): void {
+  minute.count++;
+  minute.sum += bpm;
+  if (bpm < minute.min) minute.min = bpm;
+  if (bpm > minute.max) minute.max = bpm;
+}
+
+const minuteOf = ({ start, count, sum, min, max }: MinuteOfReadings): HeartRateMinute => ({ start_time: start, avg: Math.round(sum / count), min, max });
+
+function minutesOfReadingsInAnyOrder(readings: readonly HeartRateReading[]): HeartRateMinute[] {
+  const byMinute = new Map<number, MinuteOfReadings>();
   for (const { time, bpm } of readings) {
     const start = time - (time % 60);
     const minute = byMinute.get(start);
-    if (minute === undefined) byMinute.set(start, { count: 1, sum: bpm, min: bpm, max: bpm });
-    else {
-      minute.count++;
-      minute.sum += bpm;
-      if (bpm < minute.min) minute.min = bpm;
-      if (bpm > minute.max) minute.max = bpm;
-    }
+    if (minute === undefined) byMinute.set(start, { start, count: 1, sum: bpm, min: bpm, max: bpm });
+    else add(minute, bpm);
   }
-  return [...byMinute]
-    .sort(([a], [b]) => a - b)
-    .map(([start_time, { count, sum, min, max }]) => ({ start_time, avg: Math.round(sum / count), min, max }));
+  return [...byMinute.values()].sort((a, b) => a.start - b.start).map(minuteOf);
 }
 
 /**
@@ -69,15 +123,5 @@ export function minutesOfReadings(readings: readonly HeartRateReading[]): HeartR
  * merged, and the dates in the user's zone that they touch.
  */
 export function heartRateChange(minuteStarts: readonly number[], timezone: string, now: number, coalesceSeconds: number): HeartRateChange {
-  const ranges = bucketRuns(minuteStarts, 60).map(([start_time, end_time]) => ({ start_time, end_time }));
-  const dates = new Set<string>();
-  for (const { start_time, end_time } of ranges) {
-    const last = DateTime.fromSeconds(end_time - 1, { zone: timezone }).toISODate()!;
-    for (let day = DateTime.fromSeconds(start_time, { zone: timezone }).startOf('day'); ; day = day.plus({ days: 1 })) {
-      const date = day.toISODate()!;
-      dates.add(date);
-      if (date >= last) break;
-    }
-  }
-  return { ranges, dates: [...dates].sort(), now, coalesceSeconds };
+  return seriesChange(minuteStarts, timezone, now, coalesceSeconds);
 }

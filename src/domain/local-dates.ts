@@ -71,6 +71,29 @@ export function parseDateRange(query: DateRangeQuery, personZone: string, now: n
   return { timezone, from: first.toSeconds(), to: last.plus({ days: 1 }).startOf('day').toSeconds() };
 }
 
+/**
+ * The local dates in `zone` that the ranges [start_time, end_time) touch, ascending. The zone's
+ * calendar is asked once per date, not once per range: a week of minutes uploaded in bursts is
+ * thousands of ranges over a few dates.
+ */
+export function datesOfRanges(ranges: ReadonlyArray<{ start_time: number; end_time: number }>, zone: string): string[] {
+  const dates = new Set<string>();
+  // [dayStart, dayEnd): the instants of the last date looked up.
+  let dayStart = Infinity;
+  let dayEnd = -Infinity;
+  for (const { start_time, end_time } of ranges) {
+    for (let time = start_time; time < end_time; time = dayEnd) {
+      if (time < dayStart || time >= dayEnd) {
+        const day = DateTime.fromSeconds(time, { zone }).startOf('day');
+        dates.add(day.toISODate()!);
+        dayStart = Math.min(day.toSeconds(), time);
+        dayEnd = day.plus({ days: 1 }).startOf('day').toSeconds();
+      }
+    }
+  }
+  return [...dates].sort();
+}
+
 /** The zone a person's dates are counted in: the profile's, or UTC if the runtime no longer knows it. */
 export function profileZone(timezone: string): string {
   return canonicalTimeZone(timezone) ?? 'UTC';

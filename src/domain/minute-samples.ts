@@ -4,10 +4,10 @@
  * minute more than a day ahead, the order and length of a range), and the change a write makes,
  * for its event (docs/api.md, docs/webhooks.md).
  */
-import { DateTime } from 'luxon';
 import { bucketRuns } from '../calendar/step-buckets.js';
 import { invalidRequest } from '../errors.js';
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
+import { datesOfRanges } from './local-dates.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
@@ -70,6 +70,14 @@ export const DELETED_JSON_SCHEMA = {
 } as const;
 
 /**
+ * Why a minute whose schema passed cannot be stored — more than a day ahead of `now` — or null;
+ * `at` names the sample (`body/samples/3/`).
+ */
+export function minuteStartProblem(startTime: number, now: number, at: string): string | null {
+  return startTime > now + MAX_FUTURE_SECONDS ? `${at}start_time is more than a day ahead of the server's clock` : null;
+}
+
+/**
  * Refuses a batch its schema accepted but that holds a minute twice or one more than a day ahead of
  * `now`, naming the sample as the schema's messages do; nothing is written then.
  */
@@ -77,7 +85,8 @@ export function checkSampleBatch(samples: readonly MinuteSample[], now: number):
   const seen = new Map<number, number>();
   for (let index = 0; index < samples.length; index++) {
     const { start_time: startTime } = samples[index]!;
-    if (startTime > now + MAX_FUTURE_SECONDS) throw invalidRequest(`body/samples/${index}/start_time is more than a day ahead of the server's clock`);
+    const problem = minuteStartProblem(startTime, now, `body/samples/${index}/`);
+    if (problem !== null) throw invalidRequest(problem);
     const first = seen.get(startTime);
     if (first !== undefined) throw invalidRequest(`body/samples/${index}/start_time repeats the minute of body/samples/${first}; send one sample per minute`);
     seen.set(startTime, index);
@@ -99,14 +108,5 @@ export function deleteRangeOf(query: { start_time: number | string; end_time: nu
  */
 export function seriesChange(minuteStarts: readonly number[], timezone: string, now: number, coalesceSeconds: number): SeriesChange {
   const ranges = bucketRuns(minuteStarts, 60).map(([start_time, end_time]) => ({ start_time, end_time }));
-  const dates = new Set<string>();
-  for (const { start_time, end_time } of ranges) {
-    const last = DateTime.fromSeconds(end_time - 1, { zone: timezone }).toISODate()!;
-    for (let day = DateTime.fromSeconds(start_time, { zone: timezone }).startOf('day'); ; day = day.plus({ days: 1 })) {
-      const date = day.toISODate()!;
-      dates.add(date);
-      if (date >= last) break;
-    }
-  }
-  return { ranges, dates: [...dates].sort(), now, coalesceSeconds };
+  return { ranges, dates: datesOfRanges(ranges, timezone), now, coalesceSeconds };
 }

@@ -80,25 +80,25 @@ export interface SleepSessionView extends StoredSleepSession {
 
 /**
  * Why a session that passed the body schema cannot be stored, naming the field, or null.
- * `now` is the server's clock.
+ * `now` is the server's clock; `at` names the session (`body/` for the route's body).
  */
-export function sessionProblem(session: SleepSessionInput, now: number): string | null {
+export function sessionProblem(session: SleepSessionInput, now: number, at = 'body/'): string | null {
   const { start_time: start, end_time: end, stages } = session;
-  if (end <= start) return `body/end_time ${end} must be after body/start_time ${start}`;
-  if (end - start > MAX_SLEEP_SESSION_SECONDS) return `body/end_time is ${end - start} seconds after body/start_time; a session lasts at most 24 hours (86400 seconds)`;
-  if (end > now + MAX_FUTURE_SECONDS) return 'body/end_time is more than a day in the future';
+  if (end <= start) return `${at}end_time ${end} must be after ${at}start_time ${start}`;
+  if (end - start > MAX_SLEEP_SESSION_SECONDS) return `${at}end_time is ${end - start} seconds after ${at}start_time; a session lasts at most 24 hours (86400 seconds)`;
+  if (end > now + MAX_FUTURE_SECONDS) return `${at}end_time is more than a day in the future`;
   let expected = start;
   for (let i = 0; i < stages.length; i++) {
     const stage = stages[i]!;
     if (stage.start_time !== expected) {
       return i === 0
-        ? `body/stages/0/start_time ${stage.start_time} must equal body/start_time ${start}: the stages cover the session exactly`
-        : `body/stages/${i}/start_time ${stage.start_time} must equal body/stages/${i - 1}/end_time ${expected}: stages are contiguous`;
+        ? `${at}stages/0/start_time ${stage.start_time} must equal ${at}start_time ${start}: the stages cover the session exactly`
+        : `${at}stages/${i}/start_time ${stage.start_time} must equal ${at}stages/${i - 1}/end_time ${expected}: stages are contiguous`;
     }
-    if (stage.end_time <= stage.start_time) return `body/stages/${i}/end_time ${stage.end_time} must be after its start_time ${stage.start_time}`;
+    if (stage.end_time <= stage.start_time) return `${at}stages/${i}/end_time ${stage.end_time} must be after its start_time ${stage.start_time}`;
     expected = stage.end_time;
   }
-  if (expected !== end) return `body/stages/${stages.length - 1}/end_time ${expected} must equal body/end_time ${end}: the stages cover the session exactly`;
+  if (expected !== end) return `${at}stages/${stages.length - 1}/end_time ${expected} must equal ${at}end_time ${end}: the stages cover the session exactly`;
   return null;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and
- * `stride steps import` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
+ * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and `stride
+ * import --kind steps` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
  */
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
 import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
@@ -98,41 +98,6 @@ export function parseSampleBatch(body: unknown, now: number): { samples: StepSam
   const invalid = firstInvalidSample(samples, now);
   if (invalid) return { problem: `samples[${invalid.index}] ${invalid.message}; nothing was written` };
   return { samples: samples as StepSample[] };
-}
-
-/**
- * Parses an import file: CSV lines `start_time,value` (an optional `start_time,value` header)
- * or JSON lines `{"start_time": …, "value": …}`; blank lines and `#` comments are skipped.
- * Throws an Error naming the line of the first bad sample.
- */
-export function parseSampleFile(text: string, now: number): StepSample[] {
-  const samples: StepSample[] = [];
-  const seen = new Set<number>();
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    if (samples.length === 0 && /^"?start_time"?\s*,\s*"?value"?$/.test(line)) continue;
-    const parsed = parseLine(line);
-    const problem = typeof parsed === 'string' ? parsed : sampleProblem(parsed, now, seen);
-    if (problem !== null) throw new Error(`line ${i + 1}: ${problem}`);
-    samples.push(parsed as StepSample);
-  }
-  return samples;
-}
-
-function parseLine(line: string): unknown {
-  if (line.startsWith('{')) {
-    try {
-      return JSON.parse(line);
-    } catch {
-      return 'is not valid JSON';
-    }
-  }
-  const fields = line.split(',').map((field) => field.trim());
-  if (fields.length !== 2) return 'must be start_time,value';
-  const toNumber = (field: string) => (/^-?\d+(\.\d+)?$/.test(field) ? Number(field) : field);
-  return { start_time: toNumber(fields[0]!), value: toNumber(fields[1]!) };
 }
 
 /** What an upload changes, for its steps.updated event (docs/webhooks.md). */

@@ -15,12 +15,13 @@ import { Ajv, type ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../errors.js';
 
+// multipleOfPrecision: `multipleOf: 0.1` would refuse 2.3 (2.3 / 0.1 is 22.999999999999996 in
+// binary floating point); a quotient within 1e-9 of an integer counts as one.
+const OPTIONS = { strict: false, useDefaults: false, removeAdditional: false, multipleOfPrecision: 9 } as const;
+
 export function installSchemaValidation(app: FastifyInstance): void {
-  // multipleOfPrecision: `multipleOf: 0.1` would refuse 2.3 (2.3 / 0.1 is 22.999999999999996 in
-  // binary floating point); a quotient within 1e-9 of an integer counts as one.
-  const options = { strict: false, useDefaults: false, removeAdditional: false, multipleOfPrecision: 9 } as const;
-  const asSent = new Ajv({ ...options, coerceTypes: false });
-  const asMeant = new Ajv({ ...options, coerceTypes: true });
+  const asSent = new Ajv({ ...OPTIONS, coerceTypes: false });
+  const asMeant = new Ajv({ ...OPTIONS, coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const textual = httpPart === 'querystring' || httpPart === 'params';
     const validate = (textual ? asMeant : asSent).compile(schema);
@@ -29,6 +30,21 @@ export function installSchemaValidation(app: FastifyInstance): void {
       return validate(checked) ? { value: data } : { error: new Error(`${httpPart}${describe(validate.errors)}`) };
     };
   });
+}
+
+let recordChecker: Ajv | null = null;
+
+/**
+ * A check of one value against `schema` with the rules and words of a route's input check, for
+ * input that comes another way (`stride import` checks each record of a file with the schema its
+ * route takes): what is wrong, as the field's path and the rule (`/bpm must be <= 250`; ` must be
+ * object` for the value itself), for the caller to put after its name of the value; null when the
+ * value passes.
+ */
+export function schemaCheck(schema: object): (value: unknown) => string | null {
+  recordChecker ??= new Ajv({ ...OPTIONS, coerceTypes: false });
+  const validate = recordChecker.compile(schema);
+  return (value) => (validate(value) ? null : describe(validate.errors));
 }
 
 /**

@@ -40,7 +40,7 @@ export interface UserStore {
   /** A new password hash; every session of the user but `keepSession` (when given) ends with it. */
   changePassword(id: string, passwordHash: string, keepSession: string | null, now: number): Promise<void>;
   /**
-   * Deletes the user and everything kept about them — profile, steps, sessions, codes, tokens —
+   * Deletes the user and everything kept about them — profile, data of every kind, sessions, codes, tokens —
    * in one transaction; each app they had connected hears of it (grant.revoked, `account_deleted`).
    * Apps the user registered go too: callers make sure there are none (docs/web.md).
    */

@@ -1,0 +1,73 @@
+/**
+ * `stride demo` (src/cli/demo.ts): the demo walker gets 90 days of every kind — steps (and the
+ * distance they make), calories, heart rate that follows activity and sleep, nights in stages that
+ * cross midnight in Berlin, morning weighings — stored through the stores with their events; and the
+ * command runs again, the same day or days later, without failing or doubling a night.
+ */
+import assert from 'node:assert/strict';
+import { DateTime } from 'luxon';
+import { after, before, it } from 'node:test';
+import { DEMO_USER_EMAIL, storeDemoDays } from '../../src/cli/demo.js';
+import { runCliInProcess } from '../support/cli.js';
+import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+cheapPasswordHashing();
+
+forEachDialect('stride demo', (dialect) => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await createTestDatabase(dialect);
+  });
+  after(() => database.drop());
+  const demo = async () => {
+    const run = await runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: 'http://localhost:4321' });
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout) as { user: Record<string, number | string> };
+  };
+  const sessionsOf = async (userId: string) => database.stores.sleep.sessionsAfter(userId, -1, 10_000);
+
+  it('gives the demo walker 90 days of every kind, and says what it made', async () => {
+    const { user: made } = await demo();
+    const user = (await database.stores.users.findByEmail(DEMO_USER_EMAIL))!;
+    assert.equal(user.timezone, 'Europe/Berlin');
+    assert.equal(made.days, 90);
+    const metrics = await database.db.kysely.selectFrom('series_days').select('metric').distinct().where('user_id', '=', user.id).execute();
+    assert.deepEqual(metrics.map((row) => row.metric).sort(), ['calories', 'distance', 'heartrate', 'steps']);
+    const { stores } = database;
+    const steps = await stores.steps.samplesAfter(user.id, -1, 1e6);
+    const heartRate = await stores.heartRate.minutesAfter(user.id, -1, 1e6);
+    const sessions = await sessionsOf(user.id);
+    const weights = await stores.bodyWeight.weightsAfter(user.id, -1, 1e6);
+    assert.deepEqual(
+      [steps.length, (await stores.calories.samplesAfter(user.id, -1, 1e6)).length, heartRate.length, sessions.length, weights.length],
+      [made.step_samples, made.calorie_minutes, made.heart_rate_minutes, made.sleep_sessions, made.weight_measurements],
+    );
+    assert.ok(steps.length > 90 * 100 && heartRate.length > 90 * 1000 && sessions.length >= 89 && weights.length > 45, JSON.stringify(made));
+    assert.equal(typeof made.stored_in_ms, 'number');
+
+    // Nights cross midnight on the walker's clock; the heart beats faster on a brisk walk than asleep.
+    const dateOf = (time: number) => DateTime.fromSeconds(time, { zone: 'Europe/Berlin' }).toISODate();
+    assert.ok(sessions.filter((s) => dateOf(s.start_time) !== dateOf(s.end_time)).length > 45);
+    const asleep = new Set<number>();
+    for (const s of sessions) for (const stage of s.stages) if (stage.stage !== 'awake') for (let m = stage.start_time; m < stage.end_time; m += 60) asleep.add(m);
+    const walking = new Set(steps.filter((s) => s.value >= 90).map((s) => s.start_time));
+    const mean = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;
+    const sleepingBpm = mean(heartRate.filter((m) => asleep.has(m.start_time)).map((m) => m.avg));
+    const walkingBpm = mean(heartRate.filter((m) => walking.has(m.start_time - 300)).map((m) => m.avg));
+    assert.ok(walkingBpm > sleepingBpm + 15, `walking ${walkingBpm}, asleep ${sleepingBpm}`);
+  });
+
+  it('runs again the same day and on later days without failing, keeping one night at a time', async () => {
+    const first = (await sessionsOf((await database.stores.users.findByEmail(DEMO_USER_EMAIL))!.id)).length;
+    await demo();
+    const user = (await database.stores.users.findByEmail(DEMO_USER_EMAIL))!;
+    assert.equal((await sessionsOf(user.id)).length, first, 'the same nights replaced theirs');
+    const now = Math.floor(Date.now() / 1000);
+    // Other days draw each date's night anew: the earlier nights that would overlap them go.
+    for (const later of [now + 86_400, now + 3.5 * 86_400]) await storeDemoDays(database.stores, user, later, 0);
+    const sessions = await sessionsOf(user.id);
+    for (let i = 1; i < sessions.length; i++) assert.ok(sessions[i]!.start_time >= sessions[i - 1]!.end_time, 'no two nights overlap');
+    assert.ok(sessions.length >= 89 && sessions.length <= 94, `${sessions.length} nights`);
+  });
+});
