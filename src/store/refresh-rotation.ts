@@ -40,7 +40,6 @@ export interface RefreshRotation {
   rotate(rotation: Rotation): Promise<boolean>;
 }
 
-export const REFRESH_COLUMNS = 'token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, rotated_at, replay_response';
 
 /**
  * The rotation store of a database, made by `byDialect` on first use (its statements are
