@@ -5,11 +5,6 @@
  * client of a kind the grant does not take, and only then calls the grant's handler with the
  * authenticated client. A handler never reads client credentials, and acts on a code or token only
  * after `client.owns(it)` said yes — which is also how a public client proves itself.
- *
- * A grant may also name a `lookup`: what it reads by its parameters alone (the refresh grant: its
- * token, by hash). The endpoint starts it in the same turn as the client's read, so that the store
- * can answer both in one round trip (PostgreSQL, store/postgres/client-reads.ts); the handler gets
- * what it found.
  */
 import type { AppContext } from '../context.js';
 import type { AuthenticatedClient, ClientKind } from './client-auth.js';
@@ -24,7 +19,7 @@ export interface TokenRequest {
   body: FormParameters;
 }
 
-export interface Grant<Found = undefined> {
+export interface Grant {
   /** The `grant_type` it answers. */
   readonly grantType: string;
   /**
@@ -33,14 +28,8 @@ export interface Grant<Found = undefined> {
    * identity beyond what its code or token proves.
    */
   readonly clients: readonly ClientKind[];
-  /**
-   * Reads only, and decides nothing: it runs before the client is authenticated (and its result is
-   * dropped when authentication fails), so what it found means nothing until the handler has asked
-   * `client.owns(it)`.
-   */
-  lookup?(ctx: AppContext, body: FormParameters): Promise<Found>;
-  /** Runs only for an authenticated client of a kind in `clients`; `found` is what `lookup` found. */
-  handle(ctx: AppContext, request: TokenRequest, found: Found): Promise<TokenResponse>;
+  /** Runs only for an authenticated client of a kind in `clients`. */
+  handle(ctx: AppContext, request: TokenRequest): Promise<TokenResponse>;
 }
 
 /** Both kinds of client (RFC 6749 §2.1). */

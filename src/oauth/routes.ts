@@ -22,7 +22,6 @@ export async function metadataRoutes(app: FastifyInstance): Promise<void> {
   app.get('/.well-known/oauth-authorization-server', { schema: METADATA }, async () => authorizationServerMetadata(config));
 }
 
-
 /**
  * RFC 6749 §3.2, RFC 7009 §2 and RFC 7662 §2: form-encoded requests from clients, JSON answers.
  * They answer programs, never browsers: the API's header set, and no cookies are read or set.

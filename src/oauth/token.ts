@@ -11,7 +11,7 @@ import { authorizationCode } from './grants/authorization-code.js';
 import { refreshToken } from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 
-const GRANTS = new Map<string, Grant<unknown>>([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
+const GRANTS = new Map<string, Grant>([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
 
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 
@@ -40,17 +40,17 @@ export function formParameters(request: { headers: Record<string, unknown>; body
 
 /**
  * A token request: `grant_type` is required; then the client is authenticated (an unknown client
- * hears `invalid_client` first, whatever the grant) while the grant's lookup runs beside it; then
- * the grant must exist and take the client's kind; then its handler runs.
+ * hears `invalid_client` first, whatever the grant); then the grant must exist and take the
+ * client's kind; then its handler runs.
  */
 export async function exchange(ctx: AppContext, body: FormParameters, authenticate: ClientAuthentication): Promise<TokenResponse> {
   const grantType = body.grant_type;
   if (!grantType) throw invalidRequest('grant_type is required');
+  const client = await authenticate();
   const grant = GRANTS.get(grantType);
-  const [client, found] = await Promise.all([authenticate(), grant?.lookup?.(ctx, body)]);
   if (!grant) throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
   if (!grant.clients.includes(client.kind)) {
     throw new ApiError('unauthorized_client', `a ${client.kind} client may not use grant_type ${grantType}`);
   }
-  return grant.handle(ctx, { client, body }, found);
+  return grant.handle(ctx, { client, body });
 }

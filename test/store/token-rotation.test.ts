@@ -156,7 +156,7 @@ forEachDialect('refresh-token rotation store', (dialect) => {
       }) as typeof pool.query;
     }
     try {
-      // As the token endpoint asks them: each request's client and token in the same turn.
+      // Apps for the requests of a turn, tokens for those whose client was authenticated in it.
       const [app, token, otherApp, otherToken, noApp, noToken] = await Promise.all([
         stores.apps.findByClientId(s.clientId),
         stores.rotation.find(mine.token_key),

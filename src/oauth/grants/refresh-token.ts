@@ -9,8 +9,7 @@ import { ApiError, invalidRequest } from '../../errors.js';
 import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import type { RefreshRotation } from '../../store/refresh-rotation.js';
-import type { RefreshTokenRow } from '../../store/tokens.js';
-import { ANY_CLIENT, type FormParameters, type Grant, type TokenRequest } from '../grant.js';
+import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
 import { openReplay, replayKey, sealReplay } from '../replay.js';
@@ -28,24 +27,13 @@ function narrowedScope(granted: string, requested: string | undefined): string {
   return formatScopes(asked);
 }
 
-/** The refresh token sent: its key, and its row whichever client's it is (none when unknown). */
-interface SentToken {
-  tokenHash: string;
-  token: RefreshTokenRow | undefined;
-}
-
-async function lookup(ctx: AppContext, body: FormParameters): Promise<SentToken | undefined> {
-  if (!body.refresh_token) return undefined;
-  const tokenHash = tokenKey(body.refresh_token);
-  return { tokenHash, token: await ctx.stores.rotation.find(tokenHash) };
-}
-
-/** Rotates the refresh token the authenticated client sent (`sent`: what lookup found). */
-async function handle(ctx: AppContext, { client, body }: TokenRequest, sent: SentToken | undefined): Promise<TokenResponse> {
+/** Rotates the refresh token the authenticated client sent. */
+async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
-  if (!rawToken || !sent) throw invalidRequest('refresh_token is required');
+  if (!rawToken) throw invalidRequest('refresh_token is required');
   const { rotation } = ctx.stores;
-  const { tokenHash, token } = sent;
+  const tokenHash = tokenKey(rawToken);
+  const token = await rotation.find(tokenHash);
   const owned = client.owns(token);
   // redirect_uri is optional here, but when sent it must match a registered one (docs/oauth.md).
   if (body.redirect_uri !== undefined && !isRegisteredRedirectUri(client.app, body.redirect_uri)) {
@@ -108,4 +96,4 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
 }
 
 /** Public clients too: a public client's refresh token is the only proof it needs (RFC 9700 §4.14.2). */
-export const refreshToken: Grant<SentToken | undefined> = { grantType: 'refresh_token', clients: ANY_CLIENT, lookup, handle };
+export const refreshToken: Grant = { grantType: 'refresh_token', clients: ANY_CLIENT, handle };

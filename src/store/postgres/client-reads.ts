@@ -1,9 +1,9 @@
 /**
  * PostgreSQL: the reads a token request starts with — its client's app, by client id, and for a
- * refresh its token, by key — of one turn of the event loop in ONE statement (batched-calls.ts).
- * The token endpoint starts the two in the same turn (oauth/token.ts, a grant's lookup), so a
- * refresh request's reads cost one round trip, shared with every other read of the turn, where
- * two statements a request had cost half the refresh rate (docs/performance.md, November 26).
+ * refresh its token, by key — of one turn of the event loop in ONE statement (batched-calls.ts):
+ * the apps read for the requests that arrived in the turn and the tokens read for those whose
+ * client was just authenticated go together, one round trip for all of them. A statement for each
+ * read had cost half the refresh rate (docs/performance.md, November 26).
  */
 import type { Selectable } from 'kysely';
 import type pg from 'pg';
