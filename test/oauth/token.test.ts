@@ -198,7 +198,7 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
       assert.equal(response.statusCode, 401, JSON.stringify(form));
       assert.equal(response.json().error, 'invalid_client');
     }
-    // The refresh token read beside the failed authentication was not used.
+    // The refresh token sent with the wrong client was not used.
     assert.equal((await refresh(t, f, tokens.refresh_token)).statusCode, 200);
   });
 
