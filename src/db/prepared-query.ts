@@ -10,6 +10,7 @@
  * Kysely as a value to bind (`where(column, '=', arg)`, `values({ column: arg })`, `set(…)`), never
  * look at it. An argument that does not come out as exactly one bound value throws on first use.
  */
+import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -27,21 +28,33 @@ const STAND_IN_MARK = '\u0000Prepared-Query-Argument-';
 const STAND_IN = /^\u0000Prepared-Query-Argument-(\d+)\u0000$/;
 const standIn = (index: number) => `${STAND_IN_MARK}${index}\u0000`;
 
-export type PreparedQuery<Args extends unknown[], Row> = (db: Q, ...args: Args) => Promise<QueryResult<Row>>;
+export interface PreparedQuery<Args extends unknown[], Row> {
+  /** Runs the query through `db` (Kysely's executor: a transaction's connection when `db` is one). */
+  (db: Q, ...args: Args): Promise<QueryResult<Row>>;
+  /**
+   * The same statement as SQL and values, for running it elsewhere: a better-sqlite3 statement
+   * prepared from `sql` once runs the same SQL as the Kysely path, synchronously.
+   */
+  bind(db: Q, ...args: Args): { sql: string; values: unknown[] };
+}
 
 export function preparedQuery<Args extends unknown[], Row>(build: (db: Q, ...args: Args) => Compilable<Row>): PreparedQuery<Args, Row> {
   // By the dialect's adapter: one per Kysely instance, shared by its transactions.
   const compiledFor = new WeakMap<object, Compiled>();
-  return (db, ...args) => {
+  const bind = (db: Q, ...args: Args) => {
     const adapter = db.getExecutor().adapter;
     let compiled = compiledFor.get(adapter);
     if (compiled === undefined) {
       compiled = compile(db, build, args.length);
       compiledFor.set(adapter, compiled);
     }
-    const values = compiled.slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant));
-    return db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, values));
+    return { sql: compiled.sql, values: compiled.slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant)) };
   };
+  const run = (db: Q, ...args: Args) => {
+    const { sql, values } = bind(db, ...args);
+    return db.executeQuery<Row>(CompiledQuery.raw(sql, values));
+  };
+  return Object.assign(run, { bind });
 }
 
 function compile<Args extends unknown[], Row>(db: Q, build: (db: Q, ...args: Args) => Compilable<Row>, arity: number): Compiled {
@@ -64,4 +77,28 @@ function compile<Args extends unknown[], Row>(db: Q, build: (db: Q, ...args: Arg
     throw new Error(`a prepared query must bind each argument exactly once; argument ${misused} is bound ${uses[misused]} times in: ${sql}`);
   }
   return { sql, slots };
+}
+
+/**
+ * A prepared query as a better-sqlite3 statement of `handle` (prepared on first use), for the
+ * synchronous paths that run several statements in one transaction without an await (group
+ * commit): the SQL is the one the Kysely path runs, compiled for `db`'s SQLite dialect.
+ */
+export function onSqliteHandle<Args extends unknown[], Row>(handle: SQLite.Database, db: Q, query: PreparedQuery<Args, Row>) {
+  let statement: SQLite.Statement<unknown[], Row> | undefined;
+  const bound = (args: Args) => {
+    const { sql, values } = query.bind(db, ...args);
+    statement ??= handle.prepare<unknown[], Row>(sql);
+    return { statement, values };
+  };
+  return {
+    run(...args: Args): SQLite.RunResult {
+      const { statement, values } = bound(args);
+      return statement.run(...values);
+    },
+    get(...args: Args): Row | undefined {
+      const { statement, values } = bound(args);
+      return statement.get(...values);
+    },
+  };
 }

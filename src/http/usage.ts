@@ -5,9 +5,9 @@
  *
  * Whose request it was: an API request's, the app of its access token (a request with no valid
  * token belongs to no app). A token, revocation or introspection request's, the client it proved
- * itself to be (`provenClientId`, set by the route: oauth/client-proof.ts) — a confidential client
- * by its secret, a public one only by a code or token issued to it — so naming someone else's
- * client id, with made-up codes or none, counts nothing.
+ * itself to be (`authenticatedClient`, set by the route: oauth/client-auth.ts) — a
+ * confidential client by its secret, a public one only by a code or token issued to it — so naming
+ * someone else's client id, with made-up codes or none, counts nothing.
  */
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -20,8 +20,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The `error` of an error answer (app.ts), for the app's list of last errors. */
     errorCode?: string;
-    /** The client id a client-endpoint request proved itself to be; unset, it counts for no app. */
-    provenClientId?: string;
+    /**
+     * The authenticated client of a client-endpoint request; the request counts for it once it has
+     * proven itself (by the end of the request), for no app otherwise.
+     */
+    authenticatedClient?: { readonly app: { readonly clientId: string }; readonly proven: boolean };
   }
 }
 
@@ -113,8 +116,8 @@ export function countUsage(app: FastifyInstance): UsageCounter {
 
     countClientAnswer(request, reply, done) {
       // Counted once the client proved itself: naming someone else's client id counts nothing.
-      const clientId = request.provenClientId;
-      if (clientId === undefined) return done();
+      if (!request.authenticatedClient?.proven) return done();
+      const clientId = request.authenticatedClient.app.clientId;
       const status = reply.statusCode;
       const now = clock();
       const owner = { clientId };

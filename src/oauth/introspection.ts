@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import type { AuthenticatedClient } from './client-auth.js';
-import { carriesItsOwn, type ClientProven } from './client-proof.js';
+import type { FormParameters } from './grant.js';
 
 export type Introspection =
   | { active: false }
@@ -15,24 +15,22 @@ export type Introspection =
 export async function introspectToken(
   ctx: AppContext,
   client: AuthenticatedClient,
-  body: Record<string, string | undefined>,
-  proven: ClientProven,
+  body: FormParameters,
 ): Promise<Introspection> {
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
   const { tokens } = ctx.stores;
   const now = ctx.clock();
   const hash = tokenKey(token);
-  const active = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number }, tokenType: string): Introspection =>
-    row.app_id === client.app.id && row.expires_at > now
+  // A token of the client proves it, whether or not the token is still active.
+  const answer = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number }, tokenType: string, live: boolean): Introspection =>
+    client.owns(row) && live && row.expires_at > now
       ? { active: true, scope: row.scope, client_id: client.app.clientId, sub: row.user_id, exp: row.expires_at, iat: row.created_at, token_type: tokenType }
       : { active: false };
 
   const access = await tokens.findAccess(hash);
-  carriesItsOwn(client, access, proven);
-  if (access) return active(access, 'Bearer');
+  if (access) return answer(access, 'Bearer', true);
   const refresh = await tokens.findRefresh(hash);
-  carriesItsOwn(client, refresh, proven);
-  if (refresh && refresh.rotated_at === null) return active(refresh, 'refresh_token');
+  if (refresh) return answer(refresh, 'refresh_token', refresh.rotated_at === null);
   return { active: false };
 }

@@ -7,9 +7,9 @@ import type { AppContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import type { AuthenticatedClient } from './client-auth.js';
-import { carriesItsOwn, type ClientProven } from './client-proof.js';
+import type { FormParameters } from './grant.js';
 
-export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, body: Record<string, string | undefined>, proven: ClientProven): Promise<void> {
+export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, body: FormParameters): Promise<void> {
   const token = body.token;
   if (!token) throw invalidRequest('token is required');
   const { tokens } = ctx.stores;
@@ -19,9 +19,8 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
   for (const kind of lookups) {
     if (kind === 'access') {
       const row = await tokens.findAccess(hash);
-      carriesItsOwn(client, row, proven);
       if (row) {
-        if (row.app_id === client.app.id) {
+        if (client.owns(row)) {
           await tokens.deleteAccess(hash);
           ctx.metrics.tokens.inc({ event: 'revoked' });
         }
@@ -29,9 +28,8 @@ export async function revokeToken(ctx: AppContext, client: AuthenticatedClient, 
       }
     } else {
       const row = await tokens.findRefresh(hash);
-      carriesItsOwn(client, row, proven);
       if (row) {
-        if (row.app_id === client.app.id) {
+        if (client.owns(row)) {
           await tokens.deleteFamily(row.grant_id, row.family_id);
           ctx.metrics.tokens.inc({ event: 'revoked' });
         }

@@ -9,26 +9,18 @@ import { rateLimitConfig } from '../http/rate-limit.js';
 import { refuseSchemaViolation } from '../http/validation.js';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { authenticateClient } from './client-auth.js';
-import { authenticated, type ClientProven } from './client-proof.js';
 import { NO_STORE_HEADERS } from './issue-tokens.js';
 import { introspectToken } from './introspection.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { revokeToken } from './revocation.js';
 import { INTROSPECT, METADATA, REVOKE, TOKEN } from './schemas.js';
-import { exchange, formParameters } from './token.js';
+import { exchange, formParameters, type ClientAuthentication } from './token.js';
 
 /** RFC 8414 §3. */
 export async function metadataRoutes(app: FastifyInstance): Promise<void> {
   const config = app.ctx.config;
   app.get('/.well-known/oauth-authorization-server', { schema: METADATA }, async () => authorizationServerMetadata(config));
 }
-
-/** The request's usage is counted for its client once the client proved itself (http/usage.ts). */
-const countedFor =
-  (request: FastifyRequest): ClientProven =>
-  (client) => {
-    request.provenClientId = client.app.clientId;
-  };
 
 /**
  * RFC 6749 §3.2, RFC 7009 §2 and RFC 7662 §2: form-encoded requests from clients, JSON answers.
@@ -38,10 +30,22 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   const ctx = app.ctx;
   useApiSecurityHeaders(app);
 
+  /**
+   * The request's client authentication. The client is kept on the request: its usage is counted
+   * for it once it has proven itself (http/usage.ts, client-auth.ts).
+   */
+  const clientOf =
+    (request: FastifyRequest, body: Record<string, string | undefined>): ClientAuthentication =>
+    async () => {
+      const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
+      request.authenticatedClient = client;
+      return client;
+    };
+
   app.post('/oauth2/token', { schema: TOKEN, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const response = await exchange(ctx, body, request.headers.authorization, countedFor(request));
+    const response = await exchange(ctx, body, clientOf(request, body));
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
@@ -49,9 +53,7 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   app.post('/oauth2/revoke', { schema: REVOKE, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const proven = countedFor(request);
-    const client = authenticated(await authenticateClient(ctx.stores.apps, body, request.headers.authorization), proven);
-    await revokeToken(ctx, client, body, proven);
+    await revokeToken(ctx, await clientOf(request, body)(), body);
     return reply.headers(NO_STORE_HEADERS).code(200).send();
   });
 
@@ -59,8 +61,6 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   app.post('/oauth2/introspect', { schema: INTROSPECT, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const proven = countedFor(request);
-    const client = authenticated(await authenticateClient(ctx.stores.apps, body, request.headers.authorization), proven);
-    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body, proven));
+    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, await clientOf(request, body)(), body));
   });
 }

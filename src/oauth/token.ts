@@ -1,29 +1,22 @@
 /**
- * The token endpoint (RFC 6749 §3.2, docs/oauth.md): client authentication, then the grant named by
- * `grant_type`. Adding a grant is one file under grants/ and one line in GRANTS.
+ * The token endpoint (RFC 6749 §3.2, docs/oauth.md): the client is authenticated once, then the
+ * grant named by `grant_type` runs with it (the contract: grant.ts). Adding a grant is one file
+ * under grants/ and one entry in GRANTS.
  */
-import type { AppContext } from '../context.js';
 import { ApiError, invalidRequest } from '../errors.js';
-import { authenticateClient } from './client-auth.js';
-import { authenticated, type ClientProven } from './client-proof.js';
-import * as authorizationCode from './grants/authorization-code.js';
-import * as refreshToken from './grants/refresh-token.js';
+import type { AppContext } from '../context.js';
+import type { AuthenticatedClient } from './client-auth.js';
+import type { FormParameters, Grant } from './grant.js';
+import { authorizationCode } from './grants/authorization-code.js';
+import { refreshToken } from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 
-type Body = Record<string, string | undefined>;
-/**
- * Authenticates the client (client-auth.ts), then carries out the grant; tells `proven` when the
- * request has proven its client (client-proof.ts).
- */
-type GrantExchange = (ctx: AppContext, body: Body, authorization: string | undefined, proven: ClientProven) => Promise<TokenResponse>;
+const GRANTS = new Map<string, Grant>([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
 
-const GRANTS: Record<string, GrantExchange> = {
-  [authorizationCode.grantType]: async (ctx, body, authorization, proven) =>
-    authorizationCode.handler(ctx, authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven), body, proven),
-  [refreshToken.grantType]: refreshToken.exchange,
-};
+export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 
-export const SUPPORTED_GRANT_TYPES = Object.keys(GRANTS);
+/** Authenticates the request's client (client-auth.ts); called at most once per request. */
+export type ClientAuthentication = () => Promise<AuthenticatedClient>;
 
 /**
  * The form body as single strings. RFC 6749 §3.2: parameters must not be repeated; a body that is
@@ -45,17 +38,19 @@ export function formParameters(request: { headers: Record<string, unknown>; body
   return result;
 }
 
-export async function exchange(
-  ctx: AppContext,
-  body: Record<string, string | undefined>,
-  authorization: string | undefined,
-  proven: ClientProven,
-): Promise<TokenResponse> {
+/**
+ * A token request: `grant_type` is required; then the client is authenticated (an unknown client
+ * hears `invalid_client` first, whatever the grant); then the grant must exist and take the
+ * client's kind; then its handler runs.
+ */
+export async function exchange(ctx: AppContext, body: FormParameters, authenticate: ClientAuthentication): Promise<TokenResponse> {
   const grantType = body.grant_type;
   if (!grantType) throw invalidRequest('grant_type is required');
-  const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
-  if (grant) return grant(ctx, body, authorization, proven);
-  // An unknown client is told so first (invalid_client), as for every grant.
-  authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven);
-  throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
+  const client = await authenticate();
+  const grant = GRANTS.get(grantType);
+  if (!grant) throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
+  if (!grant.clients.includes(client.kind)) {
+    throw new ApiError('unauthorized_client', `a ${client.kind} client may not use grant_type ${grantType}`);
+  }
+  return grant.handle(ctx, { client, body });
 }

@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
+import { postgresClientReads } from './postgres/client-reads.js';
 import type { AppTable, Database } from '../db/schema.js';
 import { countGrantsWithOtherScope, deleteGrants } from './grants.js';
 import { isAppIdSyntax, isClientIdSyntax } from './identifiers.js';
@@ -161,7 +162,8 @@ async function findAppById(db: Q, id: string): Promise<App | undefined> {
 /**
  * findAppByClientId for the client authentication of every token request and for every
  * authorization request (each page of a sign-in reads the app again): one statement prepared
- * once (SQLite: on the better-sqlite3 handle; PostgreSQL: by name). On SQLite, while a Kysely
+ * once (SQLite: on the better-sqlite3 handle; PostgreSQL: by name, batched per turn with the
+ * refresh tokens read in it, postgres/client-reads.ts). On SQLite, while a Kysely
  * transaction is open on the handle (it spans awaits), the lookup goes through Kysely, so it never
  * reads inside another request's transaction.
  */
@@ -182,11 +184,10 @@ function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefi
       });
     };
   } else {
-    const pool = db.pool;
-    const text = `SELECT ${APP_COLUMNS} FROM apps WHERE client_id = $1`;
+    // With the refresh tokens read in the same turn, in one statement.
+    const reads = postgresClientReads(db.pool);
     lookup = async (clientId) => {
-      const result = await pool.query<AppRow>({ name: 'stride_app_by_client_id', text, values: [clientId] });
-      const row = result.rows[0];
+      const row = await reads.app(clientId);
       return row && appFromRow(row);
     };
   }

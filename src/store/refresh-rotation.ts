@@ -5,22 +5,23 @@
  * Exactly one of any number of concurrent rotations of one token, on any number of processes,
  * writes anything; the others get `false` and write nothing.
  *
- * One interface (here, with what both dialects share) and one implementation per dialect, in
- * sqlite/refresh-rotation.ts and postgres/refresh-rotation.ts:
- * - SQLite: statements prepared once on the better-sqlite3 handle; rotations run in synchronous
- *   BEGIN IMMEDIATE transactions (no awaits inside, so nothing else runs in them), several per
- *   commit when they arrive together (group commit, below). The write lock makes the UPDATE's
- *   condition the single-use guard across processes sharing the file (busy_timeout waits for
- *   another process's commit). While a Kysely transaction is open on the handle (it spans awaits),
- *   statements here would run inside it, so they go through Kysely instead and wait for it.
- * - PostgreSQL: the rotations asked for during one turn of the event loop are ONE statement
- *   (data-modifying CTEs over arrays of them, planned at each execution), so one round trip and
- *   one transaction for all of them. Under READ COMMITTED a concurrent UPDATE of the same row waits for the winner's
- *   commit, re-checks `rotated_at IS NULL` on the new row version, matches no row, and its INSERTs
- *   (which join the UPDATE's result) insert nothing.
+ * One interface (here) and one implementation per dialect, each writing the rule (the token is
+ * live: not rotated, not expired) and the pair's insert once:
+ * - SQLite (sqlite/refresh-rotation.ts): Kysely queries compiled once (the insert is the one a code
+ *   exchange uses, tokens.ts), whose SQL runs on the better-sqlite3 handle in synchronous BEGIN
+ *   IMMEDIATE transactions (no awaits inside, so nothing else runs in them), several per commit
+ *   when they arrive together (group commit). The write lock makes the UPDATE's condition the
+ *   single-use guard across processes sharing the file (busy_timeout waits for another process's
+ *   commit). While a Kysely transaction is open on the handle (it spans awaits), statements on the
+ *   handle would run inside it, so the same queries go through Kysely instead and wait for it.
+ * - PostgreSQL (postgres/refresh-rotation.ts): the rotations asked for during one turn of the
+ *   event loop are ONE statement (data-modifying CTEs over arrays of them, planned at each
+ *   execution), so one round trip and one transaction for all of them. Under READ COMMITTED a
+ *   concurrent UPDATE of the same row waits for the winner's commit, re-checks `rotated_at IS NULL`
+ *   on the new row version, matches no row, and its INSERTs (which join the UPDATE's result) insert
+ *   nothing.
  */
-import type { Db } from '../db/database.js';
-import { claimAndInsertPair, findRefreshToken, markRefreshTokenRotated, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
+import type { AccessTokenRow, RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
   /** Hash of the refresh token being exchanged. */
@@ -39,7 +40,6 @@ export interface RefreshRotation {
   rotate(rotation: Rotation): Promise<boolean>;
 }
 
-export const REFRESH_COLUMNS = 'token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, rotated_at, replay_response';
 
 /**
  * The rotation store of a database, made by `byDialect` on first use (its statements are
@@ -51,15 +51,6 @@ export function createRefreshRotation(byDialect: () => RefreshRotation): Refresh
   return {
     find: (tokenHash) => rotation().find(tokenHash),
     rotate: (change) => rotation().rotate(change),
-  };
-}
-
-/** The portable version (Kysely, an async transaction), for a SQLite handle inside a Kysely transaction. */
-export function kyselyRotation(db: Db): RefreshRotation {
-  return {
-    find: (tokenHash) => findRefreshToken(db.kysely, tokenHash),
-    rotate: ({ oldHash, now, replayResponse, access, refresh }) =>
-      claimAndInsertPair(db.kysely, (trx) => markRefreshTokenRotated(trx, oldHash, now, replayResponse), access, refresh),
   };
 }
 

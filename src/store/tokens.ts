@@ -14,15 +14,16 @@ export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 
 type TokenColumns = [tokenKey: string, familyId: string, grantId: string, appId: string, userId: string, scope: string, expiresAt: number, createdAt: number];
 
-const tokenColumns = (t: AccessTokenRow | RefreshTokenRow): TokenColumns =>
+export const tokenColumns = (t: AccessTokenRow | RefreshTokenRow): TokenColumns =>
   [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at];
 
 const tokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at]: TokenColumns) =>
   ({ token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at });
 
-const insertAccessToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('access_tokens').values(tokenValues(...columns)));
+/** The insert of a new token pair's two rows, for a code exchange and (on SQLite) a rotation. */
+export const insertAccessToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('access_tokens').values(tokenValues(...columns)));
 // A new refresh token's rotated_at and replay_response are NULL by default.
-const insertRefreshToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('refresh_tokens').values(tokenValues(...columns)));
+export const insertRefreshToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('refresh_tokens').values(tokenValues(...columns)));
 
 /**
  * A new pair refers to its grant and app; when either was deleted by a transaction that committed
@@ -64,29 +65,10 @@ function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | und
   return db.selectFrom('access_tokens').selectAll().where('token_key', '=', tokenHash).executeTakeFirst();
 }
 
-export function findRefreshToken(db: Q, tokenHash: string): Promise<RefreshTokenRow | undefined> {
-  return db.selectFrom('refresh_tokens').selectAll().where('token_key', '=', tokenHash).executeTakeFirst();
-}
+export const selectRefreshToken = preparedQuery((db: Q, tokenHash: string) => db.selectFrom('refresh_tokens').selectAll().where('token_key', '=', tokenHash));
 
-/**
- * Marks a live refresh token as rotated and stores the (encrypted) response of that rotation.
- * Exactly one of any number of concurrent callers gets `true` (RFC 9700 §4.14.2). On PostgreSQL
- * the losers wait for the winner's row lock and then see `rotated_at` set.
- */
-export async function markRefreshTokenRotated(
-  db: Q,
-  tokenHash: string,
-  now: number,
-  replayResponse: string,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('refresh_tokens')
-    .set({ rotated_at: now, replay_response: replayResponse })
-    .where('token_key', '=', tokenHash)
-    .where('rotated_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function findRefreshToken(db: Q, tokenHash: string): Promise<RefreshTokenRow | undefined> {
+  return (await selectRefreshToken(db, tokenHash)).rows[0];
 }
 
 /**

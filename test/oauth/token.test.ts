@@ -13,6 +13,7 @@ import {
   createFixture,
   createOAuthTestApp,
   exchangeCode,
+  obtainTokens,
   obtainCode,
   pkce,
   refresh,
@@ -180,6 +181,25 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
     const tokens = ok.json();
     const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: f.publicApp.clientId });
     assert.equal(refreshed.statusCode, 200);
+  });
+
+  it('authenticates the client before any grant: a wrong client hears invalid_client whatever the grant and its token', async () => {
+    const tokens = await obtainTokens(t, f);
+    const wrong = { client_id: f.app.clientId, client_secret: 'not the secret' };
+    const forms: Array<Record<string, string>> = [
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...wrong },
+      { grant_type: 'refresh_token', ...wrong },
+      { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URI, ...wrong },
+      { grant_type: 'password', ...wrong },
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'sc_no_such_client' },
+    ];
+    for (const form of forms) {
+      const response = await tokenRequest(t, form);
+      assert.equal(response.statusCode, 401, JSON.stringify(form));
+      assert.equal(response.json().error, 'invalid_client');
+    }
+    // The refresh token sent with the wrong client was not used.
+    assert.equal((await refresh(t, f, tokens.refresh_token)).statusCode, 200);
   });
 
   it('answers bad requests with the codes of docs/oauth.md', async () => {

@@ -136,6 +136,48 @@ forEachDialect('refresh-token rotation store', (dialect) => {
     assert.deepEqual(await rotation.find(mine.token_key), { ...mine, rotated_at: now + 1, replay_response: 'sealed-by-seen' });
   });
 
+  it("the apps and refresh tokens read in one turn each get their own answer (on PostgreSQL, from one statement)", async () => {
+    const db = t.database.db;
+    const stores = createStores(db);
+    const s = await subject(t);
+    const other = await subject(t, s.user);
+    const now = t.clock();
+    const mine = refreshRow(s, `mine-${randomUUID()}`, now);
+    const theirs = refreshRow(other, `theirs-${randomUUID()}`, now);
+    await db.kysely.insertInto('refresh_tokens').values([mine, theirs]).execute();
+
+    const statements: string[] = [];
+    const pool = db.pool;
+    const query = pool?.query;
+    if (pool) {
+      pool.query = ((config: { text: string }, ...rest: unknown[]) => {
+        statements.push(config.text);
+        return (query as (...args: unknown[]) => unknown).call(pool, config, ...rest);
+      }) as typeof pool.query;
+    }
+    try {
+      // Apps for the requests of a turn, tokens for those whose client was authenticated in it.
+      const [app, token, otherApp, otherToken, noApp, noToken] = await Promise.all([
+        stores.apps.findByClientId(s.clientId),
+        stores.rotation.find(mine.token_key),
+        stores.apps.findByClientId(other.clientId),
+        stores.rotation.find(theirs.token_key),
+        stores.apps.findByClientId('sc_nosuchclient0000000000'),
+        stores.rotation.find('no-such-token'),
+      ]);
+      assert.equal(app?.id, s.appId);
+      assert.equal(app?.isPublic, false);
+      assert.deepEqual(token, mine);
+      assert.equal(otherApp?.id, other.appId);
+      assert.deepEqual(otherToken, theirs);
+      assert.equal(noApp, undefined);
+      assert.equal(noToken, undefined);
+    } finally {
+      if (pool) pool.query = query!;
+    }
+    if (pool) assert.equal(statements.length, 1, `one statement for the turn's reads, not ${statements.length}`);
+  });
+
   it('a read the database cannot do fails alone, not the reads asked with it', async () => {
     const db = t.database.db;
     const rotation = createStores(db).rotation;

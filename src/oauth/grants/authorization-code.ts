@@ -8,13 +8,10 @@ import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
 import type { AuthorizationCode } from '../../store/codes.js';
-import type { AuthenticatedClient } from '../client-auth.js';
-import { carriesItsOwn, type ClientProven } from '../client-proof.js';
+import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isValidCodeVerifier, verifierMatches } from '../pkce.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
-
-export const grantType = 'authorization_code';
 
 const invalidGrant = (description: string) => new ApiError('invalid_grant', description);
 
@@ -36,21 +33,15 @@ async function refuseReuse(ctx: AppContext, grantId: string, codeHash: string): 
   throw invalidGrant('the authorization code was already used; the tokens issued from it are revoked');
 }
 
-export async function handler(
-  ctx: AppContext,
-  client: AuthenticatedClient,
-  body: Record<string, string | undefined>,
-  proven: ClientProven,
-): Promise<TokenResponse> {
+async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
   const { code: rawCode, redirect_uri: redirectUri, code_verifier: verifier } = body;
   if (!rawCode) throw invalidRequest('code is required');
   if (redirectUri === undefined) throw invalidRequest('redirect_uri is required');
   const now = ctx.clock();
   const codeHash = hashCredential(rawCode);
   const code = await ctx.stores.codes.find(codeHash);
-  carriesItsOwn(client, code, proven);
   // A code of another client is treated as unknown (RFC 6749 §4.1.3), without revoking anything.
-  if (!code || code.app_id !== client.app.id) throw invalidGrant('the authorization code is unknown, expired or already used');
+  if (!client.owns(code)) throw invalidGrant('the authorization code is unknown, expired or already used');
   if (code.consumed_at !== null) return refuseReuse(ctx, code.grant_id, codeHash);
   if (code.expires_at <= now) throw invalidGrant('the authorization code has expired');
   // A redirect_uri that is not exactly the one of the request is access_denied (docs/oauth.md, as the first interface answered).
@@ -75,3 +66,6 @@ export async function handler(
   ctx.metrics.tokens.inc({ event: 'issued' });
   return minted.response;
 }
+
+/** Public clients too: theirs must use PKCE, which the authorization request already required. */
+export const authorizationCode: Grant = { grantType: 'authorization_code', clients: ANY_CLIENT, handle };

@@ -9,14 +9,10 @@ import { ApiError, invalidRequest } from '../../errors.js';
 import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import type { RefreshRotation } from '../../store/refresh-rotation.js';
-import { authenticateClient, type AuthenticatedClient } from '../client-auth.js';
-import { authenticated, carriesItsOwn, type ClientProven } from '../client-proof.js';
-import type { RefreshTokenRow } from '../../store/tokens.js';
+import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
 import { openReplay, replayKey, sealReplay } from '../replay.js';
-
-export const grantType = 'refresh_token';
 
 const invalidGrant = (description: string) => new ApiError('invalid_grant', description);
 
@@ -31,43 +27,20 @@ function narrowedScope(granted: string, requested: string | undefined): string {
   return formatScopes(asked);
 }
 
-/** Client authentication, then the grant. */
-export async function exchange(
-  ctx: AppContext,
-  body: Record<string, string | undefined>,
-  authorization: string | undefined,
-  proven: ClientProven,
-): Promise<TokenResponse> {
+/** Rotates the refresh token the authenticated client sent. */
+async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
-  if (!rawToken) {
-    authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven); // an unknown client hears invalid_client first
-    throw invalidRequest('refresh_token is required');
-  }
+  if (!rawToken) throw invalidRequest('refresh_token is required');
   const { rotation } = ctx.stores;
-  const client = authenticated(await authenticateClient(ctx.stores.apps, body, authorization), proven);
   const tokenHash = tokenKey(rawToken);
   const token = await rotation.find(tokenHash);
-  carriesItsOwn(client, token, proven);
-  return rotate(ctx, rotation, client, body, rawToken, tokenHash, token);
-}
-
-async function rotate(
-  ctx: AppContext,
-  rotation: RefreshRotation,
-  client: AuthenticatedClient,
-  body: Record<string, string | undefined>,
-  rawToken: string,
-  tokenHash: string,
-  token: RefreshTokenRow | undefined,
-): Promise<TokenResponse> {
+  const owned = client.owns(token);
   // redirect_uri is optional here, but when sent it must match a registered one (docs/oauth.md).
   if (body.redirect_uri !== undefined && !isRegisteredRedirectUri(client.app, body.redirect_uri)) {
     throw new ApiError('access_denied', 'redirect_uri does not exactly match a registered redirect URI');
   }
   const now = ctx.clock();
-  if (!token || token.app_id !== client.app.id || token.expires_at <= now) {
-    throw invalidGrant('the refresh token is unknown, expired or revoked');
-  }
+  if (!owned || token.expires_at <= now) throw invalidGrant('the refresh token is unknown, expired or revoked');
   const scope = narrowedScope(token.scope, body.scope);
   // The replay key derives from the raw old token alone (never from anything stored), once.
   const key = replayKey(rawToken);
@@ -121,3 +94,6 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
   ctx.metrics.tokens.inc({ event: 'reuse_detected' });
   throw invalidGrant('the refresh token was already used; access for this app has been revoked');
 }
+
+/** Public clients too: a public client's refresh token is the only proof it needs (RFC 9700 §4.14.2). */
+export const refreshToken: Grant = { grantType: 'refresh_token', clients: ANY_CLIENT, handle };

@@ -1,18 +1,17 @@
 /** The refresh-token rotation on PostgreSQL (the interface and the rules: ../refresh-rotation.ts). */
 import type pg from 'pg';
 import { batchedCalls, type BatchedCall } from '../../db/batched-calls.js';
-import { MAX_GROUP, REFRESH_COLUMNS, type RefreshRotation, type Rotation } from '../refresh-rotation.js';
-import { isForeignKeyViolation, type RefreshTokenRow } from '../tokens.js';
+import { MAX_GROUP, type RefreshRotation, type Rotation } from '../refresh-rotation.js';
+import { isForeignKeyViolation } from '../tokens.js';
+import { postgresClientReads } from './client-reads.js';
 
 /**
  * PostgreSQL: the rotations of one turn go as ONE statement (batched-calls.ts), whatever their
  * number — one round trip, one transaction and one commit.
  */
 export function postgresRefreshRotation(pool: pg.Pool): RefreshRotation {
-  const find: pg.QueryConfig<[string]> = {
-    name: 'stride_refresh_token_find',
-    text: `SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = $1`,
-  };
+  // With the apps read in the same turn, in one statement.
+  const reads = postgresClientReads(pool);
   /**
    * The rotations of a batch, each still its own conditional UPDATE of its own row: under READ
    * COMMITTED a concurrent UPDATE of the same row (another process's batch) waits for the winner's
@@ -95,10 +94,7 @@ export function postgresRefreshRotation(pool: pg.Pool): RefreshRotation {
   };
 
   return {
-    async find(tokenHash) {
-      const result = await pool.query<RefreshTokenRow, [string]>({ ...find, values: [tokenHash] });
-      return result.rows[0];
-    },
+    find: (tokenHash) => reads.refreshToken(tokenHash),
     rotate: batchedCalls(rotateBatch, MAX_GROUP),
   };
 }

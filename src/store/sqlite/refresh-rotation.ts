@@ -1,37 +1,51 @@
 /** The refresh-token rotation on SQLite (the interface and the rules: ../refresh-rotation.ts). */
 import type SQLite from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import { batchedCalls, type BatchedCall } from '../../db/batched-calls.js';
 import type { Db } from '../../db/database.js';
+import { onSqliteHandle, preparedQuery } from '../../db/prepared-query.js';
+import type { Database } from '../../db/schema.js';
 import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
-import {
-  kyselyRotation,
-  MAX_GROUP,
-  REFRESH_COLUMNS,
-  type RefreshRotation,
-  type Rotation,
-} from '../refresh-rotation.js';
-import type { RefreshTokenRow } from '../tokens.js';
+import { MAX_GROUP, type RefreshRotation, type Rotation } from '../refresh-rotation.js';
+import { claimAndInsertPair, insertAccessToken, insertRefreshToken, selectRefreshToken, tokenColumns } from '../tokens.js';
 
+/**
+ * The rule of a rotation: the token is marked rotated (with the encrypted replay answer) only
+ * while it is live — not rotated yet, not expired. Of any number of concurrent rotations of one
+ * token exactly one changes its row; the write lock orders them, across processes too.
+ */
+const markRotated = preparedQuery((db: Kysely<Database>, now: number, replayResponse: string, oldHash: string, notExpiredAt: number) =>
+  db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: now, replay_response: replayResponse })
+    .where('token_key', '=', oldHash)
+    .where('rotated_at', 'is', null)
+    .where('expires_at', '>', notExpiredAt),
+);
+
+/**
+ * The statements (the rule above, the pair's insert of tokens.ts, the token's read) are written
+ * once and run two ways with the same SQL: on the better-sqlite3 handle, synchronously, in the
+ * group commit and the turn's read transaction; or, while a Kysely transaction is open on the
+ * handle (it spans awaits, and a statement run on the handle would join it), through Kysely,
+ * which waits for that transaction to end.
+ */
 export function sqliteRefreshRotation(db: Db, handle: SQLite.Database): RefreshRotation {
-  const viaKysely = kyselyRotation(db);
-  const select = handle.prepare<[string], RefreshTokenRow>(`SELECT ${REFRESH_COLUMNS} FROM refresh_tokens WHERE token_key = ?`);
-  const markRotated = handle.prepare<[number, string, string, number]>(
-    'UPDATE refresh_tokens SET rotated_at = ?, replay_response = ? WHERE token_key = ? AND rotated_at IS NULL AND expires_at > ?',
-  );
-  const insertAccess = handle.prepare<[string, string, string, string, string, string, number, number]>(
-    'INSERT INTO access_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  // The new refresh token's rotated_at and replay_response are NULL by default.
-  const insertRefresh = handle.prepare<[string, string, string, string, string, string, number, number]>(
-    'INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const rotateOne = ({ oldHash, now, replayResponse, access: a, refresh: r }: Rotation): boolean => {
-    if (markRotated.run(now, replayResponse, oldHash, now).changes !== 1) return false;
-    insertAccess.run(a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, a.created_at);
-    insertRefresh.run(r.token_key, r.family_id, r.grant_id, r.app_id, r.user_id, r.scope, r.expires_at, r.created_at);
+  const q = db.kysely;
+  const select = onSqliteHandle(handle, q, selectRefreshToken);
+  const mark = onSqliteHandle(handle, q, markRotated);
+  const insertAccess = onSqliteHandle(handle, q, insertAccessToken);
+  const insertRefresh = onSqliteHandle(handle, q, insertRefreshToken);
+
+  const rotateOne = ({ oldHash, now, replayResponse, access, refresh }: Rotation): boolean => {
+    if (mark.run(now, replayResponse, oldHash, now).changes !== 1) return false;
+    insertAccess.run(...tokenColumns(access));
+    insertRefresh.run(...tokenColumns(refresh));
     return true;
   };
   const rotateGroup = handle.transaction((group: Rotation[]) => group.map(rotateOne));
+  const rotateViaKysely = ({ oldHash, now, replayResponse, access, refresh }: Rotation): Promise<boolean> =>
+    claimAndInsertPair(q, async (trx) => Number((await markRotated(trx, now, replayResponse, oldHash, now)).numAffectedRows) === 1, access, refresh);
   const turnRead = sqliteTurnReads(handle);
 
   /**
@@ -44,7 +58,7 @@ export function sqliteRefreshRotation(db: Db, handle: SQLite.Database): RefreshR
    */
   const commitGroup = (group: readonly BatchedCall<Rotation, boolean>[]): void => {
     if (handle.inTransaction) {
-      for (const call of group) viaKysely.rotate(call.input).then(call.resolve, call.reject);
+      for (const call of group) rotateViaKysely(call.input).then(call.resolve, call.reject);
       return;
     }
     // When one rotation's statement fails, the whole group rolls back, and batchedCalls runs each
@@ -54,8 +68,8 @@ export function sqliteRefreshRotation(db: Db, handle: SQLite.Database): RefreshR
   };
 
   return {
-    find(tokenHash) {
-      if (handle.inTransaction) return viaKysely.find(tokenHash);
+    async find(tokenHash) {
+      if (handle.inTransaction) return (await selectRefreshToken(q, tokenHash)).rows[0];
       // With the other reads of the turn, in one read transaction.
       return turnRead(() => select.get(tokenHash));
     },
