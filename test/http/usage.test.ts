@@ -106,7 +106,7 @@ forEachDialect('app usage', (dialect) => {
     const page = await developer.get(`/dashboard/apps/${f.app.clientId}`);
     assert.equal(page.status, 200);
     assert.match(page.body, /Usage, last 30 days/);
-    assert.match(page.body, /<svg class="usage-chart" role="img"/);
+    assert.match(page.body, /<svg class="usage-chart" id="usage-chart" role="img"/);
     assert.match(page.body, /<strong>2<\/strong> tokens issued · <strong>1<\/strong> refreshed/);
     assert.match(page.body, /Rate limit: <strong>5<\/strong> API requests in a minute per person's grant\. The most one grant spent of a window: <strong>5<\/strong> \(100% of the limit\)/);
     assert.match(page.body, /<code>invalid_grant<\/code>/);

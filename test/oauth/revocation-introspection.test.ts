@@ -116,7 +116,7 @@ forEachDialect('revocation, introspection and metadata', (dialect) => {
     assert.equal(m.token_endpoint, 'https://stride.example/oauth2/token');
     assert.equal(m.revocation_endpoint, 'https://stride.example/oauth2/revoke');
     assert.equal(m.introspection_endpoint, 'https://stride.example/oauth2/introspect');
-    assert.deepEqual(m.scopes_supported, ['read_profile', 'write_profile', 'read_activity', 'write_activity']);
+    assert.deepEqual(m.scopes_supported, ['read_profile', 'write_profile', 'read_activity', 'write_activity', 'read_heartrate', 'write_heartrate', 'read_sleep', 'write_sleep', 'read_body', 'write_body']);
     assert.deepEqual(m.response_types_supported, ['code']);
     assert.deepEqual(m.grant_types_supported, ['authorization_code', 'refresh_token']);
     assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
