@@ -60,15 +60,15 @@ export const HEART_RATE_SERIES_JSON_SCHEMA = {
 } as const;
 
 /** The buckets of a plan, from the store. */
-export type HeartRateBucketSource = (userId: string, plan: BucketPlan) => HeartRateBuckets | Promise<HeartRateBuckets>;
-export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => HeartRateSeries | Promise<HeartRateSeries>;
+export type HeartRateBucketSource = (userId: string, plan: BucketPlan) => Promise<HeartRateBuckets>;
+export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<HeartRateSeries>;
 
 /** Plans kept, as the steps series keeps them (decision 0005). */
 const MAX_KEPT_PLANS = 256;
 
 export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): HeartRateSeriesReader {
   const plans = new Map<string, BucketPlan>();
-  return (userId, request) => {
+  return async (userId, request) => {
     const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
     let plan = plans.get(key);
     if (plan === undefined) {
@@ -76,8 +76,7 @@ export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): Hea
       if (plans.size >= MAX_KEPT_PLANS) plans.clear();
       plans.set(key, plan);
     }
-    const found = buckets(userId, plan);
-    return found instanceof Promise ? found.then((values) => seriesOf(request, plan, values)) : seriesOf(request, plan, found);
+    return seriesOf(request, plan, await buckets(userId, plan));
   };
 }
 

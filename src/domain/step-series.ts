@@ -190,7 +190,7 @@ export type SeriesReader<Name extends string = string> = (
   request: SeriesRequest,
   writtenAt?: string | null,
   strideCm?: number | null,
-) => SumSeries<Name> | Promise<SumSeries<Name>>;
+) => Promise<SumSeries<Name>>;
 
 export type StepSeriesReader = SeriesReader<'steps'>;
 
@@ -215,7 +215,7 @@ export function createStepSeriesReader(sums: SeriesSums): StepSeriesReader {
  */
 export function createSeriesReader<Name extends string>(sums: SeriesSums, name: Name, scale: number): SeriesReader<Name> {
   const plans = new Map<string, BucketPlan>();
-  return (userId, request, writtenAt, strideCm) => {
+  return async (userId, request, writtenAt, strideCm) => {
     const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
     let plan = plans.get(key);
     if (plan === undefined) {
@@ -223,8 +223,7 @@ export function createSeriesReader<Name extends string>(sums: SeriesSums, name: 
       if (plans.size >= MAX_KEPT_PLANS) plans.clear();
       plans.set(key, plan);
     }
-    const found = sums(userId, plan, writtenAt, strideCm);
-    return Array.isArray(found) ? seriesOf(request, plan, found, name, scale) : found.then((values) => seriesOf(request, plan, values, name, scale));
+    return seriesOf(request, plan, await sums(userId, plan, writtenAt, strideCm), name, scale);
   };
 }
 

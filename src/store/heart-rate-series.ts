@@ -39,13 +39,12 @@ export interface HeartRateBuckets {
 }
 
 /** The heart-rate buckets of `plan` from the user's days (read through `readDays`). */
-export function heartRateBuckets(readDays: HeartRateDayReader, userId: string, plan: BucketPlan): HeartRateBuckets | Promise<HeartRateBuckets> {
+export async function heartRateBuckets(readDays: HeartRateDayReader, userId: string, plan: BucketPlan): Promise<HeartRateBuckets> {
   const { boundaries } = plan;
   const empty = boundaries.length < 2;
   const detail = dayDetailFor(boundaries);
   const rows = empty ? [] : readDays(userId, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, detail);
-  const build = (found: HeartRateDayRow[]) => bucketsFromDays(plan, detail, found);
-  return Array.isArray(rows) ? build(rows) : rows.then(build);
+  return bucketsFromDays(plan, detail, await rows);
 }
 
 export function bucketsFromDays(plan: BucketPlan, detail: DayDetail, rows: readonly HeartRateDayRow[]): HeartRateBuckets {

@@ -44,21 +44,18 @@ export function dayDetailFor(boundaries: readonly number[]): DayDetail {
  * (store/replica.ts). `strideCm`: the profile's stride length, for the distance of minutes that
  * only have steps (db/derived-distance.ts); other metrics ignore it.
  */
-export type SeriesSums = (userId: string, plan: BucketPlan, writtenAt?: string | null, strideCm?: number | null) => number[] | Promise<number[]>;
+export type SeriesSums = (userId: string, plan: BucketPlan, writtenAt?: string | null, strideCm?: number | null) => Promise<number[]>;
 
 /** The sums of steps: SeriesSums under its first name. */
 export type StepSums = SeriesSums;
 
-const then = <T, R>(value: T | Promise<T>, next: (found: T) => R): R | Promise<R> =>
-  value instanceof Promise ? value.then(next) : next(value);
-
 /** Sums of a metric whose rows hold its own minutes: steps, calories. */
 export function createSeriesSums(readDays: DayReader, metric: SumMetric): SeriesSums {
-  return (userId, plan) => {
+  return async (userId, plan) => {
     const { boundaries } = plan;
     if (boundaries.length < 2) return [];
     const rows = readDays(userId, metric, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, dayDetailFor(boundaries));
-    return then(rows, (found) => sumsFromDays(boundaries, found));
+    return sumsFromDays(boundaries, await rows);
   };
 }
 
@@ -72,14 +69,14 @@ export const createStepSums = (readDays: DayReader): SeriesSums => createSeriesS
  * A day with steps and no distance row has only steps that derive nothing (zeros).
  */
 export function createDistanceSums(readDays: DayReader): SeriesSums {
-  return (userId, plan, _writtenAt, strideCm) => {
+  return async (userId, plan, _writtenAt, strideCm) => {
     const { boundaries } = plan;
     if (boundaries.length < 2) return [];
     const from = dayStartOf(boundaries[0]!);
     const to = boundaries[boundaries.length - 1]!;
     const detail = dayDetailFor(boundaries);
     const distance = readDays(userId, 'distance', from, to, detail);
-    if (detail !== 'minutes') return then(distance, (found) => sumsFromDays(boundaries, found));
+    if (detail !== 'minutes') return sumsFromDays(boundaries, await distance);
     const steps = readDays(userId, 'steps', from, to, 'minutes');
     const stride = strideOf(strideCm);
     const sum = (distanceRows: DayRow[], stepRows: DayRow[]) => {
@@ -89,10 +86,7 @@ export function createDistanceSums(readDays: DayReader): SeriesSums {
         return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, stride);
       });
     };
-    if (distance instanceof Promise || steps instanceof Promise) {
-      return Promise.all([distance, steps]).then(([d, s]) => sum(d, s));
-    }
-    return sum(distance, steps);
+    return sum(await distance, await steps);
   };
 }
 
