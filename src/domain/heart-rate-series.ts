@@ -3,10 +3,10 @@
  * the dense series assembled from the buckets the store computes — avg, min and max of the minutes
  * with data (null without any), how many there are, and for day buckets the resting heart rate.
  */
-import { planBuckets, type BucketPlan } from '../calendar/step-buckets.js';
+import type { BucketPlan } from '../calendar/step-buckets.js';
 import { invalidRequest } from '../errors.js';
 import type { HeartRateBuckets } from '../store/heart-rate-series.js';
-import { MAX_TIMESTAMP, type SeriesRequest } from './step-series.js';
+import { keptPlans, MAX_TIMESTAMP, type SeriesRequest } from './step-series.js';
 
 export interface HeartRateBucket {
   start_time: number;
@@ -63,19 +63,10 @@ export const HEART_RATE_SERIES_JSON_SCHEMA = {
 export type HeartRateBucketSource = (userId: string, plan: BucketPlan) => Promise<HeartRateBuckets>;
 export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<HeartRateSeries>;
 
-/** Plans kept, as the steps series keeps them (decision 0005). */
-const MAX_KEPT_PLANS = 256;
-
 export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): HeartRateSeriesReader {
-  const plans = new Map<string, BucketPlan>();
+  const planOf = keptPlans();
   return async (userId, request) => {
-    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
-    let plan = plans.get(key);
-    if (plan === undefined) {
-      plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
-      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
-      plans.set(key, plan);
-    }
+    const plan = planOf(request);
     return seriesOf(request, plan, await buckets(userId, plan));
   };
 }

@@ -198,11 +198,27 @@ export type StepSeriesReader = SeriesReader<'steps'>;
 const MAX_KEPT_PLANS = 256;
 
 /**
+ * The bucket plan of a request, kept (decision 0005): a plan depends only on the zone, granularity
+ * and range, which apps ask for again and again for many users ("the last 7 days" in a zone), so
+ * plans are shared between requests and readers of one metric; a plan is never modified.
+ */
+export function keptPlans(): (request: SeriesRequest) => BucketPlan {
+  const plans = new Map<string, BucketPlan>();
+  return (request) => {
+    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
+    let plan = plans.get(key);
+    if (plan === undefined) {
+      plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
+      plans.set(key, plan);
+    }
+    return plan;
+  };
+}
+
+/**
  * The series for [start, end) widened to whole local buckets: one query to the store whatever the
- * range, reading the coarsest rollups that fit the buckets (the resource API's hot path). A plan
- * depends only on the zone, granularity and range, which apps ask for again and again for many
- * users ("the last 7 days" in a zone), so plans are kept — and with each its query — and shared
- * between requests: a plan is never modified.
+ * range, reading the coarsest sums that fit the buckets (the resource API's hot path), with kept plans.
  */
 export function createStepSeriesReader(sums: SeriesSums): StepSeriesReader {
   return createSeriesReader(sums, 'steps', 1);
@@ -214,15 +230,9 @@ export function createStepSeriesReader(sums: SeriesSums): StepSeriesReader {
  * the bucket's sum, divided once — the total too, from the sum of the stored integers.
  */
 export function createSeriesReader<Name extends string>(sums: SeriesSums, name: Name, scale: number): SeriesReader<Name> {
-  const plans = new Map<string, BucketPlan>();
+  const planOf = keptPlans();
   return async (userId, request, writtenAt, strideCm) => {
-    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
-    let plan = plans.get(key);
-    if (plan === undefined) {
-      plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
-      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
-      plans.set(key, plan);
-    }
+    const plan = planOf(request);
     return seriesOf(request, plan, await sums(userId, plan, writtenAt, strideCm), name, scale);
   };
 }
