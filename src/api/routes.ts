@@ -10,6 +10,7 @@ import { bodyWeightRoutes } from './body-weight.js';
 import { heartRateRoutes } from './heart-rate.js';
 import { sleepRoutes } from './sleep.js';
 import { sumMetricRoutes } from './sum-metrics.js';
+import { summaryRoutes } from './summary.js';
 import { userRoutes } from './users.js';
 
 export async function resourceRoutes(app: FastifyInstance): Promise<void> {
@@ -20,4 +21,5 @@ export async function resourceRoutes(app: FastifyInstance): Promise<void> {
   await heartRateRoutes(app);
   await sleepRoutes(app);
   await bodyWeightRoutes(app);
+  await summaryRoutes(app);
 }

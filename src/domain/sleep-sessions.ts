@@ -102,8 +102,8 @@ export function sessionProblem(session: SleepSessionInput, now: number): string 
   return null;
 }
 
-/** A stored session as the API shows it, its date in `zone`. */
-export function sessionView(session: StoredSleepSession, zone: string): SleepSessionView {
+/** Seconds asleep (light, deep, rem) and awake of a session. */
+function secondsByState(session: SleepSessionInput): { asleep: number; awake: number } {
   let asleep = 0;
   let awake = 0;
   for (const stage of session.stages) {
@@ -111,6 +111,17 @@ export function sessionView(session: StoredSleepSession, zone: string): SleepSes
     if (stage.stage === 'awake') awake += seconds;
     else asleep += seconds;
   }
+  return { asleep, awake };
+}
+
+/** A session's minutes asleep as the API shows them: light, deep and rem, rounded to whole minutes. */
+export function asleepMinutes(session: SleepSessionInput): number {
+  return Math.round(secondsByState(session).asleep / 60);
+}
+
+/** A stored session as the API shows it, its date in `zone`. */
+export function sessionView(session: StoredSleepSession, zone: string): SleepSessionView {
+  const { asleep, awake } = secondsByState(session);
   return {
     id: session.id,
     date: localDateOf(session.end_time, zone),

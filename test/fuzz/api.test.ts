@@ -2,7 +2,7 @@
  * Fuzzing the resource API (src/api/routes.ts): the user resource at /v1/users/me and /users
  * (GET, PUT), the collections of steps, distance and calories (GET a series, POST samples,
  * DELETE a range), heart rate (GET a series, POST readings, DELETE a range), sleep sessions and
- * body weight (GET a range of dates, POST one, DELETE one by id), with real bearer tokens of every
+ * body weight (GET a range of dates, POST one, DELETE one by id), the daily summary, with real bearer tokens of every
  * scope and of one scope mixed in with broken ones.
  */
 import { after, before, it } from 'node:test';
@@ -179,6 +179,7 @@ export const API_ROUTES: Route[] = [
     { ...bearerRoute, method: 'POST', path, statuses: [200, 400, 401, 403], json: weightBody },
   ]),
   { ...bearerRoute, method: 'DELETE', path: '/v1/users/me/body/weight/:id', statuses: [200, 401, 403, 404], params: { id: recordId('wgt') } },
+  ...['/v1/users/me/summary/daily', '/v1/users/me/summary/daily/'].map((path): Route => ({ ...bearerRoute, method: 'GET', path, statuses: [200, 400, 401], fields: dateRangeFields })),
 ];
 
 /** Cases per database in `npm test`. */

@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists the API, and none of the pages', () => {
-    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/activities/distance/', '/v1/users/me/activities/calories/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
+    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/activities/distance/', '/v1/users/me/activities/calories/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/users/me/summary/daily/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
       assert.ok(doc.paths[path], `${path} is missing`);
     }
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/(login|signup|logout|dashboard|account|demo|oauth2\/authorize|docs|openapi)/);
@@ -167,6 +167,12 @@ describe('the OpenAPI document', () => {
     await call('DELETE', `${weight}${measured.id}`, { headers: bearer(tokens.access_token) });
     await call('DELETE', `${weight}${measured.id}`, { headers: bearer(fullToken) });
     await call('DELETE', `${weight}${measured.id}`, { headers: bearer(fullToken) });
+
+    const summary = '/v1/users/me/summary/daily/';
+    await call('GET', `${summary}?start_date=2023-11-13&end_date=2023-11-15&timezone=Asia/Kolkata`, { headers: bearer(fullToken) });
+    await call('GET', summary, { headers: bearer(tokens.access_token) });
+    await call('GET', `${summary}?start_date=2023-11-31`, { headers: bearer(fullToken) });
+    await call('GET', summary, {});
   });
   it('declares every answer the resource API gives, errors included', () => resourceApiAnswers());
 

@@ -1,0 +1,112 @@
+/**
+ * The daily summary (SPEC §4.7, docs/api.md "Daily summary"): a row per local date of a range with
+ * the day's steps, distance and calories, resting heart rate, minutes asleep and weight — each
+ * field only when the token holds the scope that reads it, so that one call tells an app no more
+ * than the kind-specific routes would.
+ */
+import { DateTime } from 'luxon';
+import type { StoredWeight } from '../store/body-weight.js';
+import type { StoredSleepSession } from '../store/sleep.js';
+import { asleepMinutes } from './sleep-sessions.js';
+
+/** Dates of a summary: today by default, at most 366 (a leap year). */
+export const SUMMARY_DATE_RULES = { defaultDays: 1, maxDays: 366 } as const;
+
+/** Which fields a token may see, by the scope that reads each. */
+export const SUMMARY_FIELD_SCOPES = {
+  steps: 'read_activity',
+  distance: 'read_activity',
+  calories: 'read_activity',
+  resting_heart_rate: 'read_heartrate',
+  minutes_asleep: 'read_sleep',
+  weight: 'read_body',
+} as const;
+
+export type SummaryField = keyof typeof SUMMARY_FIELD_SCOPES;
+
+export interface SummaryDay {
+  date: string;
+  steps?: number;
+  distance?: number;
+  calories?: number;
+  resting_heart_rate?: number | null;
+  minutes_asleep?: number;
+  weight?: number | null;
+}
+
+/** What was read for the days of a summary; a kind not read (its scope missing) is absent. */
+export interface SummarySources {
+  /** Per day (index of the day in the range), in the API's units; missing index: 0. */
+  steps?: readonly number[];
+  distance?: readonly number[];
+  calories?: readonly number[];
+  resting?: ReadonlyArray<number | null>;
+  /** Sessions ending within the range, and measurements taken within it. */
+  sleep?: readonly StoredSleepSession[];
+  weights?: readonly StoredWeight[];
+}
+
+const nullableNumber = { type: ['number', 'null'] } as const;
+
+export const DAILY_SUMMARY_JSON_SCHEMA = {
+  type: 'object',
+  required: ['timezone', 'days'],
+  additionalProperties: false,
+  properties: {
+    timezone: { type: 'string' },
+    days: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['date'],
+        additionalProperties: false,
+        properties: {
+          date: { type: 'string', description: 'YYYY-MM-DD, a local date of the range' },
+          steps: { type: 'integer', description: 'read_activity' },
+          distance: { type: 'integer', description: 'metres, read_activity (derived from steps where no distance was sent)' },
+          calories: { type: 'number', description: 'kcal, one decimal, read_activity' },
+          resting_heart_rate: { ...nullableNumber, description: 'beats per minute, one decimal, read_heartrate; null when the day has too little data' },
+          minutes_asleep: { type: 'integer', description: 'of the sessions that end on the date, read_sleep' },
+          weight: { ...nullableNumber, description: 'kg, the date\'s last measurement, read_body; null when there is none' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** The fields a token holding `scopes` may see. */
+export function visibleFields(scopes: readonly string[]): Set<SummaryField> {
+  const fields = Object.entries(SUMMARY_FIELD_SCOPES).filter(([, scope]) => scopes.includes(scope)).map(([field]) => field as SummaryField);
+  return new Set(fields);
+}
+
+/**
+ * The days of the range whose local midnights are `boundaries` (days.length = boundaries.length − 1),
+ * each with the fields `fields` names.
+ */
+export function summaryDays(boundaries: readonly number[], timezone: string, fields: ReadonlySet<SummaryField>, sources: SummarySources): SummaryDay[] {
+  const dates = boundaries.slice(0, -1).map((start) => DateTime.fromSeconds(start, { zone: timezone }).toISODate()!);
+  const indexOfDate = new Map(dates.map((date, index) => [date, index]));
+  const dateOf = (time: number) => DateTime.fromSeconds(time, { zone: timezone }).toISODate()!;
+  const asleep = new Array<number>(dates.length).fill(0);
+  for (const session of sources.sleep ?? []) {
+    const index = indexOfDate.get(dateOf(session.end_time));
+    if (index !== undefined) asleep[index]! += asleepMinutes(session);
+  }
+  // The last measurement of each date: measurements come oldest first.
+  const weight = new Array<number | null>(dates.length).fill(null);
+  for (const measured of sources.weights ?? []) {
+    const index = indexOfDate.get(dateOf(measured.time));
+    if (index !== undefined) weight[index] = measured.kg_hundredths / 100;
+  }
+  return dates.map((date, index) => {
+    const day: SummaryDay = { date };
+    if (fields.has('steps')) day.steps = sources.steps?.[index] ?? 0;
+    if (fields.has('distance')) day.distance = sources.distance?.[index] ?? 0;
+    if (fields.has('calories')) day.calories = sources.calories?.[index] ?? 0;
+    if (fields.has('resting_heart_rate')) day.resting_heart_rate = sources.resting?.[index] ?? null;
+    if (fields.has('minutes_asleep')) day.minutes_asleep = asleep[index]!;
+    if (fields.has('weight')) day.weight = weight[index]!;
+    return day;
+  });
+}
