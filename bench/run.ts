@@ -422,7 +422,7 @@ const UPLOAD_CONNECTIONS = 8;
 async function uploadLoad(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-uploads-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  const result = await webhookLoads(`sqlite:${join(workDir, 'stride.sqlite')}`, settings, UPLOAD_CONNECTIONS, log);
+  const result = await webhookLoads(`sqlite:${join(workDir, 'stride.sqlite')}`, settings, UPLOAD_CONNECTIONS, log, strideFlags);
   const inSamples = (m: Measurement): Measurement => ({ ...m, rate: m.rate * result.samplesPerUpload });
   const [limit, quiet, watched] = [inSamples(result.limit), inSamples(result.quiet), inSamples(result.watched)];
   row('6 uploads', 'SQLite upserts, nothing in front', 'samples/s', limit);

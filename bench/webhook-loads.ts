@@ -52,7 +52,8 @@ async function startCountingReceiver(): Promise<{ url: string; count: () => numb
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, count: () => received, server };
 }
 
-export async function webhookLoads(databaseUrl: string, settings: LoadSettings, connections: number, log: (line: string) => void): Promise<WebhookLoadResult> {
+/** `nodeFlags`: for the Stride process (BENCH_CPU_PROF's --cpu-prof). */
+export async function webhookLoads(databaseUrl: string, settings: LoadSettings, connections: number, log: (line: string) => void, nodeFlags: string[] = []): Promise<WebhookLoadResult> {
   const env = { WEBHOOK_ALLOW_PRIVATE: 'true' };
   const cli = async <T>(args: string[]): Promise<T> => {
     const { stdout } = await run(process.execPath, [STRIDE_CLI, ...args, '--json'], { env: { ...strideEnv(databaseUrl), ...env }, timeout: 60_000 });
@@ -68,7 +69,7 @@ export async function webhookLoads(databaseUrl: string, settings: LoadSettings, 
   for (let i = 0; i < LISTENERS; i++) listeners.push(await newApp(`Listener ${i + 1}`, 'read_activity'));
 
   const receiver = await startCountingReceiver();
-  const server = await startStride(databaseUrl, 'Stride SQLite (webhooks)', { env });
+  const server = await startStride(databaseUrl, 'Stride SQLite (webhooks)', { env, nodeFlags });
   const db = openDatabase(databaseUrl);
   const stores: Stores = createStores(db);
   try {
