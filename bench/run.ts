@@ -12,6 +12,16 @@
  *      /metrics), against the rates without metrics
  *   6. step uploads (a day of minutes each) vs the same upserts with nothing in front, and with
  *      five apps subscribed to the user's steps; then webhook deliveries per second (webhook-loads.ts)
+ *   7. size: bytes per person-day of every kind of data, 5 made-up people × 30 days uploaded through
+ *      the API to a fresh database (size-load.ts)
+ *   8. a 30-day daily heart-rate series         vs bare node:http
+ *   9. a day of minute heart rate               vs bare node:http answering a body of the same bytes
+ *  10. the daily summary of 30 days, every scope vs bare node:http
+ *   With DATABASE_URL=postgres://…, load 5 also takes loads 7–10 on PostgreSQL (rows 5/7 … 5/10).
+ *
+ * The bench user of loads 1–3 and 8–10 has 30 days of minute steps (imported with the CLI) and the
+ * same 30 days of a made-up person's calories, heart rate, sleep and weight (uploaded through the
+ * API, lib/person-upload.ts).
  *
  * Every server of a load is measured in interleaved slices with its references (lib/loads.ts), so
  * that a ratio is not moved by what the machine was doing during one server's turn. Stride on
@@ -26,12 +36,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { ARGON2_OPTIONS } from '../src/security/passwords.js';
 import {
   authorizationFlowWorkload,
@@ -42,7 +51,7 @@ import {
   type LoadSettings,
   type Measurement,
 } from './lib/loads.js';
-import { installCleanup, stopAll, type ServerProcess } from './lib/processes.js';
+import { installCleanup, stopAll, stopServer, type ServerProcess } from './lib/processes.js';
 import {
   formatChecks,
   formatCpuTable,
@@ -69,6 +78,11 @@ import {
   type StrideSetup,
 } from './lib/servers.js';
 import { obtainTokens } from './lib/oauth-client.js';
+import { OFFICE_WORKER, synthesizePerson } from '../src/domain/synthetic-person.js';
+import { connection, send } from './lib/browser.js';
+import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
+import { temporaryPostgresDatabase } from './lib/postgres.js';
+import { DATA_TABLES, measureSize, type SizeResult } from './size-load.js';
 import { webhookLoads } from './webhook-loads.js';
 
 const CONNECTIONS = 32;
@@ -86,7 +100,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -149,6 +163,9 @@ interface StrideRun {
   setup: StrideSetup;
   profileToken: string;
   stepsToken: string;
+  heartRateToken: string;
+  /** Every scope: the daily summary shows every field. */
+  summaryToken: string;
   /** Counts rotated refresh tokens in the database, from another connection than the server's. */
   countRotations: () => Promise<number>;
   /** Serving /metrics: its rates are compared with this run's, the same without metrics. */
@@ -167,11 +184,27 @@ async function startStrideRun(
   log(`preparing ${label} (accounts, app, 30 days of minute steps)…`);
   const setup = await prepareStride(databaseUrl, workDir);
   const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags, env });
-  // Tokens as an app would hold them: one for the profile, one for the steps (the grant keeps both).
   const endpoints = STRIDE_ENDPOINTS(server.origin);
-  const [profile] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_profile' }, 1);
-  const [steps] = await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope: 'read_activity' }, 1);
-  return { label, prefix, loads, server, setup, profileToken: profile!.access_token, stepsToken: steps!.access_token, countRotations };
+  const token = async (scope: string) => (await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope }, 1))[0]!.access_token;
+  if (['8', '9', '10'].some((load) => loads.has(load))) {
+    log(`${label}: uploading the same 30 days of calories, heart rate, sleep and weight through the API…`);
+    // A made-up person living on UTC days, so that the steps window holds 30 whole days of it.
+    const person = synthesizePerson({ ...OFFICE_WORKER, timezone: 'UTC' }, setup.steps.end - 1, 30, 7);
+    await uploadPerson(server.origin, await token(WRITE_SCOPES), person, { withoutSteps: true });
+  }
+  // Tokens as an app would hold them: one per kind of data read (the grant keeps them all).
+  return {
+    label,
+    prefix,
+    loads,
+    server,
+    setup,
+    profileToken: await token('read_profile'),
+    stepsToken: await token('read_activity'),
+    heartRateToken: await token('read_heartrate'),
+    summaryToken: await token(ALL_SCOPES),
+    countRotations,
+  };
 }
 
 async function sqliteStride(loads: Set<string>, label = 'Stride SQLite', env: Record<string, string> = {}): Promise<StrideRun> {
@@ -191,27 +224,15 @@ async function sqliteStride(loads: Set<string>, label = 'Stride SQLite', env: Re
 
 /** Stride on a temporary database of the PostgreSQL server at DATABASE_URL, dropped afterwards. */
 async function postgresStride(loads: Set<string>): Promise<StrideRun> {
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  // DROP … WITH (FORCE) ends the other sessions on an interrupted run; that is expected.
-  admin.on('error', () => undefined);
-  await admin.connect();
-  const database = `stride_bench_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(postgresUrl!);
-  url.pathname = `/${database}`;
-  const reader = new pg.Client({ connectionString: url.toString() });
-  reader.on('error', () => undefined);
+  const database = await temporaryPostgresDatabase(postgresUrl!, 'loads');
   cleanups.push(async () => {
-    await reader.end().catch(() => undefined);
     await stopAll();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await admin.end().catch(() => undefined);
+    await database.drop();
   });
-  await reader.connect();
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-pg-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  const countRotations = async () => Number((await reader.query('SELECT count(*) AS n FROM refresh_tokens WHERE rotated_at IS NOT NULL')).rows[0].n);
-  return startStrideRun('Stride PostgreSQL', '5/', loads, url.toString(), workDir, countRotations);
+  const countRotations = async () => Number((await database.reader.query('SELECT count(*) AS n FROM refresh_tokens WHERE rotated_at IS NOT NULL')).rows[0].n);
+  return startStrideRun('Stride PostgreSQL', '5/', loads, database.url, workDir, countRotations);
 }
 
 /** Load 1: the profile GET of every Stride, with the bare server's and the peer's userinfo slices. */
@@ -240,25 +261,98 @@ async function profileLoad(strides: StrideRun[], bare: ServerProcess, peer: Peer
   });
 }
 
-/** Load 2: a 30-day daily series of every Stride, with the bare server's slices. */
-async function stepsLoad(strides: StrideRun[], bare: ServerProcess): Promise<void> {
+/** A GET of a Stride's: its path and query, and the token it is sent with. */
+interface StrideRead {
+  path: (s: StrideRun) => string;
+  token: (s: StrideRun) => string;
+}
+
+/** Whole UTC dates of [start, end) seconds, for the routes that take dates. */
+const isoDate = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+const READS = {
+  steps30: {
+    path: (s) => `/v1/users/me/activities/steps?start_time=${s.setup.steps.start}&end_time=${s.setup.steps.end}&granularity=day`,
+    token: (s) => s.stepsToken,
+  },
+  heartRate30: {
+    path: (s) => `/v1/users/me/heartrate?start_time=${s.setup.steps.start}&end_time=${s.setup.steps.end}&granularity=day`,
+    token: (s) => s.heartRateToken,
+  },
+  heartRateMinutes: {
+    path: (s) => `/v1/users/me/heartrate?start_time=${s.setup.steps.end - 86_400}&end_time=${s.setup.steps.end}&granularity=minute`,
+    token: (s) => s.heartRateToken,
+  },
+  summary30: {
+    path: (s) => `/v1/users/me/summary/daily/?start_date=${isoDate(s.setup.steps.start)}&end_date=${isoDate(s.setup.steps.end - 1)}&timezone=UTC`,
+    token: (s) => s.summaryToken,
+  },
+} satisfies Record<string, StrideRead>;
+
+/** One answer of `read` from `s` (status and body), before a load, to check it answers and to size it. */
+async function readOnce(s: StrideRun, read: StrideRead): Promise<{ status: number; body: string }> {
+  const client = connection(s.server.origin);
+  try {
+    return await send(client, read.path(s), { headers: bearer(read.token(s)) });
+  } finally {
+    await client.destroy();
+  }
+}
+
+/**
+ * A fixed GET of every Stride against the bare server's slices, at least `minimum` × bare (and, with
+ * `withP99`, p99 ≤ 20 ms: a target of loads 1–3 only; the others show theirs). A Stride
+ * whose first answer is not 200 (a route that is not there) is left out of the slices, with a row
+ * that says so.
+ */
+async function readLoad(load: string, strides: StrideRun[], bare: ServerProcess, read: StrideRead, minimum: number, bareName = 'bare node:http', withP99 = false): Promise<void> {
+  const answering: StrideRun[] = [];
+  for (const s of strides) {
+    const answer = await readOnce(s, read);
+    if (answer.status === 200) {
+      answering.push(s);
+      continue;
+    }
+    log(`${s.prefix}${load} · ${s.label}: not measured, GET ${read.path(s)} answers ${answer.status} ${answer.body.slice(0, 200)}`);
+    const none: Measurement = { rate: 0, p50: NaN, p99: NaN, ok: 0, failed: 1, seconds: 0, rssMb: null, cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN }, note: `GET answers ${answer.status}: ${answer.body.slice(0, 160)}` };
+    rows.push({ load: `${s.prefix}${load}`, server: s.label, unit: 'req/s', measurement: none, ratios: {}, checks: [noErrorsCheck(none)] });
+  }
+  if (answering.length === 0) return;
   const [bareM, ...strideMs] = await interleave(
     [
       fixedRequestWorkload(`${bare.origin}/`, {}, CONNECTIONS, bare.pid),
-      ...strides.map((s) => {
-        const { start, end } = s.setup.steps;
-        const url = `${s.server.origin}/v1/users/me/activities/steps?start_time=${start}&end_time=${end}&granularity=day`;
-        return fixedRequestWorkload(url, bearer(s.stepsToken), CONNECTIONS, s.server.pid);
-      }),
+      ...answering.map((s) => fixedRequestWorkload(`${s.server.origin}${read.path(s)}`, bearer(read.token(s)), CONNECTIONS, s.server.pid)),
     ],
     settings,
   );
-  row('2 steps 30 days', 'bare node:http', 'req/s', bareM!);
-  strides.forEach((s, i) => {
+  row(load, bareName, 'req/s', bareM!);
+  answering.forEach((s, i) => {
     const m = strideMs[i]!;
-    const { ratios, checks } = strideRatios(s, m, [against(m, bareM!, 'bare', 'vs bare node:http', 0.3)], strides, strideMs);
-    row(`${s.prefix}2 steps 30 days`, s.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
+    const { ratios, checks } = strideRatios(s, m, [against(m, bareM!, 'bare', `vs ${bareName}`, minimum)], answering, strideMs);
+    row(`${s.prefix}${load}`, s.label, 'req/s', m, ratios, [...checks, ...(withP99 ? [p99Check(m)] : []), rssCheck(m)]);
   });
+}
+
+/**
+ * Load 9: a day of minute heart rate (about 130 KB of JSON) against a bare server answering the
+ * same bytes: the first Stride's answer, written to a file the bare server sends.
+ */
+async function minuteHeartRateLoad(strides: StrideRun[]): Promise<void> {
+  const answer = await readOnce(strides[0]!, READS.heartRateMinutes);
+  if (answer.status !== 200) return readLoad('9 heart rate 1 day by minute', strides, await startBare(), READS.heartRateMinutes, 0.3);
+  const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-body-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  const file = join(workDir, 'heartrate-minutes.json');
+  await writeFile(file, answer.body);
+  const bytes = Buffer.byteLength(answer.body);
+  extras.heart_rate_minutes_body_bytes = bytes;
+  log(`load 9: a day of minute heart rate is ${bytes} bytes; the bare server answers the same bytes`);
+  const bare = await startBare(file);
+  try {
+    await readLoad('9 heart rate 1 day by minute', strides, bare, READS.heartRateMinutes, 0.3, `bare node:http (${bytes} B body)`);
+  } finally {
+    await stopServer(bare);
+  }
 }
 
 /** Load 3: refresh chains on every Stride and on the peer; every rotation must be in the database. */
@@ -328,7 +422,7 @@ const UPLOAD_CONNECTIONS = 8;
 async function uploadLoad(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-uploads-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  const result = await webhookLoads(`sqlite:${join(workDir, 'stride.sqlite')}`, settings, UPLOAD_CONNECTIONS, log);
+  const result = await webhookLoads(`sqlite:${join(workDir, 'stride.sqlite')}`, settings, UPLOAD_CONNECTIONS, log, strideFlags);
   const inSamples = (m: Measurement): Measurement => ({ ...m, rate: m.rate * result.samplesPerUpload });
   const [limit, quiet, watched] = [inSamples(result.limit), inSamples(result.quiet), inSamples(result.watched)];
   row('6 uploads', 'SQLite upserts, nothing in front', 'samples/s', limit);
@@ -339,6 +433,38 @@ async function uploadLoad(): Promise<void> {
   const { messages, seconds, rate } = result.deliveries;
   const delivered: Measurement = { rate, p50: NaN, p99: NaN, ok: messages, failed: 0, seconds, rssMb: null, cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN } };
   row('6 webhook deliveries', 'Stride SQLite', 'msg/s', delivered, {}, [{ target: 'deliveries ≥ 1000 msg/s', pass: rate >= 1000, actual: `${rate.toFixed(0)} msg/s` }]);
+}
+
+/** What a person-day may weigh, in bytes (issue 30: 4 KB on SQLite, 6 KB on PostgreSQL). */
+const SIZE_TARGETS = { sqlite: 4 * 1024, postgres: 6 * 1024 } as const;
+
+/** Load 7 on a fresh database of its own (size-load.ts): a row of bytes per person-day. */
+async function sizeLoad(dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-size-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  const result: SizeResult = await measureSize(workDir, dialect === 'postgres' ? postgresUrl : undefined, log);
+  const target = SIZE_TARGETS[dialect];
+  const what = dialect === 'sqlite' ? 'file growth after wal_checkpoint(TRUNCATE)' : `pg_total_relation_size of ${DATA_TABLES.join(', ')}`;
+  const parts = Object.entries(result.parts).sort(([, a], [, b]) => b - a).map(([name, bytes]) => `${name} ${bytes.toFixed(0)}`).join(', ');
+  const measurement: Measurement = {
+    rate: result.bytesPerPersonDay,
+    p50: NaN,
+    p99: NaN,
+    ok: result.requests,
+    failed: 0,
+    seconds: result.uploadSeconds,
+    rssMb: null,
+    cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN },
+    note: `${result.personDays} person-days, ${result.records} records in ${result.requests} requests (${result.uploadSeconds.toFixed(1)} s); ${what}; per person-day: ${parts}`,
+  };
+  extras[`size_${dialect}`] = result;
+  const check: Check = {
+    target: `≤ ${target} bytes (${target / 1024} KB) per person-day, every kind of data`,
+    pass: result.bytesPerPersonDay <= target,
+    actual: `${result.bytesPerPersonDay.toFixed(0)} bytes`,
+  };
+  const label = dialect === 'sqlite' ? 'Stride SQLite' : 'Stride PostgreSQL';
+  row(`${dialect === 'sqlite' ? '' : '5/'}7 size`, label, 'B/person-day', measurement, {}, [check]);
 }
 
 /** The resource API's micro-benchmark of the steps series (bench/steps-series.ts), when it is there. */
@@ -364,19 +490,26 @@ async function main(): Promise<number> {
   }
   log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load in interleaved slices, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
 
-  const sqliteLoads = new Set(['1', '2', '3', '4'].filter((load) => selected.has(load)));
-  // Load 5 is loads 1–3 again on PostgreSQL: those of them selected, or all three when none is.
+  const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10'].filter((load) => selected.has(load)));
+  // Load 5 is loads 1–3 and 7–10 again on PostgreSQL: those of them selected, or all when none is.
+  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10'];
   let postgresLoads = new Set<string>();
   if (selected.has('5')) {
     if (postgresUrl) {
-      postgresLoads = new Set(['1', '2', '3'].filter((load) => selected.has(load)));
-      if (postgresLoads.size === 0) postgresLoads = new Set(['1', '2', '3']);
+      postgresLoads = new Set(postgresKinds.filter((load) => selected.has(load)));
+      if (postgresLoads.size === 0) postgresLoads = new Set(postgresKinds);
     } else {
-      log('load 5 skipped: set DATABASE_URL=postgres://… to run loads 1–3 on PostgreSQL');
+      log('load 5 skipped: set DATABASE_URL=postgres://… to run loads 1–3 and 7–10 on PostgreSQL');
     }
   }
+  // The size row first, on databases of its own, before the servers of the other loads start.
+  if (selected.has('7')) await sizeLoad('sqlite');
+  if (postgresLoads.has('7')) await sizeLoad('postgres');
+  const strideLoads = ['1', '2', '3', '8', '9', '10'];
+  if (postgresLoads.size > 0 && !strideLoads.some((load) => postgresLoads.has(load))) postgresLoads = new Set();
   const strides: StrideRun[] = [];
   if (sqliteLoads.size > 0) strides.push(await sqliteStride(sqliteLoads));
+  else if (postgresLoads.size > 0) log('no SQLite load selected: the PostgreSQL rows are measured without a SQLite Stride beside them');
   const metricsLoads = new Set(['1', '2', '3'].filter((load) => sqliteLoads.has(load)));
   if (metricsLoads.size > 0) {
     const metered = await sqliteStride(metricsLoads, 'Stride SQLite + metrics', { METRICS_TOKEN: randomBytes(24).toString('base64url') });
@@ -385,15 +518,18 @@ async function main(): Promise<number> {
   if (postgresLoads.size > 0) strides.push(await postgresStride(postgresLoads));
   const taking = (load: string) => strides.filter((s) => s.loads.has(load));
 
-  const needsBare = taking('1').length + taking('2').length > 0;
+  const needsBare = ['1', '2', '8', '10'].some((load) => taking(load).length > 0);
   const needsPeer = taking('1').length + taking('3').length > 0;
   const bare = needsBare ? await startBare() : undefined;
   const peer = needsPeer ? await startPeer() : undefined;
 
   if (taking('1').length > 0) await profileLoad(taking('1'), bare!, peer!);
-  if (taking('2').length > 0) await stepsLoad(taking('2'), bare!);
+  if (taking('2').length > 0) await readLoad('2 steps 30 days', taking('2'), bare!, READS.steps30, 0.3, undefined, true);
   if (taking('3').length > 0) await refreshLoad(taking('3'), peer!);
   if (sqliteLoads.has('4')) await flowLoad(strides[0]!);
+  if (taking('8').length > 0) await readLoad('8 heart rate 30 days', taking('8'), bare!, READS.heartRate30, 0.3);
+  if (taking('9').length > 0) await minuteHeartRateLoad(taking('9'));
+  if (taking('10').length > 0) await readLoad('10 daily summary 30 days', taking('10'), bare!, READS.summary30, 0.2);
   await stopAll();
   if (selected.has('6')) await uploadLoad();
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];

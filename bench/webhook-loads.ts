@@ -1,6 +1,8 @@
 /**
  * Load 6 of `npm run bench` (docs/webhooks.md): step uploads of one day of minutes per request,
- * (a) against the same upserts on the same SQLite file with nothing in front, and (b) by a user
+ * (a) against the same upserts on the same SQLite file with nothing in front — the store call the
+ * route makes, which reads the day's packed row (and the distance row the steps derive), merges,
+ * packs and writes them back in one transaction under the user's lock —, and (b) by a user
  * whose steps five apps subscribe to, against a user nobody subscribes to; then (c) how fast one
  * Stride process delivers a backlog of messages to a local receiver.
  */
@@ -9,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { openDatabase } from '../src/db/database.js';
-import { stepsChange } from '../src/domain/step-samples.js';
+import { seriesChange } from '../src/domain/minute-samples.js';
 import { createStores, type Stores } from '../src/store/stores.js';
 import { fixedRequestWorkload, inProcessWorkload, interleave, type LoadSettings, type Measurement } from './lib/loads.js';
 import { obtainTokens } from './lib/oauth-client.js';
@@ -50,7 +52,8 @@ async function startCountingReceiver(): Promise<{ url: string; count: () => numb
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, count: () => received, server };
 }
 
-export async function webhookLoads(databaseUrl: string, settings: LoadSettings, connections: number, log: (line: string) => void): Promise<WebhookLoadResult> {
+/** `nodeFlags`: for the Stride process (BENCH_CPU_PROF's --cpu-prof). */
+export async function webhookLoads(databaseUrl: string, settings: LoadSettings, connections: number, log: (line: string) => void, nodeFlags: string[] = []): Promise<WebhookLoadResult> {
   const env = { WEBHOOK_ALLOW_PRIVATE: 'true' };
   const cli = async <T>(args: string[]): Promise<T> => {
     const { stdout } = await run(process.execPath, [STRIDE_CLI, ...args, '--json'], { env: { ...strideEnv(databaseUrl), ...env }, timeout: 60_000 });
@@ -66,7 +69,7 @@ export async function webhookLoads(databaseUrl: string, settings: LoadSettings, 
   for (let i = 0; i < LISTENERS; i++) listeners.push(await newApp(`Listener ${i + 1}`, 'read_activity'));
 
   const receiver = await startCountingReceiver();
-  const server = await startStride(databaseUrl, 'Stride SQLite (webhooks)', { env });
+  const server = await startStride(databaseUrl, 'Stride SQLite (webhooks)', { env, nodeFlags });
   const db = openDatabase(databaseUrl);
   const stores: Stores = createStores(db);
   try {
@@ -88,13 +91,15 @@ export async function webhookLoads(databaseUrl: string, settings: LoadSettings, 
     const samples = Array.from({ length: MINUTES_PER_DAY }, (_, i) => ({ start_time: day + i * 60, value: (i * 37) % 120 }));
     const body = JSON.stringify({ samples });
     const limitUser = (await stores.users.findByEmail(users[2]!.username))!;
-    const change = stepsChange(samples, 'UTC', day, 30);
+    // What the route does after its checks (api/sum-metrics.ts `upload`): the same call, with the
+    // change of the same minutes in the user's zone and the default coalescing window.
+    const upsert = () => stores.steps.upsertSamples(limitUser.id, samples, seriesChange(samples.map((s) => s.start_time), 'UTC', Math.floor(Date.now() / 1000), 30));
     const url = `${server.origin}/v1/users/me/activities/steps`;
     const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
     log('load 6: uploads of one day of minutes, against the bare upserts and with five subscribed apps…');
     const [limit, quiet, watched] = await interleave(
       [
-        inProcessWorkload(() => stores.steps.upsertSamples(limitUser.id, samples, change)),
+        inProcessWorkload(upsert),
         fixedRequestWorkload(url, headers(quietToken!.access_token), connections, server.pid, body),
         fixedRequestWorkload(url, headers(watchedToken!.access_token), connections, server.pid, body),
       ],

@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { ALL_SCOPES as SCOPE_NAMES } from '../../src/domain/scopes.js';
 import { sendOnce } from './browser.js';
 import { obtainTokens, type ClientCredentials, type Credentials, type ServerEndpoints, type TokenSet } from './oauth-client.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
@@ -65,7 +66,8 @@ export function strideEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv
   };
 }
 
-async function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
+/** One `stride` command on `databaseUrl`, its --json answer parsed. */
+export async function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
   try {
     const { stdout } = await run(process.execPath, [STRIDE_CLI, ...args, '--json'], {
       env: strideEnv(databaseUrl),
@@ -82,7 +84,8 @@ async function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
 const ok200 = (path: string) => async (origin: string) => (await sendOnce(`${origin}${path}`, 1000)).status === 200;
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-export const ALL_SCOPES = 'read_profile write_profile read_activity write_activity';
+/** Every scope of SPEC §2: the bench app registers them all. */
+export const ALL_SCOPES = SCOPE_NAMES.join(' ');
 
 export interface StrideSetup {
   databaseUrl: string;
@@ -154,9 +157,11 @@ export function strideTokens(server: ServerProcess, setup: StrideSetup, count: n
   return obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), setup.client, setup.user, { scope: ALL_SCOPES }, count);
 }
 
-export async function startBare(): Promise<ServerProcess> {
+/** The bare server, answering its small body, or with `bodyFile` that file's bytes. */
+export async function startBare(bodyFile?: string): Promise<ServerProcess> {
   const port = await freePort();
-  return startServer({ name: 'bare node:http', args: [BARE_SERVER, String(port)], env: referenceEnv(), port, ready: ok200('/') });
+  const name = bodyFile ? 'bare node:http (same body)' : 'bare node:http';
+  return startServer({ name, args: [BARE_SERVER, String(port), ...(bodyFile ? [bodyFile] : [])], env: referenceEnv(), port, ready: ok200('/') });
 }
 
 export interface PeerSetup {
