@@ -20,6 +20,7 @@
  */
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { MINUTES_PER_DAY } from './series-day.js';
+import { VarintReader, VarintWriter } from './varint.js';
 
 export const MIN_BPM = 25;
 export const MAX_BPM = 250;
@@ -45,47 +46,6 @@ export function minutesWithData(day: HeartRateMinutes): number {
 const RAW = 0;
 const DEFLATED = 1;
 
-class Writer {
-  private bytes = new Uint8Array(1024);
-  length = 0;
-
-  varint(value: number): void {
-    if (this.length + 8 > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes);
-      this.bytes = grown;
-    }
-    let v = value;
-    while (v >= 0x80) {
-      this.bytes[this.length++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.bytes[this.length++] = v;
-  }
-
-  view(): Uint8Array {
-    return this.bytes.subarray(0, this.length);
-  }
-}
-
-class Reader {
-  position = 0;
-  constructor(private readonly bytes: Uint8Array) {}
-
-  varint(): number {
-    let value = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = this.bytes[this.position++];
-      if (byte === undefined) throw new Error('a packed heart-rate day ends inside a number');
-      value |= (byte & 0x7f) << shift;
-      if (byte < 0x80) return value >>> 0;
-      shift += 7;
-      if (shift > 28) throw new Error('a packed heart-rate day holds a number too large');
-    }
-  }
-}
-
 const zigzag = (n: number) => (n >= 0 ? n * 2 : -n * 2 - 1);
 const unzigzag = (n: number) => (n & 1 ? -(n + 1) / 2 : n / 2);
 
@@ -102,7 +62,7 @@ export function minuteVarints(day: HeartRateMinutes): Uint8Array {
     runs.push(present - runStart, m - present);
   }
   if (runs.length === 0) return new Uint8Array(0);
-  const out = new Writer();
+  const out = new VarintWriter(1024);
   out.varint(runs.length / 2);
   for (const n of runs) out.varint(n);
   let previous = 0;
@@ -139,7 +99,7 @@ export function unpackHeartRateMinutes(bytes: Uint8Array): HeartRateMinutes {
   if (bytes[0] === RAW) varints = body;
   else if (bytes[0] === DEFLATED) varints = inflateRawSync(body);
   else throw new Error(`a packed heart-rate day has an unknown format ${bytes[0]}`);
-  const input = new Reader(varints);
+  const input = new VarintReader(varints, 0, 'a packed heart-rate day');
   const runCount = input.varint();
   const present: number[] = [];
   let m = 0;
@@ -195,7 +155,7 @@ export function summarize(day: HeartRateMinutes): HeartRateSummary {
  * rounded mean (a steady heart rate costs a byte). Hours with data: min − 25 and max − min.
  */
 export function packSummary(summary: HeartRateSummary): Buffer {
-  const out = new Writer();
+  const out = new VarintWriter(1024);
   let mean = 70;
   for (let q = 0; q < QUARTERS_PER_DAY; q++) {
     const count = summary.quarterCounts[q]!;
@@ -220,7 +180,7 @@ export function unpackSummary(bytes: Uint8Array): HeartRateSummary {
     hourMin: new Uint8Array(24),
     hourMax: new Uint8Array(24),
   };
-  const input = new Reader(bytes);
+  const input = new VarintReader(bytes, 0, 'a packed heart-rate day');
   let mean = 70;
   for (let q = 0; q < QUARTERS_PER_DAY; q++) {
     const count = input.varint();

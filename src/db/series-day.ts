@@ -13,6 +13,7 @@
  * `hours`: the 24 hourly sums as varints (empty hours are a zero byte).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { VarintReader, VarintWriter } from './varint.js';
 
 export const MINUTES_PER_DAY = 1440;
 export const DAY_SECONDS = 86_400;
@@ -38,62 +39,7 @@ export function dayStartOf(t: number): number {
   return t - (((t % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
 }
 
-class Writer {
-  private bytes = new Uint8Array(256);
-  private length = 0;
-
-  constructor(first?: number) {
-    if (first !== undefined) this.bytes[this.length++] = first;
-  }
-
-  varint(value: number): void {
-    if (this.length + 8 > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes);
-      this.bytes = grown;
-    }
-    let v = value;
-    while (v >= 0x80) {
-      this.bytes[this.length++] = (v & 0x7f) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    this.bytes[this.length++] = v;
-  }
-
-  get size(): number {
-    return this.length;
-  }
-
-  done(): Buffer {
-    return Buffer.from(this.bytes.subarray(0, this.length));
-  }
-}
-
-/** Reads varints from `bytes`, starting at `position`. */
-class Reader {
-  constructor(
-    private readonly bytes: Uint8Array,
-    public position = 0,
-  ) {}
-
-  get more(): boolean {
-    return this.position < this.bytes.length;
-  }
-
-  varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.bytes[this.position++];
-      if (byte === undefined) throw new Error('a packed series day ends inside a number');
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 128;
-    }
-  }
-}
-
-function writeRuns(day: DayMinutes, out: Writer): void {
+function writeRuns(day: DayMinutes, out: VarintWriter): void {
   let m = 0;
   while (m < MINUTES_PER_DAY) {
     const runStart = m;
@@ -109,7 +55,7 @@ function writeRuns(day: DayMinutes, out: Writer): void {
 
 function readRuns(bytes: Uint8Array, from: number): DayMinutes {
   const day = emptyDay();
-  const input = new Reader(bytes, from);
+  const input = new VarintReader(bytes, from);
   let m = 0;
   while (input.more) {
     m += input.varint();
@@ -122,7 +68,7 @@ function readRuns(bytes: Uint8Array, from: number): DayMinutes {
 
 /** The runs alone, with no format byte: the form migration 007 wrote (009 converts it). */
 export function packRuns(day: DayMinutes): Buffer {
-  const out = new Writer();
+  const out = new VarintWriter();
   writeRuns(day, out);
   return out.done();
 }
@@ -132,7 +78,7 @@ export function unpackRuns(bytes: Uint8Array): DayMinutes {
 }
 
 export function packMinutes(day: DayMinutes): Buffer {
-  const out = new Writer(RAW);
+  const out = new VarintWriter(256, RAW);
   writeRuns(day, out);
   if (out.size === 1) return Buffer.alloc(0);
   const raw = out.done();
@@ -180,13 +126,13 @@ export function hourSums(day: DayMinutes): number[] {
 }
 
 export function packHours(hours: readonly number[]): Buffer {
-  const out = new Writer();
+  const out = new VarintWriter();
   for (const sum of hours) out.varint(sum);
   return out.done();
 }
 
 export function unpackHours(bytes: Uint8Array): number[] {
-  const input = new Reader(bytes);
+  const input = new VarintReader(bytes);
   return Array.from({ length: 24 }, () => input.varint());
 }
 
