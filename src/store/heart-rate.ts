@@ -13,11 +13,12 @@ import { emptyHeartRateDay, minutesWithData, packHeartRateDay, unpackHeartRateMi
 import { recordEvent, type MinuteRange } from './events.js';
 import type { HeartRateDayReader } from './heart-rate-series.js';
 import { withOwnerLocked } from './owner-lock.js';
+import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
 
 /** The range of a reading, in beats per minute (SPEC §4.4). */
 export { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
 
-const METRIC = 'heartrate';
+const METRIC = 'heartrate' as const;
 
 /** One minute of heart rate (docs/api.md): the minute's start in Unix seconds, and its readings' avg, min and max. */
 export interface HeartRateMinute {
@@ -49,11 +50,6 @@ export interface HeartRateStore {
   /** The user's minutes after `afterMinute` (exclusive), in order, at most `limit`: one page of an export. */
   minutesAfter(userId: string, afterMinute: number, limit: number): Promise<HeartRateMinute[]>;
 }
-
-/** Days read per query of an export page. */
-const EXPORT_DAYS = 8;
-/** Days per SELECT or INSERT of an upload (6 parameters per row written). */
-const DAY_CHUNK = 500;
 
 export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): HeartRateStore {
   return {
@@ -108,27 +104,13 @@ export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): Hear
     readDays,
     async minutesAfter(userId, afterMinute, limit) {
       const found: HeartRateMinute[] = [];
-      let from = dayStartOf(afterMinute);
-      while (found.length < limit) {
-        const rows = await db.kysely
-          .selectFrom('series_days')
-          .select(['day_start', 'minutes'])
-          .where('user_id', '=', userId)
-          .where('metric', '=', METRIC)
-          .where('day_start', '>=', from)
-          .orderBy('day_start')
-          .limit(EXPORT_DAYS)
-          .execute();
-        for (const row of rows) {
-          const start = Number(row.day_start);
-          const day = unpackHeartRateMinutes(row.minutes);
-          for (let m = 0; m < MINUTES_PER_DAY && found.length < limit; m++) {
-            const start_time = start + m * 60;
-            if (day.avg[m] !== 0 && start_time > afterMinute) found.push({ start_time, avg: day.avg[m]!, min: day.min[m]!, max: day.max[m]! });
-          }
+      for await (const row of daysFrom(db.kysely, userId, METRIC, afterMinute)) {
+        const day = unpackHeartRateMinutes(row.minutes);
+        for (let m = 0; m < MINUTES_PER_DAY && found.length < limit; m++) {
+          const start_time = row.day_start + m * 60;
+          if (day.avg[m] !== 0 && start_time > afterMinute) found.push({ start_time, avg: day.avg[m]!, min: day.min[m]!, max: day.max[m]! });
         }
-        if (rows.length < EXPORT_DAYS) break;
-        from = Number(rows[rows.length - 1]!.day_start) + DAY_SECONDS;
+        if (found.length >= limit) break;
       }
       return found;
     },
@@ -142,18 +124,8 @@ async function recordChange(trx: Kysely<Database>, userId: string, change: Heart
 
 /** The stored days among `starts`, unpacked. */
 async function storedDays(trx: Kysely<Database>, userId: string, starts: number[]): Promise<Map<number, HeartRateMinutes>> {
-  const days = new Map<number, HeartRateMinutes>();
-  for (let i = 0; i < starts.length; i += DAY_CHUNK) {
-    const rows = await trx
-      .selectFrom('series_days')
-      .select(['day_start', 'minutes'])
-      .where('user_id', '=', userId)
-      .where('metric', '=', METRIC)
-      .where('day_start', 'in', starts.slice(i, i + DAY_CHUNK))
-      .execute();
-    for (const row of rows) days.set(Number(row.day_start), unpackHeartRateMinutes(row.minutes));
-  }
-  return days;
+  const rows = await readDayRows(trx, userId, METRIC, starts);
+  return new Map(rows.map((row) => [row.day_start, unpackHeartRateMinutes(row.minutes)]));
 }
 
 /** Writes the days back; a day left with no minute is deleted. */
@@ -162,22 +134,8 @@ async function writeDays(trx: Kysely<Database>, userId: string, days: Map<number
   const rows = [];
   for (const [day_start, minutes] of days) {
     if (minutesWithData(minutes) === 0) empty.push(day_start);
-    else rows.push({ user_id: userId, metric: METRIC, day_start, ...packHeartRateDay(minutes) } as const);
+    else rows.push({ day_start, ...packHeartRateDay(minutes) });
   }
-  for (let i = 0; i < rows.length; i += DAY_CHUNK) {
-    await trx
-      .insertInto('series_days')
-      .values(rows.slice(i, i + DAY_CHUNK))
-      .onConflict((oc) =>
-        oc.columns(['user_id', 'metric', 'day_start']).doUpdateSet((eb) => ({
-          total: eb.ref('excluded.total'),
-          hours: eb.ref('excluded.hours'),
-          minutes: eb.ref('excluded.minutes'),
-        })),
-      )
-      .execute();
-  }
-  for (let i = 0; i < empty.length; i += DAY_CHUNK) {
-    await trx.deleteFrom('series_days').where('user_id', '=', userId).where('metric', '=', METRIC).where('day_start', 'in', empty.slice(i, i + DAY_CHUNK)).execute();
-  }
+  await writeDayRows(trx, userId, METRIC, rows);
+  await deleteDayRows(trx, userId, METRIC, empty);
 }

@@ -20,7 +20,7 @@ import { rewriteDistanceDays, type DayWrite } from './distance-days.js';
 import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { recordWritePosition } from './replica.js';
-import { deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
+import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
 import type { SeriesSums } from './series-sums.js';
 
 export type { SumMetric };
@@ -76,8 +76,6 @@ export interface MinuteSeriesStore {
   samplesAfter(userId: string, afterMinute: number, limit: number): Promise<MinuteSample[]>;
 }
 
-/** Days read per query of an export page. */
-const EXPORT_DAYS = 8;
 
 /** `withReplica`: series are also read from a replica, so each write records its write position. */
 export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums: SeriesSums, withReplica = false): MinuteSeriesStore {
@@ -155,27 +153,13 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
 
     async samplesAfter(userId, afterMinute, limit) {
       const found: MinuteSample[] = [];
-      let from = dayStartOf(afterMinute);
-      while (found.length < limit) {
-        const rows = await db.kysely
-          .selectFrom('series_days')
-          .select(['day_start', 'minutes'])
-          .where('user_id', '=', userId)
-          .where('metric', '=', metric)
-          .where('day_start', '>=', from)
-          .orderBy('day_start')
-          .limit(EXPORT_DAYS)
-          .execute();
-        for (const row of rows) {
-          const day = Number(row.day_start);
-          const minutes = unpackMinutes(row.minutes);
-          for (let m = 0; m < minutes.length && found.length < limit; m++) {
-            const start_time = day + m * 60;
-            if (minutes[m] !== ABSENT && start_time > afterMinute) found.push({ start_time, value: minutes[m]! / scale });
-          }
+      for await (const row of daysFrom(db.kysely, userId, metric, afterMinute)) {
+        const minutes = unpackMinutes(row.minutes);
+        for (let m = 0; m < minutes.length && found.length < limit; m++) {
+          const start_time = row.day_start + m * 60;
+          if (minutes[m] !== ABSENT && start_time > afterMinute) found.push({ start_time, value: minutes[m]! / scale });
         }
-        if (rows.length < EXPORT_DAYS) break;
-        from = Number(rows[rows.length - 1]!.day_start) + DAY_SECONDS;
+        if (found.length >= limit) break;
       }
       return found;
     },

@@ -3,11 +3,15 @@
  * transaction: what the writers of every minute metric share.
  */
 import type { Kysely } from 'kysely';
-import type { Database, SumMetric } from '../db/schema.js';
-import type { PackedDay } from '../db/series-day.js';
+import type { Database, SeriesDayTable } from '../db/schema.js';
+import { DAY_SECONDS, dayStartOf } from '../db/series-day.js';
+
+type SeriesMetric = SeriesDayTable['metric'];
 
 /** Days per SELECT or INSERT (6 parameters per row written). */
 const DAY_CHUNK = 500;
+/** Days read per query of an export page. */
+const EXPORT_DAYS = 8;
 
 export interface StoredDay {
   day_start: number;
@@ -15,7 +19,7 @@ export interface StoredDay {
 }
 
 /** The stored days of `metric` among `dayStarts`, with their packed minutes. */
-export async function readDayRows(trx: Kysely<Database>, userId: string, metric: SumMetric, dayStarts: readonly number[]): Promise<StoredDay[]> {
+export async function readDayRows(trx: Kysely<Database>, userId: string, metric: SeriesMetric, dayStarts: readonly number[]): Promise<StoredDay[]> {
   const found: StoredDay[] = [];
   for (let i = 0; i < dayStarts.length; i += DAY_CHUNK) {
     const rows = await trx
@@ -30,10 +34,16 @@ export async function readDayRows(trx: Kysely<Database>, userId: string, metric:
   return found;
 }
 
-export type DayRowValues = PackedDay & { day_start: number };
+/** A day row as written: its sums (heart rate: its aggregates, a 58-bit total) and packed minutes. */
+export interface DayRowValues {
+  day_start: number;
+  total: number | bigint;
+  hours: Uint8Array;
+  minutes: Uint8Array;
+}
 
 /** Inserts the rows, or replaces the sums and minutes of those that exist. */
-export async function writeDayRows(trx: Kysely<Database>, userId: string, metric: SumMetric, days: readonly DayRowValues[]): Promise<void> {
+export async function writeDayRows(trx: Kysely<Database>, userId: string, metric: SeriesMetric, days: readonly DayRowValues[]): Promise<void> {
   const rows = days.map((day) => ({ user_id: userId, metric, ...day }));
   for (let i = 0; i < rows.length; i += DAY_CHUNK) {
     await trx
@@ -50,8 +60,30 @@ export async function writeDayRows(trx: Kysely<Database>, userId: string, metric
   }
 }
 
-export async function deleteDayRows(trx: Kysely<Database>, userId: string, metric: SumMetric, dayStarts: readonly number[]): Promise<void> {
+export async function deleteDayRows(trx: Kysely<Database>, userId: string, metric: SeriesMetric, dayStarts: readonly number[]): Promise<void> {
   for (let i = 0; i < dayStarts.length; i += DAY_CHUNK) {
     await trx.deleteFrom('series_days').where('user_id', '=', userId).where('metric', '=', metric).where('day_start', 'in', dayStarts.slice(i, i + DAY_CHUNK)).execute();
+  }
+}
+
+/**
+ * The stored days of `metric` from the one holding `afterMinute` on, in order, a few per query:
+ * what an export pages through, taking as many as it needs.
+ */
+export async function* daysFrom(db: Kysely<Database>, userId: string, metric: SeriesMetric, afterMinute: number): AsyncGenerator<StoredDay> {
+  let from = dayStartOf(afterMinute);
+  for (;;) {
+    const rows = await db
+      .selectFrom('series_days')
+      .select(['day_start', 'minutes'])
+      .where('user_id', '=', userId)
+      .where('metric', '=', metric)
+      .where('day_start', '>=', from)
+      .orderBy('day_start')
+      .limit(EXPORT_DAYS)
+      .execute();
+    for (const row of rows) yield { day_start: Number(row.day_start), minutes: row.minutes };
+    if (rows.length < EXPORT_DAYS) return;
+    from = Number(rows[rows.length - 1]!.day_start) + DAY_SECONDS;
   }
 }
