@@ -17,6 +17,10 @@ export const ERROR_STATUS = {
   invalid_scope: 400,
   unauthorized_client: 400,
   access_denied: 400,
+  // RFC 8628 §3.5, the device grant's polling answers.
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
   invalid_client: 401,
   invalid_token: 401,
   insufficient_scope: 403,

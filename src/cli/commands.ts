@@ -40,6 +40,14 @@ function onePositional(args: string[], what: string): string {
   return args[0]!;
 }
 
+/** `--grant-types a,b` or `--grant-types "a b"`; `device_code` stands for RFC 8628's URN. */
+function grantTypeList(value: string): string[] {
+  return value
+    .split(/[\s,]+/)
+    .filter((name) => name !== '')
+    .map((name) => (name === 'device_code' ? appsDomain.DEVICE_CODE_GRANT_TYPE : name));
+}
+
 /** `--scopes a,b` or `--scopes "a b"`. */
 function scopeList(value: string): string[] {
   return parseScopeString(value.replaceAll(',', ' '));
@@ -84,6 +92,7 @@ export function describeApp(app: App, ownerEmail?: string) {
     type: app.isPublic ? 'public' : 'confidential',
     redirect_uris: app.redirectUris,
     scopes: app.scopes,
+    grant_types: app.grantTypes,
     created_at: app.createdAt,
   };
 }
@@ -216,6 +225,7 @@ export const COMMANDS: Record<string, Command> = {
         redirectUris,
         scopes,
         isPublic: values.public === true,
+        ...(typeof values['grant-types'] === 'string' && { grantTypes: grantTypeList(values['grant-types']) }),
       });
       const lines = [`created app "${app.name}"`, `client_id:     ${app.clientId}`];
       if (clientSecret) lines.push(`client_secret: ${clientSecret}   (shown only now: store it)`);
@@ -229,8 +239,9 @@ export const COMMANDS: Record<string, Command> = {
     if (typeof values.name === 'string') changes.name = values.name;
     if (typeof values.scopes === 'string') changes.scopes = scopeList(values.scopes);
     if (values['redirect-uri']) changes.redirectUris = values['redirect-uri'] as string[];
+    if (typeof values['grant-types'] === 'string') changes.grantTypes = grantTypeList(values['grant-types']);
     if (Object.keys(changes).length === 0) {
-      throw new CommandError('nothing to change: give --name, --scopes or --redirect-uri');
+      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri or --grant-types');
     }
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);

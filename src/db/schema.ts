@@ -39,6 +39,8 @@ export interface AppTable {
   is_public: number;
   created_at: number;
   updated_at: number;
+  /** Space-separated grant types the app may use at the token endpoint (RFC 7591 §2). */
+  grant_types: Generated<string>;
 }
 
 /** A user's standing permission for an app: the scope set they consented to. */
@@ -65,6 +67,21 @@ export interface AuthorizationCodeTable {
   expires_at: number;
   /** Set when the code was exchanged; a second exchange revokes its token family. */
   consumed_at: number | null;
+  created_at: number;
+}
+
+/** A device authorization request (RFC 8628 §3.1), kept by the hashes of its two codes. */
+export interface DeviceCodeTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  app_id: string;
+  scope: string;
+  status: 'pending' | 'approved' | 'denied' | 'used';
+  user_id: string | null;
+  grant_id: string | null;
+  poll_interval: number;
+  last_polled_at: number | null;
+  expires_at: number;
   created_at: number;
 }
 
@@ -258,6 +275,7 @@ export interface Database {
   apps: AppTable;
   grants: GrantTable;
   authorization_codes: AuthorizationCodeTable;
+  device_codes: DeviceCodeTable;
   access_tokens: AccessTokenTable;
   refresh_tokens: RefreshTokenTable;
   sessions: SessionTable;

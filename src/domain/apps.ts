@@ -49,16 +49,25 @@ export function redirectUriProblem(value: string): string | null {
     : `redirect URI "${value}" must use https, http on localhost, or a reverse-domain scheme like com.example.app:`;
 }
 
+/** RFC 8628 §3.4. */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+/** The grant types an app may be allowed (docs/oauth.md, "Grant types per app"). */
+export const APP_GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE] as const;
+/** What every app could use before grant types were a setting, and what a new app gets. */
+export const DEFAULT_GRANT_TYPES = ['authorization_code', 'refresh_token'];
+
 export interface AppSettings {
   name: string;
   description?: string;
   websiteUrl?: string;
   redirectUris: string[];
   scopes: string[];
+  /** Default DEFAULT_GRANT_TYPES. */
+  grantTypes?: string[];
 }
 
 export interface FieldProblem {
-  field: 'name' | 'description' | 'websiteUrl' | 'redirectUris' | 'scopes';
+  field: 'name' | 'description' | 'websiteUrl' | 'redirectUris' | 'scopes' | 'grantTypes';
   message: string;
 }
 
@@ -115,6 +124,11 @@ export function validateAppSettings(settings: Partial<AppSettings>): FieldProble
     const unknown = firstUnknownScope(settings.scopes);
     if (unknown !== null) return { field: 'scopes', message: `unknown scope "${unknown}"` };
   }
+  if (settings.grantTypes !== undefined) {
+    const unknownType = settings.grantTypes.find((name) => !(APP_GRANT_TYPES as readonly string[]).includes(name));
+    if (unknownType !== undefined) return { field: 'grantTypes', message: `unknown grant type "${unknownType.slice(0, 60)}"` };
+    if (settings.grantTypes.length === 0) return { field: 'grantTypes', message: 'choose at least one grant type' };
+  }
   return null;
 }
 
@@ -149,11 +163,17 @@ export async function registerApp(
     redirectUris: [...new Set(settings.redirectUris)],
     scopes: formatScopes(settings.scopes).split(' '),
     isPublic: settings.isPublic,
+    grantTypes: orderedGrantTypes(settings.grantTypes ?? DEFAULT_GRANT_TYPES),
     createdAt: now,
     updatedAt: now,
   };
   await apps.insert(app);
   return { app, clientSecret };
+}
+
+/** Known names, each once, in APP_GRANT_TYPES order. */
+function orderedGrantTypes(names: readonly string[]): string[] {
+  return APP_GRANT_TYPES.filter((name) => names.includes(name));
 }
 
 /**
@@ -186,6 +206,7 @@ export async function updateAppSettings(
     ...(changes.websiteUrl !== undefined && { websiteUrl: changes.websiteUrl.trim() }),
     ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
     ...(scopes !== undefined && { scopes: scopes.split(' ') }),
+    ...(changes.grantTypes !== undefined && { grantTypes: orderedGrantTypes(changes.grantTypes) }),
   };
   const { app: updated, grantsEnded } = await apps.update(app.id, changed, clock(), scopeChanged ? scopes : undefined);
   if (!updated) throw notFound('the app no longer exists');

@@ -126,7 +126,7 @@ export function countUsage(app: FastifyInstance): UsageCounter {
       add(tally, metricFor(TOKEN, status));
       if (status === 200 && request.routeOptions.url === '/oauth2/token') {
         const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
-        if (grantType === 'authorization_code') add(tally, 'tokens.issued');
+        if (grantType === 'authorization_code' || grantType === 'urn:ietf:params:oauth:grant-type:device_code') add(tally, 'tokens.issued');
         if (grantType === 'refresh_token') add(tally, 'tokens.refreshed');
       }
       if (status >= 400) noteError(request, owner, now, status);

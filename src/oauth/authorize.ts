@@ -181,7 +181,7 @@ export async function approveAuthorization(
   const scope = formatScopes(grantedScopes);
   const code = newCredential('authorizationCode');
   const recorded = await ctx.stores.grants.recordConsent(
-    { userId, appId: request.app.id, newGrantId: randomUUID(), granted: grantedScopes, code: codeRow(ctx, request, code, { userId, scope }, now), now },
+    { userId, appId: request.app.id, newGrantId: randomUUID(), granted: grantedScopes, issue: { code: codeRow(ctx, request, code, { userId, scope }, now) }, now },
     (previousScope) => consentOutcome(parseScopeString(previousScope), request.scopes, grantedScopes),
   );
   if (!recorded) {

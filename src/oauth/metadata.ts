@@ -13,6 +13,8 @@ export function authorizationServerMetadata(config: Config) {
     token_endpoint: `${config.publicUrl}/oauth2/token`,
     revocation_endpoint: `${config.publicUrl}/oauth2/revoke`,
     introspection_endpoint: `${config.publicUrl}/oauth2/introspect`,
+    // RFC 8628 §4.
+    device_authorization_endpoint: `${config.publicUrl}/oauth2/device_authorization`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

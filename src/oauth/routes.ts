@@ -13,7 +13,8 @@ import { NO_STORE_HEADERS } from './issue-tokens.js';
 import { introspectToken } from './introspection.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { revokeToken } from './revocation.js';
-import { INTROSPECT, METADATA, REVOKE, TOKEN } from './schemas.js';
+import { DEVICE_AUTHORIZATION, INTROSPECT, METADATA, REVOKE, TOKEN } from './schemas.js';
+import { startDeviceAuthorization } from './device-authorization.js';
 import { exchange, formParameters, type ClientAuthentication } from './token.js';
 
 /** RFC 8414 §3. */
@@ -46,6 +47,13 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
     const body = formParameters(request);
     refuseSchemaViolation(request);
     const response = await exchange(ctx, body, clientOf(request, body));
+    return reply.headers(NO_STORE_HEADERS).send(response);
+  });
+
+  // RFC 8628 §3.1: client authentication as at the token endpoint; the schema types the fields.
+  app.post('/oauth2/device_authorization', { schema: DEVICE_AUTHORIZATION, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+    const body = formParameters(request);
+    const response = await startDeviceAuthorization(ctx, await clientOf(request, body)(), body);
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 

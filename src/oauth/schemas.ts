@@ -15,7 +15,7 @@ const CLIENT_FIELDS = {
 /** RFC 6749 §4.1.3 and §6; §5.1 for the answer. */
 export const TOKEN = {
   tags,
-  summary: 'Exchange an authorization code, or rotate a refresh token',
+  summary: 'Exchange an authorization code or a device code, or rotate a refresh token',
   security: CLIENT,
   consumes: [FORM],
   // Types only: which parameters a grant needs, and the OAuth error for each one missing or wrong
@@ -28,6 +28,10 @@ export const TOKEN = {
       redirect_uri: { type: 'string', description: 'authorization_code: exactly the one of the authorization request; refresh_token: checked if sent' },
       code_verifier: { type: 'string', description: 'authorization_code with PKCE (RFC 7636 §4.5); required of public clients' },
       refresh_token: { type: 'string', description: 'refresh_token: the token to rotate; a retry within REFRESH_REPLAY_WINDOW gets the same answer' },
+      device_code: {
+        type: 'string',
+        description: 'urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4): until the person answers, authorization_pending; slow_down when polled faster than the interval (which then grows by 5 s); expired_token; access_denied',
+      },
       ...CLIENT_FIELDS,
     },
   },
@@ -43,6 +47,38 @@ export const TOKEN = {
         expires_in: { type: 'integer' },
         refresh_token: { type: 'string', description: 'a new one every time; the old one stops working' },
         scope: { type: 'string' },
+      },
+    },
+    ...errorAnswers(400, 401, 413, 415),
+  },
+};
+
+/** RFC 8628 §3.1; §3.2 for the answer. */
+export const DEVICE_AUTHORIZATION = {
+  tags,
+  summary: 'Start a device authorization: a device code to poll with, a user code for a person to type at /device',
+  security: CLIENT,
+  consumes: [FORM],
+  body: {
+    type: 'object',
+    properties: {
+      scope: { type: 'string', description: "space-separated; without it, the app's registered scopes" },
+      ...CLIENT_FIELDS,
+    },
+  },
+  response: {
+    200: {
+      description: 'Cache-Control: no-store',
+      type: 'object',
+      required: ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'],
+      additionalProperties: false,
+      properties: {
+        device_code: { type: 'string', description: 'for the token request; never shown to the person' },
+        user_code: { type: 'string', description: 'XXXX-XXXX, letters of BCDFGHJKLMNPQRSTVWXZ; typed case- and hyphen-insensitively' },
+        verification_uri: { type: 'string', description: 'the page where the person types the user code' },
+        verification_uri_complete: { type: 'string', description: 'the same page with the user code filled in (for a QR code)' },
+        expires_in: { type: 'integer' },
+        interval: { type: 'integer', description: 'seconds to wait between polls' },
       },
     },
     ...errorAnswers(400, 401, 413, 415),
@@ -107,6 +143,7 @@ export const METADATA = {
         token_endpoint: { type: 'string' },
         revocation_endpoint: { type: 'string' },
         introspection_endpoint: { type: 'string' },
+        device_authorization_endpoint: { type: 'string' },
         scopes_supported: { type: 'array', items: { type: 'string', enum: ALL_SCOPES } },
         response_types_supported: { type: 'array', items: { type: 'string' } },
         response_modes_supported: { type: 'array', items: { type: 'string' } },

@@ -8,10 +8,11 @@ import type { AppContext } from '../context.js';
 import type { AuthenticatedClient } from './client-auth.js';
 import type { FormParameters, Grant } from './grant.js';
 import { authorizationCode } from './grants/authorization-code.js';
+import { deviceCode } from './grants/device-code.js';
 import { refreshToken } from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 
-const GRANTS = new Map<string, Grant>([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
+const GRANTS = new Map<string, Grant>([authorizationCode, refreshToken, deviceCode].map((grant) => [grant.grantType, grant]));
 
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 
@@ -51,6 +52,10 @@ export async function exchange(ctx: AppContext, body: FormParameters, authentica
   if (!grant) throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
   if (!grant.clients.includes(client.kind)) {
     throw new ApiError('unauthorized_client', `a ${client.kind} client may not use grant_type ${grantType}`);
+  }
+  // Per app, the grant types its developer allowed (docs/oauth.md, "Grant types per app").
+  if (!client.app.grantTypes.includes(grantType)) {
+    throw new ApiError('unauthorized_client', `this app may not use grant_type ${grantType}; its developer can allow it in the app's settings`);
   }
   return grant.handle(ctx, { client, body });
 }

@@ -10,6 +10,7 @@ export const CREDENTIAL_PREFIX = {
   accessToken: 'sat_',
   refreshToken: 'srt_',
   authorizationCode: 'sac_',
+  deviceCode: 'sdc_',
   clientSecret: 'scs_',
   session: 'sss_',
 } as const;

@@ -22,6 +22,8 @@ export interface App {
   redirectUris: string[];
   scopes: string[];
   isPublic: boolean;
+  /** The grant types it may use at the token endpoint (docs/oauth.md, "Grant types per app"). */
+  grantTypes: string[];
   createdAt: number;
   updatedAt: number;
 }
@@ -38,13 +40,14 @@ export function appFromRow(row: AppRow): App {
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     scopes: row.scopes === '' ? [] : row.scopes.split(' '),
     isPublic: row.is_public === 1,
+    grantTypes: row.grant_types.split(' ').filter((name) => name !== ''),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 export const APP_COLUMNS =
-  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at';
+  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at, grant_types';
 
 export interface AppChanges {
   name?: string;
@@ -53,6 +56,7 @@ export interface AppChanges {
   redirectUris?: string[];
   scopes?: string[];
   clientSecretHash?: string;
+  grantTypes?: string[];
 }
 
 /** An app as the developer dashboard lists it. */
@@ -141,6 +145,7 @@ async function insertApp(db: Q, app: App): Promise<void> {
       redirect_uris: JSON.stringify(app.redirectUris),
       scopes: app.scopes.join(' '),
       is_public: app.isPublic ? 1 : 0,
+      grant_types: app.grantTypes.join(' '),
       created_at: app.createdAt,
       updated_at: app.updatedAt,
     })
@@ -204,6 +209,7 @@ async function updateApp(db: Q, id: string, changes: AppChanges, now: number): P
       ...(changes.redirectUris !== undefined && { redirect_uris: JSON.stringify(changes.redirectUris) }),
       ...(changes.scopes !== undefined && { scopes: changes.scopes.join(' ') }),
       ...(changes.clientSecretHash !== undefined && { client_secret_hash: changes.clientSecretHash }),
+      ...(changes.grantTypes !== undefined && { grant_types: changes.grantTypes.join(' ') }),
       updated_at: now,
     })
     .where('id', '=', id)

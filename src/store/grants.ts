@@ -7,6 +7,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
+import { approveDeviceCode } from './device-codes.js';
 import { isAppIdSyntax } from './identifiers.js';
 import { DATA_EVENT_TYPES, recordEvent } from './events.js';
 import { atomically } from './tokens.js';
@@ -32,8 +33,11 @@ export interface Consent {
   newGrantId: string;
   /** The scopes ticked; each must still be registered for the app. */
   granted: readonly string[];
-  /** The code to issue, bound to the grant once its id is known. */
-  code: Omit<AuthorizationCode, 'grant_id'>;
+  /**
+   * What the consent issues, bound to the grant once its id is known: an authorization code, or
+   * the approval of a pending device request (RFC 8628 §3.3), whose hash is given.
+   */
+  issue: { code: Omit<AuthorizationCode, 'grant_id'> } | { deviceCodeHash: string; scope: string };
   now: number;
 }
 
@@ -90,7 +94,7 @@ export function createGrantStore(db: Db): GrantStore {
         lastUsedAt: row.last_used_at,
       }));
     },
-    recordConsent: ({ userId, appId, newGrantId, granted, code, now }, rule) =>
+    recordConsent: ({ userId, appId, newGrantId, granted, issue, now }, rule) =>
       q.transaction().execute(async (trx) => {
         // The request was checked against the app's scopes before; a developer may have narrowed
         // them since (docs/oauth.md, "When tokens stop working").
@@ -104,11 +108,18 @@ export function createGrantStore(db: Db): GrantStore {
         }
         // A withdrawn scope takes effect now, not when the tokens carrying it expire.
         await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
-        await insertAuthorizationCode(trx, { ...code, grant_id: grantId });
+        if ('code' in issue) await insertAuthorizationCode(trx, { ...issue.code, grant_id: grantId });
+        else if (!(await approveDeviceCode(trx, issue.deviceCodeHash, { userId, grantId, scope: issue.scope, now }))) throw new DeviceRequestGone();
         return true;
+      }).catch((error: unknown) => {
+        if (error instanceof DeviceRequestGone) return false;
+        throw error;
       }),
   };
 }
+
+/** Rolls a device approval back: the request expired, or was answered, meanwhile. */
+class DeviceRequestGone extends Error {}
 
 /**
  * An app's registered scopes for a consent being recorded, in its transaction. On PostgreSQL the

@@ -12,6 +12,7 @@ import { appPages } from './pages/app-pages.js';
 import { dashboardPages } from './pages/dashboard.js';
 import { webhookPages } from './pages/webhooks.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
+import { devicePages } from './pages/device.js';
 import { loginPages } from './pages/login.js';
 import { signupPages } from './pages/signup.js';
 import { ownedAppScope } from './owned-app.js';
@@ -38,6 +39,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(loginPages);
   await app.register(signupPages);
   await app.register(authorizePages);
+  await app.register(devicePages);
   await app.register(dashboardPages);
   // Every page of one app: signed in, and the app's owner (owned-app.ts).
   await ownedAppScope(app, [appPages, webhookPages]);

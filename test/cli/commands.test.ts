@@ -104,6 +104,21 @@ forEachDialect('stride CLI', (dialect) => {
     const app = JSON.parse(run.stdout);
     assert.equal(app.type, 'public');
     assert.equal(app.client_secret, null);
+    assert.deepEqual(app.grant_types, ['authorization_code', 'refresh_token'], 'what every app could use before the setting');
+  });
+
+  it('sets the grant types an app may use, device_code standing for the URN of RFC 8628', async () => {
+    const created = await cli('apps', 'create', '--owner', 'dev@example.com', '--name', 'Scale',
+      '--redirect-uri', 'https://scale.example/cb', '--scopes', 'read_activity', '--public', '--grant-types', 'device_code,refresh_token', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    const { client_id: clientId, grant_types: grantTypes } = JSON.parse(created.stdout);
+    assert.deepEqual(grantTypes, ['refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    const updated = await cli('apps', 'update', clientId, '--grant-types', 'authorization_code refresh_token device_code', '--json');
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.deepEqual(JSON.parse(updated.stdout).grant_types, ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    await expectFailure(['apps', 'update', clientId, '--grant-types', 'password'], /unknown grant type "password"/);
+    // The owner's app count matters to a later test.
+    assert.equal((await cli('apps', 'delete', clientId)).code, 0);
   });
 
   it('refuses bad redirect URIs, unknown scopes and unknown owners', async () => {

@@ -82,6 +82,18 @@ export const OAUTH_ROUTES: Route[] = [
     fields: { ...tokenRequest, grant_type: fc.constant('authorization_code'), code: realValue(['code']), redirect_uri: mostly([REDIRECT_URI], [PUBLIC_REDIRECT_URI]), refresh_token: null },
   },
   { ...clientEndpoint, path: '/oauth2/token', fields: { ...tokenRequest, grant_type: fc.constant('refresh_token'), refresh_token: realValue(['refreshToken']), code: null, code_verifier: null } },
+  // RFC 8628: the device authorization request, and polls with device codes of every shape.
+  { ...clientEndpoint, path: '/oauth2/device_authorization', fields: { scope: scopeList, ...clientCredentials } },
+  { ...clientEndpoint, path: '/oauth2/device_authorization', fields: { scope: scopeList, client_id: realValue(['publicClientId']), client_secret: null } },
+  {
+    ...clientEndpoint,
+    path: '/oauth2/token',
+    fields: {
+      grant_type: fc.constant('urn:ietf:params:oauth:grant-type:device_code'),
+      device_code: fc.oneof(fc.constantFrom('sdc_', 'sdc_x', ''), fc.string()),
+      ...clientCredentials,
+    },
+  },
   ...(['/oauth2/revoke', '/oauth2/introspect'] as const).map((path): Route => ({
     ...clientEndpoint,
     path,

@@ -20,6 +20,10 @@ const returnTo = fc.constantFrom(
 const csrf = realValue(['csrf']);
 const preCsrf = realValue(['preCsrf']);
 const page = { face: 'page', credentials: 'session' } as const;
+const userCode = fc.oneof(
+  fc.constantFrom('BCDF-GHJK', 'bcdfghjk', 'BCDF GHJK', 'AEIO-UAEI', 'BCDF-GHJ', '', '--------', 'ＢＣＤＦ-ＧＨＪＫ'),
+  fc.string({ maxLength: 30 }),
+);
 
 const appForm = {
   form_id: fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 21, maxLength: 23 }),
@@ -60,6 +64,17 @@ export const WEB_ROUTES: Route[] = [
     rateLimited: true,
   },
   { ...page, method: 'POST', path: '/logout', statuses: [303, 403], fields: { csrf_token: csrf } },
+  // The device grant's verification page (RFC 8628 §3.3): typed codes of every shape.
+  { ...page, method: 'GET', path: '/device', statuses: [200, 302], fields: { user_code: userCode } },
+  { ...page, method: 'POST', path: '/device', statuses: [200, 400, 403], fields: { csrf_token: csrf, user_code: userCode }, rateLimited: true },
+  {
+    ...page,
+    method: 'POST',
+    path: '/device/consent',
+    statuses: [200, 400, 403],
+    fields: { csrf_token: csrf, user_code: userCode, decision: fc.constantFrom('allow', 'deny', 'ALLOW', ''), granted_scope: scopeList },
+    rateLimited: true,
+  },
   { ...page, method: 'GET', path: '/account', statuses: [200, 302], fields: { saved: fc.constant('profile'), revoked: realValue(['appId', 'clientId']) } },
   {
     ...page,

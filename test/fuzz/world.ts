@@ -77,6 +77,8 @@ export class FuzzWorld {
     });
     const publicApp = await registerApp(this.t.database.stores.apps, this.t.clock, this.user.id, {
       name: 'Fuzz Pocket', description: '', websiteUrl: '', redirectUris: [PUBLIC_REDIRECT_URI], scopes: [...ALL_SCOPES], isPublic: true,
+      // The device grant too, so that device requests get past the grant type check.
+      grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     });
     const scope = formatScopes([...ALL_SCOPES]);
     const grantId = await insertGrant(db, { userId: this.user.id, appId: confidential.app.id, scope }, now);

@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists the API, and none of the pages', () => {
-    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/activities/distance/', '/v1/users/me/activities/calories/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/users/me/summary/daily/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
+    for (const path of ['/v1/users/me', '/v1/users/me/activities/steps/', '/v1/users/me/activities/distance/', '/v1/users/me/activities/calories/', '/v1/users/me/heartrate/', '/v1/users/me/sleep/', '/v1/users/me/sleep/{id}', '/v1/users/me/body/weight/', '/v1/users/me/body/weight/{id}', '/v1/users/me/summary/daily/', '/v1/events', '/v1/webhooks', '/oauth2/token', '/oauth2/device_authorization', '/oauth2/revoke', '/oauth2/introspect', '/.well-known/oauth-authorization-server']) {
       assert.ok(doc.paths[path], `${path} is missing`);
     }
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/(login|signup|logout|dashboard|account|demo|oauth2\/authorize|docs|openapi)/);
@@ -188,6 +188,10 @@ describe('the OpenAPI document', () => {
     await call('POST', '/oauth2/introspect', { form: { token: 'sat_unknown', ...client } });
     await call('POST', '/oauth2/revoke', { form: { token: 'sat_unknown', ...client } });
     await call('POST', '/oauth2/revoke', { form: { ...client } });
+    await call('POST', '/oauth2/device_authorization', { form: { ...client } });
+    await call('POST', '/oauth2/device_authorization', { form: { client_id: 'sc_nobody' } });
+    await call('POST', '/oauth2/device_authorization', { form: { scope: 'read_everything', ...client } });
+    await call('POST', '/oauth2/token', { form: { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'sdc_x', ...client } });
 
     await call('GET', '/v1/events?limit=5', { headers: basic });
     await call('GET', '/v1/events?limit=0', { headers: basic });

@@ -118,7 +118,8 @@ forEachDialect('revocation, introspection and metadata', (dialect) => {
     assert.equal(m.introspection_endpoint, 'https://stride.example/oauth2/introspect');
     assert.deepEqual(m.scopes_supported, ['read_profile', 'write_profile', 'read_activity', 'write_activity', 'read_heartrate', 'write_heartrate', 'read_sleep', 'write_sleep', 'read_body', 'write_body']);
     assert.deepEqual(m.response_types_supported, ['code']);
-    assert.deepEqual(m.grant_types_supported, ['authorization_code', 'refresh_token']);
+    assert.deepEqual(m.grant_types_supported, ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    assert.equal(m.device_authorization_endpoint, 'https://stride.example/oauth2/device_authorization');
     assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
     assert.deepEqual(m.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
     assert.equal(m.authorization_response_iss_parameter_supported, true);

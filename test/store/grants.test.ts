@@ -32,9 +32,11 @@ forEachDialect('grant store', (dialect) => {
     });
     const consent = (newGrantId: string, granted: string[], now: number) => ({
       userId: user.id, appId: app.id, newGrantId, granted, now,
-      code: {
-        code_hash: hashCredential(newCredential('authorizationCode')), app_id: app.id, user_id: user.id, redirect_uri: 'https://app.example.test/callback',
-        scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: now + 60, consumed_at: null, created_at: now,
+      issue: {
+        code: {
+          code_hash: hashCredential(newCredential('authorizationCode')), app_id: app.id, user_id: user.id, redirect_uri: 'https://app.example.test/callback',
+          scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: now + 60, consumed_at: null, created_at: now,
+        },
       },
     });
     const created = t.clock();

@@ -45,6 +45,11 @@ forEachDialect('sweeping expired rows', (dialect) => {
       scope: 'read_profile', code_challenge: null, code_challenge_method: null, expires_at: expiresAt, consumed_at: null, created_at: now,
     });
     await db.insertInto('authorization_codes').values([code('old-code', now + 10), code('live-code', now + 600)]).execute();
+    const device = (hash: string, expiresAt: number) => ({
+      device_code_hash: hash, user_code_hash: `user-${hash}`, app_id: live.appId, scope: 'read_profile', status: 'pending' as const,
+      user_id: null, grant_id: null, poll_interval: 5, last_polled_at: null, expires_at: expiresAt, created_at: now,
+    });
+    await db.insertInto('device_codes').values([device('old-device', now + 10), device('live-device', now + 600)]).execute();
     // A session's row stays a day past its end (whose a form sent late was, docs/web.md).
     await db.insertInto('sessions').values([
       { id_hash: 'old-session', user_id: user.id, csrf_secret: 'x', created_at: now - 86400, expires_at: now + 10 - 86400 },
@@ -55,9 +60,9 @@ forEachDialect('sweeping expired rows', (dialect) => {
     await db.insertInto('events').values([event('evt_old', now - 100), event('evt_new', now)]).execute();
 
     const first = await sweepExpired(db, dialect, now, now - 50);
-    assert.deepEqual(first.deleted, { authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, events: 1, webhook_deliveries: 0 });
+    assert.deepEqual(first.deleted, { authorization_codes: 0, device_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, events: 1, webhook_deliveries: 0 });
     const second = await sweepExpired(db, dialect, now + 11, now - 50);
-    assert.deepEqual(second.deleted, { authorization_codes: 1, access_tokens: 1, refresh_tokens: 1, sessions: 1, events: 0, webhook_deliveries: 0 });
+    assert.deepEqual(second.deleted, { authorization_codes: 1, device_codes: 1, access_tokens: 1, refresh_tokens: 1, sessions: 1, events: 0, webhook_deliveries: 0 });
     assert.deepEqual((await db.selectFrom('authorization_codes').select('code_hash').execute()).map((r) => r.code_hash), ['live-code']);
     assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').orderBy('token_key').execute()).map((r) => r.token_key), ['live-refresh', 'rotated-refresh'], 'a rotated token stays until its own expiry');
     assert.deepEqual((await db.selectFrom('sessions').select('id_hash').orderBy('id_hash').execute()).map((r) => r.id_hash), ['ended-session', 'live-session'], 'a session ended less than a day ago stays');

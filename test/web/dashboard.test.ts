@@ -268,6 +268,25 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.name, 'Pocket Walker 2');
   });
 
+  it('allows an app the device grant from its settings, and keeps its grant types when none is ticked', async () => {
+    const page = `/dashboard/apps/${f.publicApp.clientId}`;
+    const before = await developer.get(page);
+    assert.match(before.body, /id="grant-type-authorization_code" name="grant_types" value="authorization_code" checked/);
+    assert.doesNotMatch(before.body, /id="grant-type-device_code"[^>]*checked/);
+    const current = await findAppByClientId(t.database.db.kysely, f.publicApp.clientId);
+    const settings = { name: current!.name, redirect_uris: current!.redirectUris.join('\n'), scopes: current!.scopes };
+    const device = 'urn:ietf:params:oauth:grant-type:device_code';
+    const saved = await submit(developer, page, page, { ...settings, grant_types: ['authorization_code', 'refresh_token', device] });
+    assert.equal(saved.status, 303);
+    assert.deepEqual((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.grantTypes, ['authorization_code', 'refresh_token', device]);
+    assert.equal((await submit(developer, page, page, settings)).status, 303);
+    assert.deepEqual((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.grantTypes, ['authorization_code', 'refresh_token', device]);
+    const unknown = await submit(developer, page, page, { ...settings, grant_types: 'password' });
+    assert.equal(unknown.status, 400);
+    assert.match(textOf(unknown.body, 'grant_types-error')!, /^Unknown grant type "password"/);
+    assert.equal((await submit(developer, page, page, { ...settings, grant_types: ['authorization_code', 'refresh_token'] })).status, 303);
+  });
+
   it('previews how many grants a scope change ends, then ends only the differing ones', async () => {
     const db = t.database.db.kysely;
     const { app, clientSecret } = await (await import('../../src/domain/apps.js')).registerApp(t.database.stores.apps, t.clock, f.developer.id, {

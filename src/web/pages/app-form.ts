@@ -2,7 +2,7 @@
  * The app form of the developer dashboard: what the person typed, kept as typed so that a page
  * with errors shows it again, and its reading into the settings src/domain/apps.ts checks.
  */
-import { validateAppSettings, type AppSettings, type FieldProblem } from '../../domain/apps.js';
+import { APP_GRANT_TYPES, DEVICE_CODE_GRANT_TYPE, validateAppSettings, type AppSettings, type FieldProblem } from '../../domain/apps.js';
 import { ALL_SCOPES, formatScopes, parseScopeString, SCOPES } from '../../domain/scopes.js';
 import type { App } from '../../store/apps.js';
 import { text, values, type Form } from '../forms.js';
@@ -18,11 +18,25 @@ export interface AppForm {
   redirectUris: string;
   scopes: string[];
   isPublic: boolean;
+  grantTypes: string[];
+  /** Whether any grant type was ticked: none ticked keeps what the app has (an app needs one). */
+  grantTypesShown: boolean;
 }
 
 export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
 
 export const SCOPE_CHOICES = ALL_SCOPES.map((name) => ({ name, description: SCOPES[name] }));
+
+/** The grant types a developer may allow, in plain words (docs/oauth.md, "Grant types per app"). */
+export const GRANT_TYPE_CHOICES = APP_GRANT_TYPES.map((name) => ({
+  name,
+  id: name === DEVICE_CODE_GRANT_TYPE ? 'device_code' : name,
+  description: {
+    authorization_code: 'Sign-in in a browser (authorization code with PKCE)',
+    refresh_token: 'Staying connected (refresh tokens)',
+    [DEVICE_CODE_GRANT_TYPE]: 'Devices without a browser: a code typed at /device (RFC 8628)',
+  }[name],
+}));
 
 export function readAppForm(form: Form): AppForm {
   const formId = form[FORM_ID_FIELD];
@@ -35,6 +49,8 @@ export function readAppForm(form: Form): AppForm {
     // Checkboxes send one value each; the confirmation step sends them space-separated.
     scopes: formatScopes(values(form.scopes).flatMap(parseScopeString)).split(' ').filter((s) => s !== ''),
     isPublic: text(form.client_type) === 'public',
+    grantTypes: values(form.grant_types),
+    grantTypesShown: values(form.grant_types).length > 0,
   };
 }
 
@@ -49,6 +65,8 @@ export function settingsOf(form: AppForm): AppSettings {
     websiteUrl: form.websiteUrl,
     redirectUris: splitLines(form.redirectUris),
     scopes: form.scopes,
+    // None ticked (or a form from before the setting): the grant types stay as they are.
+    ...(form.grantTypesShown && { grantTypes: form.grantTypes }),
   };
 }
 
@@ -60,6 +78,8 @@ export function formOf(app: App): AppForm {
     redirectUris: app.redirectUris.join('\n'),
     scopes: app.scopes,
     isPublic: app.isPublic,
+    grantTypes: app.grantTypes,
+    grantTypesShown: true,
   };
 }
 
@@ -74,6 +94,7 @@ export function fieldErrors(settings: AppSettings): FieldErrors {
     { websiteUrl: settings.websiteUrl },
     { redirectUris: settings.redirectUris },
     { scopes: settings.scopes },
+    { grantTypes: settings.grantTypes },
   ];
   for (const check of checks) {
     const problem = validateAppSettings(check);

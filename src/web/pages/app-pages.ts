@@ -9,7 +9,7 @@ import { grantsInvalidatedByScopeChange, rotateClientSecret, updateAppSettings }
 import { formatScopes, SCOPES, type Scope } from '../../domain/scopes.js';
 import type { App } from '../../store/apps.js';
 import { signedInLayout, text, type Form } from '../forms.js';
-import { fieldErrors, formOf, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
+import { fieldErrors, formOf, GRANT_TYPE_CHOICES, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
 import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
 import { usageView, usageWindow } from './app-usage.js';
@@ -54,6 +54,7 @@ async function sendDetail(
     newSecret: options.newSecret ?? null,
     notice: options.notice ?? null,
     scopeChoices: SCOPE_CHOICES,
+    grantTypeChoices: GRANT_TYPE_CHOICES,
     describeScope: (name: string) => SCOPES[name as Scope] ?? name,
   }, status);
 }

@@ -8,6 +8,7 @@ import { redirectHost } from '../../oauth/redirect-uri.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
+import type { App } from '../../store/apps.js';
 import { codeSpans, sendPage } from '../views.js';
 
 /**
@@ -46,7 +47,38 @@ export function renderConsent(
     userEmail: session.user.email,
     redirectHost: redirectHost(request.redirectUri),
     hidden,
+    action: '/oauth2/authorize',
+    deviceNotice: null,
     grantedBefore,
+    isPublic: request.app.isPublic,
+    scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+  });
+}
+
+/**
+ * The same consent page for a device request (RFC 8628 §3.3): no redirect URI — the answer goes to
+ * the device when it next polls — and the user code travels in the form.
+ */
+export function renderDeviceConsent(
+  reply: FastifyReply,
+  session: Session,
+  request: { app: App; scopes: string[]; userCode: string },
+  developer: string,
+): FastifyReply {
+  return sendPage(reply, './consent', {
+    title: `Allow ${request.app.name}?`,
+    userName: session.user.display_name,
+    csrfToken: sessionCsrfToken(session),
+    appName: request.app.name,
+    developer,
+    description: codeSpans(request.app.description),
+    website: request.app.websiteUrl,
+    userEmail: session.user.email,
+    redirectHost: null,
+    deviceNotice: `A device showing the code ${request.userCode} asks for this access. Choose Allow only if you see this code on your own device now.`,
+    hidden: [['user_code', request.userCode]],
+    action: '/device/consent',
+    grantedBefore: false,
     isPublic: request.app.isPublic,
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
   });

@@ -5,10 +5,10 @@
  * CLI uses too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { registerApp } from '../../domain/apps.js';
+import { DEFAULT_GRANT_TYPES, registerApp } from '../../domain/apps.js';
 import { formatScopes } from '../../domain/scopes.js';
 import { requireSession, requireSessionForm, signedInLayout, type Form } from '../forms.js';
-import { fieldErrors, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
+import { fieldErrors, GRANT_TYPE_CHOICES, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
 import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
 import { FORM_ID_FIELD, formIdOfPage, formMade, isFormId, pageWithFormId } from '../form-ids.js';
@@ -31,6 +31,7 @@ function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, er
     errors,
     notice,
     scopeChoices: SCOPE_CHOICES,
+    grantTypeChoices: GRANT_TYPE_CHOICES,
   }, status);
 }
 
@@ -55,7 +56,7 @@ async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
   if (formId === null) return reply;
   const draft = await takeDraft(request, reply, session, pageWithFormId(NEW_APP_PAGE, formId));
   if (draft) return sendNewAppForm(reply, session, { ...readAppForm(draft), formId }, {}, 200, DRAFT_NOTICE);
-  const blank: AppForm = { formId, name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false };
+  const blank: AppForm = { formId, name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false, grantTypes: DEFAULT_GRANT_TYPES, grantTypesShown: true };
   return sendNewAppForm(reply, session, blank, {});
 }
 

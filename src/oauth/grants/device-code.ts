@@ -1,0 +1,54 @@
+/**
+ * `grant_type=urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4–3.5): the device polls
+ * with its device code until the person at `/device` allowed or denied the request. A poll is one
+ * read of the request's row by its key, and one write of the poll's time while it is pending.
+ */
+import type { AppContext } from '../../context.js';
+import { DEVICE_CODE_GRANT_TYPE } from '../../domain/apps.js';
+import { ApiError, invalidRequest } from '../../errors.js';
+import { hashCredential } from '../../security/secrets.js';
+import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
+import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
+
+async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
+  const rawCode = body.device_code;
+  if (!rawCode) throw invalidRequest('device_code is required');
+  const hash = hashCredential(rawCode);
+  const request = await ctx.stores.deviceCodes.findByDeviceCode(hash);
+  // A device code of another client is unknown to this one.
+  if (!client.owns(request)) throw new ApiError('invalid_grant', 'the device code is unknown');
+  const now = ctx.clock();
+  if (request.expires_at <= now) throw new ApiError('expired_token', 'the device code has expired; start a new device authorization request');
+  switch (request.status) {
+    case 'denied':
+      throw new ApiError('access_denied', 'the user denied the request');
+    case 'used':
+      throw new ApiError('invalid_grant', 'the device code was already used');
+    case 'pending':
+      // RFC 8628 §3.5: a poll before the interval is up is slow_down, and the interval grows by 5 s.
+      if (request.last_polled_at !== null && now - request.last_polled_at < request.poll_interval) {
+        await ctx.stores.deviceCodes.recordTooFastPoll(hash, now);
+        throw new ApiError('slow_down', `poll at most every ${request.poll_interval + 5} seconds`);
+      }
+      await ctx.stores.deviceCodes.recordPoll(hash, now);
+      throw new ApiError('authorization_pending', 'the user has not answered yet');
+    case 'approved':
+      break;
+  }
+  const minted = mintTokenPair(ctx.config, now, {
+    familyId: hash,
+    grantId: request.grant_id!,
+    appId: request.app_id,
+    userId: request.user_id!,
+    scope: request.scope,
+  });
+  if (!(await ctx.stores.deviceCodes.redeem(hash, now, minted.access, minted.refresh))) {
+    // Another poll used it first, or the grant was revoked meanwhile.
+    throw new ApiError('invalid_grant', 'the device code was already used');
+  }
+  ctx.metrics.tokens.inc({ event: 'issued' });
+  return minted.response;
+}
+
+/** Public clients too: a device often cannot keep a secret (RFC 8628 §5.6). */
+export const deviceCode: Grant = { grantType: DEVICE_CODE_GRANT_TYPE, clients: ANY_CLIENT, handle };

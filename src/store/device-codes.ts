@@ -1,0 +1,89 @@
+/**
+ * Device authorization requests (RFC 8628, docs/oauth.md "Device authorization"), kept only as the
+ * SHA-256 of the device code and of the normalised user code. A poll reads one row by its primary
+ * key; it writes only the time of the poll (and, when the device polls too fast, the raised
+ * interval).
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
+import type { Db } from '../db/database.js';
+import type { Database, DeviceCodeTable } from '../db/schema.js';
+import { claimAndInsertPair, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
+
+type Q = Kysely<Database>;
+export type DeviceCode = Selectable<DeviceCodeTable>;
+
+const selectByDeviceCode = preparedQuery((db: Q, hash: string) => db.selectFrom('device_codes').selectAll().where('device_code_hash', '=', hash));
+const selectByUserCode = preparedQuery((db: Q, hash: string) => db.selectFrom('device_codes').selectAll().where('user_code_hash', '=', hash));
+
+const markPolled = preparedQuery((db: Q, now: number, hash: string) =>
+  db.updateTable('device_codes').set({ last_polled_at: now }).where('device_code_hash', '=', hash).where('status', '=', 'pending'),
+);
+
+/** RFC 8628 §3.5: the interval grows by 5 seconds at each slow_down, and holds for later polls. */
+const markTooFast = preparedQuery((db: Q, now: number, hash: string) =>
+  db
+    .updateTable('device_codes')
+    .set((eb) => ({ last_polled_at: now, poll_interval: eb('poll_interval', '+', 5) }))
+    .where('device_code_hash', '=', hash),
+);
+
+const markDenied = preparedQuery((db: Q, hash: string, now: number) =>
+  db.updateTable('device_codes').set({ status: 'denied' }).where('device_code_hash', '=', hash).where('status', '=', 'pending').where('expires_at', '>', now),
+);
+
+const markApproved = preparedQuery((db: Q, userId: string, grantId: string, scope: string, hash: string, now: number) =>
+  db
+    .updateTable('device_codes')
+    .set({ status: 'approved', user_id: userId, grant_id: grantId, scope })
+    .where('device_code_hash', '=', hash)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now),
+);
+
+/** The single use of an approved request: of concurrent polls exactly one sees true. */
+const markUsed = preparedQuery((db: Q, hash: string, now: number) =>
+  db.updateTable('device_codes').set({ status: 'used' }).where('device_code_hash', '=', hash).where('status', '=', 'approved').where('expires_at', '>', now),
+);
+
+/** In the consent's transaction (grants.ts, recordConsent): false when the request is no longer pending. */
+export async function approveDeviceCode(db: Q, hash: string, approval: { userId: string; grantId: string; scope: string; now: number }): Promise<boolean> {
+  const result = await markApproved(db, approval.userId, approval.grantId, approval.scope, hash, approval.now);
+  return Number(result.numAffectedRows) === 1;
+}
+
+export interface DeviceCodeStore {
+  insert(row: DeviceCode): Promise<void>;
+  /** The poll's one read. */
+  findByDeviceCode(hash: string): Promise<DeviceCode | undefined>;
+  /** The /device page's read of what a person typed. */
+  findByUserCode(hash: string): Promise<DeviceCode | undefined>;
+  /** A poll at or past the interval: remembered, to tell the next one's pace. */
+  recordPoll(hash: string, now: number): Promise<void>;
+  /** A poll before the interval was up (slow_down): the interval is raised by 5 s. */
+  recordTooFastPoll(hash: string, now: number): Promise<void>;
+  /** The person denied a pending, live request; false when it was not. */
+  deny(hash: string, now: number): Promise<boolean>;
+  /** Uses an approved, live request up and stores the token pair issued for it, in one transaction. */
+  redeem(hash: string, now: number, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<boolean>;
+}
+
+export function createDeviceCodeStore(db: Db): DeviceCodeStore {
+  const q = db.kysely;
+  return {
+    insert: async (row) => {
+      await q.insertInto('device_codes').values(row).execute();
+    },
+    findByDeviceCode: async (hash) => (await selectByDeviceCode(q, hash)).rows[0],
+    findByUserCode: async (hash) => (await selectByUserCode(q, hash)).rows[0],
+    recordPoll: async (hash, now) => {
+      await markPolled(q, now, hash);
+    },
+    recordTooFastPoll: async (hash, now) => {
+      await markTooFast(q, now, hash);
+    },
+    deny: async (hash, now) => Number((await markDenied(q, hash, now)).numAffectedRows) === 1,
+    redeem: (hash, now, access, refresh) =>
+      claimAndInsertPair(q, async (trx) => Number((await markUsed(trx, hash, now)).numAffectedRows) === 1, access, refresh),
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The device authorization grant (RFC 8628; docs/oauth.md "Device authorization"): the device
+ * authorization endpoint, every polling answer, the /device page's code matching and attempt
+ * limits, and apps without the grant type.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+import { createFixture, createOAuthTestApp, PROTECTED_PATH, tokenRequest, type Fixture } from './flow.js';
+import { answerConsent, deviceAuthorization, poll, registerDeviceApp, signedInBrowser, typeCode, DEVICE_CODE_GRANT_TYPE } from './device-flow.js';
+
+cheapPasswordHashing();
+
+forEachDialect('device authorization grant', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  let clientId: string;
+  before(async () => {
+    t = await createOAuthTestApp(dialect);
+    f = await createFixture(t);
+    clientId = (await registerDeviceApp(t, f)).app.clientId;
+  });
+  after(() => t.close());
+
+  async function start(scope?: string) {
+    const response = await deviceAuthorization(t, { client_id: clientId, ...(scope !== undefined && { scope }) });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json() as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+  }
+
+  it('answers a device code, a user code of unambiguous letters, the verification URIs, expires_in and interval', async () => {
+    const answer = await start();
+    assert.match(answer.user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    assert.equal(answer.verification_uri, 'http://stride.test/device');
+    assert.equal(answer.verification_uri_complete, `http://stride.test/device?user_code=${answer.user_code}`);
+    assert.equal(answer.expires_in, 600);
+    assert.equal(answer.interval, 5);
+    const stored = JSON.stringify(await t.database.db.kysely.selectFrom('device_codes').selectAll().execute());
+    assert.ok(!stored.includes(answer.device_code) && !stored.includes(answer.user_code.replace('-', '')), 'codes are stored hashed');
+  });
+
+  it('advertises the endpoint and the grant type in the metadata', async () => {
+    const metadata = (await t.app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
+    assert.equal(metadata.device_authorization_endpoint, 'http://stride.test/oauth2/device_authorization');
+    assert.ok(metadata.grant_types_supported.includes(DEVICE_CODE_GRANT_TYPE));
+  });
+
+  it('refuses an unknown scope, a client of another kind of authentication, and a body that is not a form', async () => {
+    const unknownScope = await deviceAuthorization(t, { client_id: clientId, scope: 'read_everything' });
+    assert.equal(unknownScope.statusCode, 400);
+    assert.equal(unknownScope.json().error, 'invalid_scope');
+    const unknownClient = await deviceAuthorization(t, { client_id: 'sc_nobody' });
+    assert.equal(unknownClient.statusCode, 401);
+    assert.equal(unknownClient.json().error, 'invalid_client');
+    const json = await t.app.inject({ method: 'POST', url: '/oauth2/device_authorization', payload: { client_id: clientId } });
+    assert.equal(json.statusCode, 415);
+  });
+
+  it('refuses an app without the device grant type with unauthorized_client, at both endpoints', async () => {
+    // The fixture's confidential app has the grant types every app had before: code and refresh.
+    const refused = await deviceAuthorization(t, { client_id: f.app.clientId, client_secret: f.secret });
+    assert.equal(refused.statusCode, 400);
+    assert.equal(refused.json().error, 'unauthorized_client');
+    const polled = await tokenRequest(t, { grant_type: DEVICE_CODE_GRANT_TYPE, device_code: 'sdc_x', client_id: f.app.clientId, client_secret: f.secret });
+    assert.equal(polled.json().error, 'unauthorized_client');
+  });
+
+  it('answers authorization_pending, then slow_down (raising the interval by 5 s) to a device polling too fast', async () => {
+    const { device_code } = await start();
+    const first = await poll(t, clientId, device_code);
+    assert.equal(first.statusCode, 400);
+    assert.equal(first.json().error, 'authorization_pending');
+    const tooFast = await poll(t, clientId, device_code);
+    assert.equal(tooFast.json().error, 'slow_down');
+    t.clock.advance(5);
+    // The interval is now 10 s: 5 s later is still too fast.
+    assert.equal((await poll(t, clientId, device_code)).json().error, 'slow_down');
+    t.clock.advance(15);
+    assert.equal((await poll(t, clientId, device_code)).json().error, 'authorization_pending');
+    t.clock.advance(15);
+    assert.equal((await poll(t, clientId, device_code)).json().error, 'authorization_pending');
+  });
+
+  it('takes the code in any case and without the hyphen, and issues tokens once after approval', async () => {
+    const { device_code, user_code } = await start('read_profile read_activity');
+    const browser = await signedInBrowser(t, f);
+    const consent = await typeCode(browser, ` ${user_code.replace('-', '').toLowerCase()} `);
+    assert.equal(consent.status, 200, consent.body.slice(0, 400));
+    assert.match(consent.body, /Living Room Scale/);
+    assert.match(consent.body, new RegExp(user_code));
+    const answered = await answerConsent(browser, consent.body, 'allow', ['read_activity']);
+    assert.equal(answered.status, 200);
+    assert.match(answered.body, /is connected/);
+
+    const tokens = await poll(t, clientId, device_code);
+    assert.equal(tokens.statusCode, 200, tokens.body);
+    assert.equal(tokens.headers['cache-control'], 'no-store');
+    const body = tokens.json();
+    assert.equal(body.scope, 'read_profile', 'the unticked scope is not granted');
+    const profile = await t.app.inject({ url: PROTECTED_PATH, headers: { authorization: `Bearer ${body.access_token}` } });
+    assert.equal(profile.statusCode, 200);
+    assert.equal(profile.json().user_id, f.user.id);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId });
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+
+    t.clock.advance(5);
+    const again = await poll(t, clientId, device_code);
+    assert.equal(again.json().error, 'invalid_grant', 'the device code is used up');
+    // The code cannot be typed again either.
+    assert.equal((await typeCode(browser, user_code)).status, 400);
+  });
+
+  it('answers access_denied after the person denied, and unticking every scope denies', async () => {
+    const browser = await signedInBrowser(t, f);
+    for (const untick of [[], ['read_profile', 'read_activity']]) {
+      const { device_code, user_code } = await start();
+      const consent = await typeCode(browser, user_code);
+      const decision = untick.length === 0 ? 'deny' : 'allow';
+      const answered = await answerConsent(browser, consent.body, decision, untick);
+      assert.match(answered.body, /You denied/);
+      const polled = await poll(t, clientId, device_code);
+      assert.equal(polled.json().error, 'access_denied');
+    }
+  });
+
+  it('answers expired_token once the code expired, and the page no longer takes it', async () => {
+    const { device_code, user_code } = await start();
+    t.clock.advance(601);
+    assert.equal((await poll(t, clientId, device_code)).json().error, 'expired_token');
+    const browser = await signedInBrowser(t, f);
+    const typed = await typeCode(browser, user_code);
+    assert.equal(typed.status, 400);
+    assert.match(typed.body, /not right, or it has expired/);
+  });
+
+  it("refuses another client's device code and an unknown one with invalid_grant", async () => {
+    const { device_code } = await start();
+    const other = (await registerDeviceApp(t, f)).app.clientId;
+    assert.equal((await poll(t, other, device_code)).json().error, 'invalid_grant');
+    assert.equal((await poll(t, clientId, 'sdc_unknown')).json().error, 'invalid_grant');
+    const missing = await tokenRequest(t, { grant_type: DEVICE_CODE_GRANT_TYPE, client_id: clientId });
+    assert.equal(missing.json().error, 'invalid_request');
+  });
+
+  it('sends a signed-out person to sign in and back to /device with the code', async () => {
+    const { user_code } = await start();
+    const page = await t.app.inject({ url: `/device?user_code=${user_code}` });
+    assert.equal(page.statusCode, 302);
+    const location = new URL(page.headers.location as string, 'http://stride.test');
+    assert.equal(location.pathname, '/login');
+    assert.equal(location.searchParams.get('return_to'), `/device?user_code=${user_code}`);
+  });
+
+  it('refuses a typed code without the CSRF token', async () => {
+    const browser = await signedInBrowser(t, f);
+    const { user_code } = await start();
+    const refused = await browser.post('/device', { user_code });
+    assert.equal(refused.status, 403);
+  });
+});
+
+forEachDialect('device page attempt limits', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '6/min', RATE_LIMIT_LOGIN_ACCOUNT: '3/15min' });
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('limits the attempts per code, then per address', async () => {
+    const browser = await signedInBrowser(t, f);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await typeCode(browser, 'BCDF-GHJK')).status);
+    assert.deepEqual(statuses, [400, 400, 400, 429], 'the fourth try of one code is refused');
+    const another: number[] = [];
+    for (let i = 0; i < 3; i++) another.push((await typeCode(browser, `BCDF-GHJ${'LMN'[i]}`)).status);
+    assert.deepEqual(another, [400, 400, 429], 'the address has spent its six attempts');
+  });
+});
