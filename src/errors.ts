@@ -17,6 +17,9 @@ export const ERROR_STATUS = {
   invalid_scope: 400,
   unauthorized_client: 400,
   access_denied: 400,
+  // RFC 9449 §7.1 and §8: 400 at the token endpoint; the resource API answers them with 401 (status given).
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
   invalid_client: 401,
   invalid_token: 401,
   insufficient_scope: 403,
@@ -40,9 +43,11 @@ export class ApiError extends Error {
     readonly error: ErrorCode,
     readonly description: string,
     headers: Record<string, string> = {},
+    /** Only where one code has two statuses: the DPoP errors at the resource API (401). */
+    status?: number,
   ) {
     super(description);
-    this.status = ERROR_STATUS[error];
+    this.status = status ?? ERROR_STATUS[error];
     this.headers = headers;
   }
 

@@ -55,6 +55,8 @@ export interface AppSettings {
   websiteUrl?: string;
   redirectUris: string[];
   scopes: string[];
+  /** Every token request must carry a DPoP proof (RFC 9449). */
+  requireDpop?: boolean;
 }
 
 export interface FieldProblem {
@@ -149,6 +151,7 @@ export async function registerApp(
     redirectUris: [...new Set(settings.redirectUris)],
     scopes: formatScopes(settings.scopes).split(' '),
     isPublic: settings.isPublic,
+    requireDpop: settings.requireDpop ?? false,
     createdAt: now,
     updatedAt: now,
   };

@@ -22,6 +22,8 @@ export interface App {
   redirectUris: string[];
   scopes: string[];
   isPublic: boolean;
+  /** Every token request must carry a DPoP proof (RFC 9449): the app gets no bearer tokens. */
+  requireDpop: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -38,13 +40,14 @@ export function appFromRow(row: AppRow): App {
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     scopes: row.scopes === '' ? [] : row.scopes.split(' '),
     isPublic: row.is_public === 1,
+    requireDpop: row.require_dpop === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 export const APP_COLUMNS =
-  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at';
+  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, require_dpop, created_at, updated_at';
 
 export interface AppChanges {
   name?: string;
@@ -53,6 +56,7 @@ export interface AppChanges {
   redirectUris?: string[];
   scopes?: string[];
   clientSecretHash?: string;
+  requireDpop?: boolean;
 }
 
 /** An app as the developer dashboard lists it. */
@@ -141,6 +145,7 @@ async function insertApp(db: Q, app: App): Promise<void> {
       redirect_uris: JSON.stringify(app.redirectUris),
       scopes: app.scopes.join(' '),
       is_public: app.isPublic ? 1 : 0,
+      require_dpop: app.requireDpop ? 1 : 0,
       created_at: app.createdAt,
       updated_at: app.updatedAt,
     })
@@ -204,6 +209,7 @@ async function updateApp(db: Q, id: string, changes: AppChanges, now: number): P
       ...(changes.redirectUris !== undefined && { redirect_uris: JSON.stringify(changes.redirectUris) }),
       ...(changes.scopes !== undefined && { scopes: changes.scopes.join(' ') }),
       ...(changes.clientSecretHash !== undefined && { client_secret_hash: changes.clientSecretHash }),
+      ...(changes.requireDpop !== undefined && { require_dpop: changes.requireDpop ? 1 : 0 }),
       updated_at: now,
     })
     .where('id', '=', id)
