@@ -22,8 +22,8 @@ Commands:
   users set-password --email E --password P
                                             for a person who cannot sign in; ends their sessions
   users delete --email E                    the account and all its data (not while it owns apps)
-  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
-  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …]
+  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public] [--require-dpop]
+  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …] [--[no-]require-dpop]
   apps rotate-secret CLIENT_ID
   apps delete CLIENT_ID
   apps list [--owner E]
@@ -58,6 +58,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   'redirect-uri': { type: 'string', multiple: true },
   scopes: { type: 'string' },
   public: { type: 'boolean' },
+  'require-dpop': { type: 'boolean' },
+  'no-require-dpop': { type: 'boolean' },
   user: { type: 'string' },
   kind: { type: 'string' },
   metric: { type: 'string' },

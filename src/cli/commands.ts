@@ -82,6 +82,7 @@ export function describeApp(app: App, ownerEmail?: string) {
     name: app.name,
     owner: ownerEmail,
     type: app.isPublic ? 'public' : 'confidential',
+    require_dpop: app.requireDpop,
     redirect_uris: app.redirectUris,
     scopes: app.scopes,
     created_at: app.createdAt,
@@ -216,6 +217,7 @@ export const COMMANDS: Record<string, Command> = {
         redirectUris,
         scopes,
         isPublic: values.public === true,
+        requireDpop: values['require-dpop'] === true,
       });
       const lines = [`created app "${app.name}"`, `client_id:     ${app.clientId}`];
       if (clientSecret) lines.push(`client_secret: ${clientSecret}   (shown only now: store it)`);
@@ -229,8 +231,10 @@ export const COMMANDS: Record<string, Command> = {
     if (typeof values.name === 'string') changes.name = values.name;
     if (typeof values.scopes === 'string') changes.scopes = scopeList(values.scopes);
     if (values['redirect-uri']) changes.redirectUris = values['redirect-uri'] as string[];
+    if (values['require-dpop'] === true) changes.requireDpop = true;
+    if (values['no-require-dpop'] === true) changes.requireDpop = false;
     if (Object.keys(changes).length === 0) {
-      throw new CommandError('nothing to change: give --name, --scopes or --redirect-uri');
+      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri, --require-dpop or --no-require-dpop');
     }
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);

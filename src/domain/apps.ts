@@ -189,6 +189,7 @@ export async function updateAppSettings(
     ...(changes.websiteUrl !== undefined && { websiteUrl: changes.websiteUrl.trim() }),
     ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
     ...(scopes !== undefined && { scopes: scopes.split(' ') }),
+    ...(changes.requireDpop !== undefined && { requireDpop: changes.requireDpop }),
   };
   const { app: updated, grantsEnded } = await apps.update(app.id, changed, clock(), scopeChanged ? scopes : undefined);
   if (!updated) throw notFound('the app no longer exists');
