@@ -34,6 +34,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The codes that have a second status: RFC 9449 §7.1 and §9 answer them 401 at a resource server. */
+export const SECOND_STATUS: Partial<Record<ErrorCode, number>> = { invalid_dpop_proof: 401, use_dpop_nonce: 401 };
+
 export class ApiError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
@@ -43,7 +46,7 @@ export class ApiError extends Error {
     readonly error: ErrorCode,
     readonly description: string,
     headers: Record<string, string> = {},
-    /** Only where one code has two statuses: the DPoP errors at the resource API (401). */
+    /** Only where a code has a second status (SECOND_STATUS): the DPoP errors at the resource API. */
     status?: number,
   ) {
     super(description);
