@@ -219,6 +219,21 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     await refused(await call(good), 'invalid_dpop_proof');
   });
 
+  it('answers a refresh retried within the replay window with the same DPoP-bound pair', async () => {
+    const { c, DPoP, tokens } = await publicPair();
+    const refresh = async () =>
+      oauth.processRefreshTokenResponse(as, c, await oauth.refreshTokenGrantRequest(as, c, oauth.None(), tokens.refresh_token!, { ...insecure, DPoP }));
+    const first = await refresh();
+    const retried = await refresh();
+    assert.equal(retried.token_type, 'dpop');
+    assert.equal(retried.access_token, first.access_token);
+    assert.equal(retried.refresh_token, first.refresh_token);
+    // The successor is bound to the key as well.
+    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: c.client_id });
+    const without = await fetch(new URL('/oauth2/token', issuer), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    assert.equal((await without.json()).error, 'invalid_dpop_proof');
+  });
+
   it('refuses a replayed proof at the token endpoint', async () => {
     const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'DPoP Replay', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
