@@ -234,6 +234,24 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     assert.equal((await without.json()).error, 'invalid_dpop_proof');
   });
 
+  it('accepts proofs of every advertised algorithm, and binds the token to that key', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'DPoP Algorithms', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+    });
+    const tokenUrl = new URL('/oauth2/token', issuer).href;
+    for (const alg of as.dpop_signing_alg_values_supported!) {
+      const keys = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519' } : {});
+      const { back, verifier } = await browserAuthorize(issuer, as, f, registered.app.clientId, 'read_profile');
+      const body = new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier, client_id: registered.app.clientId });
+      const proof = await handProof(keys, { htm: 'POST', htu: tokenUrl }, { alg });
+      const answer = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+      assert.equal(answer.status, 200, `${alg}: ${await answer.clone().text()}`);
+      const { access_token: token } = await answer.json();
+      const call = await fetch(resourceUrl(), { headers: { authorization: `DPoP ${token}`, dpop: await handProof(keys, { htm: 'GET', htu: resourceUrl().href, ath: ath(token) }, { alg }) } });
+      assert.equal(call.status, 200, alg);
+    }
+  });
+
   it('refuses a replayed proof at the token endpoint', async () => {
     const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'DPoP Replay', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
