@@ -22,8 +22,8 @@ Commands:
   users set-password --email E --password P
                                             for a person who cannot sign in; ends their sessions
   users delete --email E                    the account and all its data (not while it owns apps)
-  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public] [--grant-types g1,g2]
-  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …] [--grant-types g1,g2]
+  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public] [--grant-types g1,g2] [--require-dpop]
+  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …] [--grant-types g1,g2] [--[no-]require-dpop]
   apps rotate-secret CLIENT_ID
   apps delete CLIENT_ID
   apps list [--owner E]
@@ -59,6 +59,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   scopes: { type: 'string' },
   'grant-types': { type: 'string' },
   public: { type: 'boolean' },
+  'require-dpop': { type: 'boolean' },
+  'no-require-dpop': { type: 'boolean' },
   user: { type: 'string' },
   kind: { type: 'string' },
   metric: { type: 'string' },

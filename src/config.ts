@@ -24,6 +24,8 @@ export interface Config {
   /** A streaming replica of the PostgreSQL primary, for step series reads. */
   databaseReplicaUrl: string | undefined;
   redisUrl: string | undefined;
+  /** DPOP_NONCE=true: every DPoP proof must carry a server-provided nonce (RFC 9449 §8). */
+  dpopNonce: boolean;
   accessTokenTtl: number;
   refreshTokenTtl: number;
   authCodeTtl: number;
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseReplicaUrl: databaseReplicaUrl(env, databaseUrl(env)),
     databaseTransactionPooling: boolean(env, 'DATABASE_TRANSACTION_POOLING'),
     redisUrl,
+    dpopNonce: boolean(env, 'DPOP_NONCE'),
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 2_592_000, 1, 10 * 365 * 86400),
     refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 365 * 86400, 1, 10 * 365 * 86400),
     // RFC 6749 §4.1.2 recommends at most 10 minutes for authorization codes.

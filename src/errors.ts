@@ -21,6 +21,9 @@ export const ERROR_STATUS = {
   authorization_pending: 400,
   slow_down: 400,
   expired_token: 400,
+  // RFC 9449 §7.1 and §8: 400 at the token endpoint; the resource API answers them with 401 (status given).
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
   invalid_client: 401,
   invalid_token: 401,
   insufficient_scope: 403,
@@ -35,6 +38,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The codes that have a second status: RFC 9449 §7.1 and §9 answer them 401 at a resource server. */
+export const SECOND_STATUS: Partial<Record<ErrorCode, number>> = { invalid_dpop_proof: 401, use_dpop_nonce: 401 };
+
 export class ApiError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
@@ -44,9 +50,11 @@ export class ApiError extends Error {
     readonly error: ErrorCode,
     readonly description: string,
     headers: Record<string, string> = {},
+    /** Only where a code has a second status (SECOND_STATUS): the DPoP errors at the resource API. */
+    status?: number,
   ) {
     super(description);
-    this.status = ERROR_STATUS[error];
+    this.status = status ?? ERROR_STATUS[error];
     this.headers = headers;
   }
 

@@ -90,6 +90,7 @@ export function describeApp(app: App, ownerEmail?: string) {
     name: app.name,
     owner: ownerEmail,
     type: app.isPublic ? 'public' : 'confidential',
+    require_dpop: app.requireDpop,
     redirect_uris: app.redirectUris,
     scopes: app.scopes,
     grant_types: app.grantTypes,
@@ -226,6 +227,7 @@ export const COMMANDS: Record<string, Command> = {
         scopes,
         isPublic: values.public === true,
         ...(typeof values['grant-types'] === 'string' && { grantTypes: grantTypeList(values['grant-types']) }),
+        requireDpop: values['require-dpop'] === true,
       });
       const lines = [`created app "${app.name}"`, `client_id:     ${app.clientId}`];
       if (clientSecret) lines.push(`client_secret: ${clientSecret}   (shown only now: store it)`);
@@ -240,8 +242,10 @@ export const COMMANDS: Record<string, Command> = {
     if (typeof values.scopes === 'string') changes.scopes = scopeList(values.scopes);
     if (values['redirect-uri']) changes.redirectUris = values['redirect-uri'] as string[];
     if (typeof values['grant-types'] === 'string') changes.grantTypes = grantTypeList(values['grant-types']);
+    if (values['require-dpop'] === true) changes.requireDpop = true;
+    if (values['no-require-dpop'] === true) changes.requireDpop = false;
     if (Object.keys(changes).length === 0) {
-      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri or --grant-types');
+      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri, --grant-types, --require-dpop or --no-require-dpop');
     }
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);

@@ -37,6 +37,8 @@ export interface AppTable {
   scopes: string;
   /** 1 for public clients (no secret, PKCE required). */
   is_public: number;
+  /** 1 when every token request must carry a DPoP proof (RFC 9449): no bearer tokens. */
+  require_dpop: Generated<number>;
   created_at: number;
   updated_at: number;
   /** Space-separated grant types the app may use at the token endpoint (RFC 7591 §2). */
@@ -98,6 +100,8 @@ export interface AccessTokenTable {
   scope: string;
   expires_at: number;
   created_at: number;
+  /** RFC 7638 thumbprint of the DPoP key the token is bound to (RFC 9449 §6); null for a bearer token. */
+  jkt: string | null;
 }
 
 export interface RefreshTokenTable {
@@ -119,6 +123,14 @@ export interface RefreshTokenTable {
    * secret (only the holder of the old token can decrypt it).
    */
   replay_response: string | null;
+  /** As for access tokens; set for public clients' DPoP-bound refresh tokens (RFC 9449 §5). */
+  jkt: string | null;
+}
+
+/** Proof identifiers seen within the DPoP proof window (RFC 9449 §11.1). */
+export interface DpopProofTable {
+  proof_key: string;
+  expires_at: number;
 }
 
 export interface SessionTable {
@@ -288,4 +300,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   app_usage: AppUsageTable;
   app_usage_errors: AppUsageErrorTable;
+  dpop_proofs: DpopProofTable;
 }

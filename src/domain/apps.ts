@@ -64,6 +64,8 @@ export interface AppSettings {
   scopes: string[];
   /** Default DEFAULT_GRANT_TYPES. */
   grantTypes?: string[];
+  /** Every token request must carry a DPoP proof (RFC 9449). */
+  requireDpop?: boolean;
 }
 
 export interface FieldProblem {
@@ -164,6 +166,7 @@ export async function registerApp(
     scopes: formatScopes(settings.scopes).split(' '),
     isPublic: settings.isPublic,
     grantTypes: orderedGrantTypes(settings.grantTypes ?? DEFAULT_GRANT_TYPES),
+    requireDpop: settings.requireDpop ?? false,
     createdAt: now,
     updatedAt: now,
   };
@@ -207,6 +210,7 @@ export async function updateAppSettings(
     ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
     ...(scopes !== undefined && { scopes: scopes.split(' ') }),
     ...(changes.grantTypes !== undefined && { grantTypes: orderedGrantTypes(changes.grantTypes) }),
+    ...(changes.requireDpop !== undefined && { requireDpop: changes.requireDpop }),
   };
   const { app: updated, grantsEnded } = await apps.update(app.id, changed, clock(), scopeChanged ? scopes : undefined);
   if (!updated) throw notFound('the app no longer exists');

@@ -30,6 +30,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An access token from /oauth2/token (RFC 6750)' },
+          dpop: {
+            type: 'http',
+            scheme: 'dpop',
+            description: 'A DPoP-bound access token (RFC 9449 §7): Authorization: DPoP <token>, with a DPoP header holding a new proof of the bound key that carries ath',
+          },
           clientBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret (RFC 6749 §2.3.1); the form fields of the body work as well' },
         },
       },

@@ -21,7 +21,7 @@ export const ERROR_SCHEMA = {
 
 const ERROR_MEANING: Record<number, string> = {
   400: 'invalid_request, or an OAuth error of RFC 6749 §5.2',
-  401: 'invalid_token (WWW-Authenticate: Bearer, RFC 6750 §3) or invalid_client',
+  401: 'invalid_token (WWW-Authenticate: Bearer, RFC 6750 §3; DPoP, RFC 9449 §7.1), invalid_dpop_proof or use_dpop_nonce at the resource API, or invalid_client',
   403: 'insufficient_scope: the token lacks the scope this needs (WWW-Authenticate names it)',
   404: 'not_found',
   409: 'conflict: the sleep session overlaps a stored one',
@@ -44,7 +44,8 @@ export function errorAnswers(...statuses: number[]): Record<number, object> {
 
 /** The OpenAPI security requirement of each kind of caller (components.securitySchemes, http/openapi.ts). */
 type SecurityRequirements = Array<Record<string, string[]>>;
-export const BEARER: SecurityRequirements = [{ bearer: [] }];
+/** A bearer token, or a DPoP-bound one with its proof (RFC 9449 §7). */
+export const BEARER: SecurityRequirements = [{ bearer: [] }, { dpop: [] }];
 /** HTTP Basic, or client_id (and client_secret) as form fields: the empty requirement. */
 export const CLIENT: SecurityRequirements = [{ clientBasic: [] }, {}];
 export const CLIENT_BASIC: SecurityRequirements = [{ clientBasic: [] }];

@@ -9,6 +9,7 @@
 import type { AppContext } from '../context.js';
 import type { AuthenticatedClient, ClientKind } from './client-auth.js';
 import type { TokenResponse } from './issue-tokens.js';
+import type { VerifiedProof } from './dpop.js';
 
 /** The form parameters of a client endpoint request, each one string (token.ts, formParameters). */
 export type FormParameters = Readonly<Record<string, string | undefined>>;
@@ -17,6 +18,18 @@ export interface TokenRequest {
   /** Authenticated, and of a kind the grant takes. */
   client: AuthenticatedClient;
   body: FormParameters;
+  /** The request's verified DPoP proof (RFC 9449 §5), or undefined when it carried none. */
+  dpop: VerifiedProof | undefined;
+}
+
+/**
+ * The thumbprints a new pair is bound to (RFC 9449 §5): the access token to the proof's key; the
+ * refresh token too when the client is public, for a confidential client's refresh token is bound
+ * to its authentication already.
+ */
+export function bindings(client: AuthenticatedClient, dpop: VerifiedProof | undefined): { accessJkt: string | null; refreshJkt: string | null } {
+  const jkt = dpop?.jkt ?? null;
+  return { accessJkt: jkt, refreshJkt: client.kind === 'public' ? jkt : null };
 }
 
 export interface Grant {

@@ -10,7 +10,7 @@ import type { FormParameters } from './grant.js';
 
 export type Introspection =
   | { active: false }
-  | { active: true; scope: string; client_id: string; sub: string; exp: number; iat: number; token_type: string };
+  | { active: true; scope: string; client_id: string; sub: string; exp: number; iat: number; token_type: string; cnf?: { jkt: string } };
 
 export async function introspectToken(
   ctx: AppContext,
@@ -23,13 +23,17 @@ export async function introspectToken(
   const now = ctx.clock();
   const hash = tokenKey(token);
   // A token of the client proves it, whether or not the token is still active.
-  const answer = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number }, tokenType: string, live: boolean): Introspection =>
+  // RFC 9449 §6.2: a bound token's key thumbprint as `cnf.jkt`.
+  const answer = (row: { app_id: string; scope: string; user_id: string; expires_at: number; created_at: number; jkt: string | null }, tokenType: string, live: boolean): Introspection =>
     client.owns(row) && live && row.expires_at > now
-      ? { active: true, scope: row.scope, client_id: client.app.clientId, sub: row.user_id, exp: row.expires_at, iat: row.created_at, token_type: tokenType }
+      ? {
+          active: true, scope: row.scope, client_id: client.app.clientId, sub: row.user_id, exp: row.expires_at, iat: row.created_at, token_type: tokenType,
+          ...(row.jkt !== null && { cnf: { jkt: row.jkt } }),
+        }
       : { active: false };
 
   const access = await tokens.findAccess(hash);
-  if (access) return answer(access, 'Bearer', true);
+  if (access) return answer(access, access.jkt === null ? 'Bearer' : 'DPoP', true);
   const refresh = await tokens.findRefresh(hash);
   if (refresh) return answer(refresh, 'refresh_token', refresh.rotated_at === null);
   return { active: false };

@@ -8,7 +8,8 @@ import type { AccessTokenRow, RefreshTokenRow } from '../store/tokens.js';
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** DPoP when the access token is bound to a key (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token: string;
   scope: string;
@@ -26,6 +27,10 @@ export interface PairSubject {
   appId: string;
   userId: string;
   scope: string;
+  /** The thumbprint the access token is bound to (RFC 9449 §6); null for a bearer token. */
+  accessJkt: string | null;
+  /** The thumbprint the refresh token is bound to: a public client's DPoP key (RFC 9449 §5). */
+  refreshJkt: string | null;
 }
 
 export function mintTokenPair(config: Config, now: number, subject: PairSubject): MintedPair {
@@ -41,18 +46,19 @@ export function mintTokenPair(config: Config, now: number, subject: PairSubject)
   return {
     response: {
       access_token: accessToken,
-      token_type: 'Bearer',
+      token_type: subject.accessJkt === null ? 'Bearer' : 'DPoP',
       expires_in: config.accessTokenTtl,
       refresh_token: refreshToken,
       scope: subject.scope,
     },
-    access: { ...common, token_key: tokenKey(accessToken), expires_at: now + config.accessTokenTtl },
+    access: { ...common, token_key: tokenKey(accessToken), expires_at: now + config.accessTokenTtl, jkt: subject.accessJkt },
     refresh: {
       ...common,
       token_key: tokenKey(refreshToken),
       expires_at: now + config.refreshTokenTtl,
       rotated_at: null,
       replay_response: null,
+      jkt: subject.refreshJkt,
     },
   };
 }

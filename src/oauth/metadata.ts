@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { SUPPORTED_CHALLENGE_METHODS } from './pkce.js';
 import { ALL_SCOPES } from '../domain/scopes.js';
 import { SUPPORTED_GRANT_TYPES } from './token.js';
+import { DPOP_ALGORITHMS } from './dpop.js';
 
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
 
@@ -25,6 +26,8 @@ export function authorizationServerMetadata(config: Config) {
     code_challenge_methods_supported: [...SUPPORTED_CHALLENGE_METHODS],
     // RFC 9207: authorization responses carry `iss`.
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 §5.1: exactly the algorithms a DPoP proof is verified with.
+    dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
     // RFC 8414 §2: the API reference Stride serves itself.
     service_documentation: `${config.publicUrl}/docs`,
   };

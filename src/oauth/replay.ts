@@ -12,6 +12,8 @@ export interface ReplayPayload {
   scope: string;
   /** When the access token expires (Unix seconds), so a replay reports the remaining lifetime. */
   access_expires_at: number;
+  /** DPoP when the access token is bound to a key; absent in answers sealed before DPoP. */
+  token_type?: 'Bearer' | 'DPoP';
 }
 
 const INFO = Buffer.from('stride refresh-token replay response v1');

@@ -15,7 +15,8 @@ import { authorizationServerMetadata } from './metadata.js';
 import { revokeToken } from './revocation.js';
 import { DEVICE_AUTHORIZATION, INTROSPECT, METADATA, REVOKE, TOKEN } from './schemas.js';
 import { startDeviceAuthorization } from './device-authorization.js';
-import { exchange, formParameters, type ClientAuthentication } from './token.js';
+import { exchange, formParameters, type ClientAuthentication, type ProofVerification } from './token.js';
+import { currentNonce, proofHeader, verifyProof } from './dpop.js';
 
 /** RFC 8414 §3. */
 export async function metadataRoutes(app: FastifyInstance): Promise<void> {
@@ -43,10 +44,23 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
       return client;
     };
 
+  // RFC 9449 §8: with DPOP_NONCE=true every proof carries a nonce the server handed out.
+  const nonceKey = ctx.config.dpopNonce ? ctx.stores.serverSecret('dpop_nonce', ctx.clock) : undefined;
+  const tokenUrl = `${ctx.config.publicUrl}/oauth2/token`;
+  /** The token request's DPoP proof (RFC 9449 §5), verified after the client is authenticated. */
+  const proofOf =
+    (request: FastifyRequest): ProofVerification =>
+    async () => {
+      const proof = proofHeader(request.headers, { status: 400 });
+      if (proof === undefined) return undefined;
+      return verifyProof(ctx, proof, { method: 'POST', url: tokenUrl, status: 400, nonceKey: nonceKey && (await nonceKey()) });
+    };
+
   app.post('/oauth2/token', { schema: TOKEN, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
     const body = formParameters(request);
     refuseSchemaViolation(request);
-    const response = await exchange(ctx, body, clientOf(request, body));
+    const response = await exchange(ctx, body, clientOf(request, body), proofOf(request));
+    if (nonceKey) reply.header('dpop-nonce', currentNonce(await nonceKey(), ctx.clock()));
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 

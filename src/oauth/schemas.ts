@@ -16,6 +16,10 @@ const CLIENT_FIELDS = {
 export const TOKEN = {
   tags,
   summary: 'Exchange an authorization code or a device code, or rotate a refresh token',
+  description:
+    'With a `DPoP` header (a proof, RFC 9449 §4) the access token, and a public client\'s refresh token, are bound to the proof\'s key and `token_type` is `DPoP`. ' +
+    'A refresh token so bound is refused without a proof of that key; an app that requires DPoP gets no token without a proof (`invalid_dpop_proof`). ' +
+    'With DPOP_NONCE=true a proof without the current nonce is answered `use_dpop_nonce` with a `DPoP-Nonce` header.',
   security: CLIENT,
   consumes: [FORM],
   // Types only: which parameters a grant needs, and the OAuth error for each one missing or wrong
@@ -43,7 +47,7 @@ export const TOKEN = {
       additionalProperties: false,
       properties: {
         access_token: { type: 'string' },
-        token_type: { type: 'string', enum: ['Bearer'] },
+        token_type: { type: 'string', enum: ['Bearer', 'DPoP'] },
         expires_in: { type: 'integer' },
         refresh_token: { type: 'string', description: 'a new one every time; the old one stops working' },
         scope: { type: 'string' },
@@ -120,7 +124,13 @@ export const INTROSPECT = {
         sub: { type: 'string' },
         exp: { type: 'integer' },
         iat: { type: 'integer' },
-        token_type: { type: 'string', enum: ['Bearer', 'refresh_token'] },
+        token_type: { type: 'string', enum: ['Bearer', 'DPoP', 'refresh_token'] },
+        cnf: {
+          type: 'object',
+          description: 'a DPoP-bound token: the RFC 7638 thumbprint of its key (RFC 9449 §6.2)',
+          additionalProperties: false,
+          properties: { jkt: { type: 'string' } },
+        },
       },
     },
     ...errorAnswers(400, 401, 413, 415),
@@ -153,6 +163,7 @@ export const METADATA = {
         introspection_endpoint_auth_methods_supported: METHODS,
         code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
         authorization_response_iss_parameter_supported: { type: 'boolean' },
+        dpop_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
         service_documentation: { type: 'string' },
       },
     },

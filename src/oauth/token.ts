@@ -11,6 +11,7 @@ import { authorizationCode } from './grants/authorization-code.js';
 import { deviceCode } from './grants/device-code.js';
 import { refreshToken } from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
+import type { VerifiedProof } from './dpop.js';
 
 const GRANTS = new Map<string, Grant>([authorizationCode, refreshToken, deviceCode].map((grant) => [grant.grantType, grant]));
 
@@ -18,6 +19,9 @@ export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 
 /** Authenticates the request's client (client-auth.ts); called at most once per request. */
 export type ClientAuthentication = () => Promise<AuthenticatedClient>;
+
+/** Verifies the request's DPoP proof (dpop.ts); undefined when it carried none. Called once, after the client is authenticated. */
+export type ProofVerification = () => Promise<VerifiedProof | undefined>;
 
 /**
  * The form body as single strings. RFC 6749 §3.2: parameters must not be repeated; a body that is
@@ -42,9 +46,9 @@ export function formParameters(request: { headers: Record<string, unknown>; body
 /**
  * A token request: `grant_type` is required; then the client is authenticated (an unknown client
  * hears `invalid_client` first, whatever the grant); then the grant must exist and take the
- * client's kind; then its handler runs.
+ * client's kind; then the DPoP proof, if any, is verified (RFC 9449 §5); then its handler runs.
  */
-export async function exchange(ctx: AppContext, body: FormParameters, authenticate: ClientAuthentication): Promise<TokenResponse> {
+export async function exchange(ctx: AppContext, body: FormParameters, authenticate: ClientAuthentication, verifyProof: ProofVerification): Promise<TokenResponse> {
   const grantType = body.grant_type;
   if (!grantType) throw invalidRequest('grant_type is required');
   const client = await authenticate();
@@ -57,5 +61,8 @@ export async function exchange(ctx: AppContext, body: FormParameters, authentica
   if (!client.app.grantTypes.includes(grantType)) {
     throw new ApiError('unauthorized_client', `this app may not use grant_type ${grantType}; its developer can allow it in the app's settings`);
   }
-  return grant.handle(ctx, { client, body });
+  const dpop = await verifyProof();
+  // An app that requires DPoP is never issued a bearer token (RFC 9449 §5).
+  if (dpop === undefined && client.app.requireDpop) throw new ApiError('invalid_dpop_proof', 'this app must send a DPoP proof with every token request');
+  return grant.handle(ctx, { client, body, dpop });
 }

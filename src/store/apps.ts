@@ -24,6 +24,8 @@ export interface App {
   isPublic: boolean;
   /** The grant types it may use at the token endpoint (docs/oauth.md, "Grant types per app"). */
   grantTypes: string[];
+  /** Every token request must carry a DPoP proof (RFC 9449): the app gets no bearer tokens. */
+  requireDpop: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -41,13 +43,14 @@ export function appFromRow(row: AppRow): App {
     scopes: row.scopes === '' ? [] : row.scopes.split(' '),
     isPublic: row.is_public === 1,
     grantTypes: row.grant_types.split(' ').filter((name) => name !== ''),
+    requireDpop: row.require_dpop === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 export const APP_COLUMNS =
-  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at, grant_types';
+  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, require_dpop, created_at, updated_at, grant_types';
 
 export interface AppChanges {
   name?: string;
@@ -57,6 +60,7 @@ export interface AppChanges {
   scopes?: string[];
   clientSecretHash?: string;
   grantTypes?: string[];
+  requireDpop?: boolean;
 }
 
 /** An app as the developer dashboard lists it. */
@@ -146,6 +150,7 @@ async function insertApp(db: Q, app: App): Promise<void> {
       scopes: app.scopes.join(' '),
       is_public: app.isPublic ? 1 : 0,
       grant_types: app.grantTypes.join(' '),
+      require_dpop: app.requireDpop ? 1 : 0,
       created_at: app.createdAt,
       updated_at: app.updatedAt,
     })
@@ -210,6 +215,7 @@ async function updateApp(db: Q, id: string, changes: AppChanges, now: number): P
       ...(changes.scopes !== undefined && { scopes: changes.scopes.join(' ') }),
       ...(changes.clientSecretHash !== undefined && { client_secret_hash: changes.clientSecretHash }),
       ...(changes.grantTypes !== undefined && { grant_types: changes.grantTypes.join(' ') }),
+      ...(changes.requireDpop !== undefined && { require_dpop: changes.requireDpop ? 1 : 0 }),
       updated_at: now,
     })
     .where('id', '=', id)

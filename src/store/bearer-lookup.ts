@@ -21,6 +21,8 @@ export interface BearerGrant {
   /** Shared between requests with the same scope string: never modify. */
   scopes: readonly string[];
   expiresAt: number;
+  /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6); null for a bearer token. */
+  jkt: string | null;
   grantLastUsedAt: number | null;
   /**
    * Where the user's latest step upload left the database (store/replica.ts): a series read goes to
@@ -39,7 +41,7 @@ export interface BearerLookup {
 }
 
 /** The columns of FindRow; the grant's and the user's under names of their own. */
-export const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, g.last_used_at as grant_last_used_at,
+export const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, t.jkt, g.last_used_at as grant_last_used_at,
   u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at, u.steps_written_lsn`;
 
 export const FIND_JOINS = `from access_tokens t
@@ -58,6 +60,7 @@ export interface FindRow {
   grant_id: string;
   scope: string;
   expires_at: number;
+  jkt: string | null;
   grant_last_used_at: number | null;
   display_name: string;
   timezone: string;
@@ -88,6 +91,7 @@ export function grantOf(row: FindRow): BearerGrant {
     grantId: row.grant_id,
     scopes: scopesOf(row.scope),
     expiresAt: row.expires_at,
+    jkt: row.jkt,
     grantLastUsedAt: row.grant_last_used_at,
     stepsWrittenAt: row.steps_written_lsn,
     profile: {

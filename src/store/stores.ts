@@ -28,6 +28,7 @@ import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
 import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
 import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
+import { createDpopProofStore, type DpopProofStore } from './dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
@@ -47,6 +48,8 @@ export interface Stores {
   rotation: RefreshRotation;
   /** The bearer check of every resource API request. */
   bearer: BearerLookup;
+  /** DPoP proofs seen within their window, across processes (RFC 9449 §11.1). */
+  dpopProofs: DpopProofStore;
   /** The minute metrics whose buckets hold sums (store/minute-series.ts). */
   steps: MinuteSeriesStore;
   distance: MinuteSeriesStore;
@@ -98,6 +101,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     tokens: createTokenStore(db),
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
+    dpopProofs: createDpopProofStore(db.kysely),
     steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
     distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
     calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),

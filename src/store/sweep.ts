@@ -25,6 +25,7 @@ const TABLES = {
   device_codes: { key: 'device_code_hash', done: (before: number) => sql`expires_at <= ${before}` },
   access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
+  dpop_proofs: { key: 'proof_key', done: (before: number) => sql`expires_at <= ${before}` },
   sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before - ENDED_SESSION_KEPT_SECONDS}` },
   events: { key: 'seq', done: (before: number) => sql`created_at < ${before}` },
   webhook_deliveries: { key: 'id', done: (before: number) => sql`state <> 'pending' and created_at < ${before}` },

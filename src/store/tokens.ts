@@ -12,13 +12,13 @@ type Q = Kysely<Database>;
 export type AccessTokenRow = Selectable<AccessTokenTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 
-type TokenColumns = [tokenKey: string, familyId: string, grantId: string, appId: string, userId: string, scope: string, expiresAt: number, createdAt: number];
+type TokenColumns = [tokenKey: string, familyId: string, grantId: string, appId: string, userId: string, scope: string, expiresAt: number, createdAt: number, jkt: string | null];
 
 export const tokenColumns = (t: AccessTokenRow | RefreshTokenRow): TokenColumns =>
-  [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at];
+  [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at, t.jkt];
 
-const tokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at]: TokenColumns) =>
-  ({ token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at });
+const tokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt]: TokenColumns) =>
+  ({ token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt });
 
 /** The insert of a new token pair's two rows, for a code exchange and (on SQLite) a rotation. */
 export const insertAccessToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('access_tokens').values(tokenValues(...columns)));

@@ -92,7 +92,7 @@ forEachDialect('resource API scopes and bearer tokens', (dialect) => {
       const missing = await send(route, {});
       assert.equal(missing.statusCode, 401);
       assert.equal(missing.json().error, 'invalid_token');
-      assert.equal(missing.headers['www-authenticate'], 'Bearer realm="stride"');
+      assert.equal(missing.headers['www-authenticate'], 'Bearer realm="stride", DPoP algs="ES256 ES384 EdDSA Ed25519 PS256 RS256"');
 
       const unknown = await send(route, bearer('sat_not-a-real-token'));
       assert.equal(unknown.statusCode, 401);

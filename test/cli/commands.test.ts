@@ -121,6 +121,22 @@ forEachDialect('stride CLI', (dialect) => {
     assert.equal((await cli('apps', 'delete', clientId)).code, 0);
   });
 
+  it('creates an app that requires DPoP, and changes the setting with apps update', async () => {
+    const run = await cli('apps', 'create', '--owner', 'dev@example.com', '--name', 'Bound Phone',
+      '--redirect-uri', 'com.example.bound:/oauth', '--scopes', 'read_activity', '--public', '--require-dpop', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const app = JSON.parse(run.stdout);
+    assert.equal(app.require_dpop, true);
+    assert.equal((await findAppByClientId(database.db.kysely, app.client_id))!.requireDpop, true);
+    const off = await cli('apps', 'update', app.client_id, '--no-require-dpop', '--json');
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(JSON.parse(off.stdout).require_dpop, false);
+    assert.equal((await findAppByClientId(database.db.kysely, app.client_id))!.requireDpop, false);
+    const on = await cli('apps', 'update', app.client_id, '--require-dpop', '--json');
+    assert.equal(JSON.parse(on.stdout).require_dpop, true);
+    await cli('apps', 'delete', app.client_id);
+  });
+
   it('refuses bad redirect URIs, unknown scopes and unknown owners', async () => {
     const base = ['apps', 'create', '--owner', 'dev@example.com', '--name', 'Bad', '--scopes', 'read_profile'];
     await expectFailure([...base, '--redirect-uri', 'http://evil.example.com/cb'], /must use https/);

@@ -5,7 +5,7 @@
  * and nothing internal — stack frames, file paths, SQL, framework or Node error codes — in a body
  * or header unless the client sent that text itself.
  */
-import { ERROR_STATUS } from '../../src/errors.js';
+import { ERROR_STATUS, SECOND_STATUS } from '../../src/errors.js';
 import type { Materialized, RequestSpec } from './requests.js';
 
 /** Every status Stride may answer; 500 is not among them (a database outage is 503). */
@@ -161,7 +161,8 @@ function errorBodyProblems(body: string, status: number): string[] {
   if (Object.keys(rest).length > 0) problems.push(`a JSON error body with extra fields ${Object.keys(rest).join(', ')}`);
   const expected = status === 503 ? 'temporarily_unavailable' : undefined;
   if (typeof code === 'string') {
-    if (expected !== undefined ? code !== expected : (ERROR_STATUS as Record<string, number>)[code] !== status) {
+    const allowed = [(ERROR_STATUS as Record<string, number>)[code], (SECOND_STATUS as Record<string, number | undefined>)[code]];
+    if (expected !== undefined ? code !== expected : !allowed.includes(status)) {
       problems.push(`error "${code}" with status ${status}`);
     }
   }

@@ -151,8 +151,9 @@ function authorizationFor(route: Route): fc.Arbitrary<Authorization | null> {
     formEncoded: fc.boolean(),
   });
   const garbage = fc.oneof(
-    fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'BEARER  ', 'Bearer', 'Basic ', 'basic ', 'Digest ', 'Negotiate ', ''), hostileText()).map(([scheme, rest]) => ({ raw: scheme + rest })),
+    fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'BEARER  ', 'Bearer', 'DPoP ', 'dpop ', 'Basic ', 'basic ', 'Digest ', 'Negotiate ', ''), hostileText()).map(([scheme, rest]) => ({ raw: scheme + rest })),
     realValue(['refreshToken', 'code', 'clientSecret', 'session']).map((value) => ({ raw: `Bearer ${value}` })),
+    realValue(['accessToken', 'narrowToken', 'refreshToken']).map((value) => ({ raw: `DPoP ${value}` })),
     hostileText().map((value) => ({ raw: `Basic ${Buffer.from(value).toString('base64')}` })),
   );
   const wanted = route.credentials === 'bearer' ? bearer : route.credentials === 'client' ? basic : null;
@@ -191,7 +192,28 @@ const OTHER_HEADERS = [
   'content-encoding', 'content-length',
 ];
 
-const otherHeaders: fc.Arbitrary<Fields> = fc.array(fc.tuple(fc.constantFrom(...OTHER_HEADERS), hostileText()), { maxLength: 3 });
+const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+/** DPoP proofs (RFC 9449) that look like one: a JWT whose header and claims are half right. */
+const dpopProof: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.record({
+      typ: fc.constantFrom('dpop+jwt', 'JWT', 'DPOP+JWT', ''),
+      alg: fc.constantFrom('ES256', 'none', 'HS256', 'RS256', 'EdDSA'),
+      jwk: fc.oneof(fc.constant({ kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA' }), fc.constant({ kty: 'oct', k: 'AAAA' }), hostileText()),
+    }),
+    fc.record({ jti: hostileText(), htm: fc.constantFrom('GET', 'POST', 'get'), htu: hostileText(), iat: fc.oneof(fc.integer(), hostileText()), ath: hostileText() }),
+    hostileText(),
+  )
+  .map(([header, claims, signature]) => `${b64(header)}.${b64(claims)}.${b64(signature)}`);
+
+const otherHeaders: fc.Arbitrary<Fields> = fc.array(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...OTHER_HEADERS), hostileText()) },
+    { weight: 1, arbitrary: fc.tuple(fc.constant('dpop'), fc.oneof(dpopProof, hostileText())) },
+  ),
+  { maxLength: 3 },
+);
 
 /** The route's path with its parameters, sometimes altered. */
 function pathFor(route: Route): fc.Arbitrary<{ path: string; unmangled: string; mangled: boolean }> {

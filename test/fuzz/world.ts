@@ -82,10 +82,10 @@ export class FuzzWorld {
     });
     const scope = formatScopes([...ALL_SCOPES]);
     const grantId = await insertGrant(db, { userId: this.user.id, appId: confidential.app.id, scope }, now);
-    const pair = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId, appId: confidential.app.id, userId: this.user.id, scope });
+    const pair = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId, appId: confidential.app.id, userId: this.user.id, scope, accessJkt: null, refreshJkt: null });
     await insertTokenPair(db, pair.access, pair.refresh);
     const narrowGrantId = await insertGrant(db, { userId: this.user.id, appId: publicApp.app.id, scope: 'read_profile' }, now);
-    const narrow = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId: narrowGrantId, appId: publicApp.app.id, userId: this.user.id, scope: 'read_profile' });
+    const narrow = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId: narrowGrantId, appId: publicApp.app.id, userId: this.user.id, scope: 'read_profile', accessJkt: null, refreshJkt: null });
     await insertTokenPair(db, narrow.access, narrow.refresh);
 
     const codeVerifier = randomBytes(32).toString('base64url');

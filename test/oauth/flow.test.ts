@@ -110,7 +110,7 @@ forEachDialect('authorization code flow end to end', (dialect) => {
     const none = await t.app.inject({ method: 'GET', url: PROTECTED_PATH });
     assert.equal(none.statusCode, 401);
     assert.equal(none.json().error, 'invalid_token');
-    assert.equal(none.headers['www-authenticate'], 'Bearer realm="stride"');
+    assert.equal(none.headers['www-authenticate'], 'Bearer realm="stride", DPoP algs="ES256 ES384 EdDSA Ed25519 PS256 RS256"');
     const unknown = await t.app.inject({ method: 'GET', url: PROTECTED_PATH, headers: { authorization: 'Bearer sat_nope' } });
     assert.equal(unknown.statusCode, 401);
     assert.match(String(unknown.headers['www-authenticate']), /error="invalid_token"/);

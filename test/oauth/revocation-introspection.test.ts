@@ -123,6 +123,8 @@ forEachDialect('revocation, introspection and metadata', (dialect) => {
     assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
     assert.deepEqual(m.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
     assert.equal(m.authorization_response_iss_parameter_supported, true);
+    // RFC 9449 §5.1: exactly the algorithms dpop.ts verifies proofs with (oauth/dpop.test.ts sends proofs).
+    assert.deepEqual(m.dpop_signing_alg_values_supported, ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256']);
     assert.equal(m.service_documentation, 'https://stride.example/docs');
   });
 });

@@ -58,11 +58,14 @@ forEachDialect('sweeping expired rows', (dialect) => {
     ]).execute();
     const event = (id: string, createdAt: number) => ({ id, app_id: live.appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: createdAt });
     await db.insertInto('events').values([event('evt_old', now - 100), event('evt_new', now)]).execute();
+    // DPoP proof identifiers go once their iat window is over (oauth/dpop.ts).
+    await db.insertInto('dpop_proofs').values([{ proof_key: 'old-proof', expires_at: now + 10 }, { proof_key: 'live-proof', expires_at: now + 61 }]).execute();
 
     const first = await sweepExpired(db, dialect, now, now - 50);
-    assert.deepEqual(first.deleted, { authorization_codes: 0, device_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, events: 1, webhook_deliveries: 0 });
+    assert.deepEqual(first.deleted, { authorization_codes: 0, device_codes: 0, access_tokens: 0, refresh_tokens: 0, dpop_proofs: 0, sessions: 0, events: 1, webhook_deliveries: 0 });
     const second = await sweepExpired(db, dialect, now + 11, now - 50);
-    assert.deepEqual(second.deleted, { authorization_codes: 1, device_codes: 1, access_tokens: 1, refresh_tokens: 1, sessions: 1, events: 0, webhook_deliveries: 0 });
+    assert.deepEqual(second.deleted, { authorization_codes: 1, device_codes: 1, access_tokens: 1, refresh_tokens: 1, dpop_proofs: 1, sessions: 1, events: 0, webhook_deliveries: 0 });
+    assert.deepEqual((await db.selectFrom('dpop_proofs').select('proof_key').execute()).map((r) => r.proof_key), ['live-proof']);
     assert.deepEqual((await db.selectFrom('authorization_codes').select('code_hash').execute()).map((r) => r.code_hash), ['live-code']);
     assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').orderBy('token_key').execute()).map((r) => r.token_key), ['live-refresh', 'rotated-refresh'], 'a rotated token stays until its own expiry');
     assert.deepEqual((await db.selectFrom('sessions').select('id_hash').orderBy('id_hash').execute()).map((r) => r.id_hash), ['ended-session', 'live-session'], 'a session ended less than a day ago stays');

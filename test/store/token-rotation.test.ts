@@ -47,14 +47,14 @@ async function subject(t: TestApp, user?: TestUser): Promise<Subject> {
 function refreshRow(s: Subject, hash: string, now: number, familyId = `family-${hash}`): RefreshTokenRow {
   return {
     token_key: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
-    expires_at: now + 86400, created_at: now, rotated_at: null, replay_response: null,
+    expires_at: now + 86400, created_at: now, rotated_at: null, replay_response: null, jkt: null,
   };
 }
 
 function accessRow(s: Subject, hash: string, now: number, familyId: string): AccessTokenRow {
   return {
     token_key: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
-    expires_at: now + 3600, created_at: now,
+    expires_at: now + 3600, created_at: now, jkt: null,
   };
 }
 

@@ -58,7 +58,7 @@ export async function seedClient(db: Db, chains = 3): Promise<Seeded> {
   const refreshTokens: string[] = [];
   for (let i = 0; i < chains; i++) {
     const pair = newTokenPair();
-    const family = { family_id: randomUUID(), grant_id: grantId, app_id: app.id, user_id: userId, scope: SCOPES, created_at: now };
+    const family = { family_id: randomUUID(), grant_id: grantId, app_id: app.id, user_id: userId, scope: SCOPES, created_at: now, jkt: null };
     await insertTokenPair(
       kysely,
       { token_key: tokenKey(pair.accessToken), ...family, expires_at: now + 3600 },

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
 import type { AuthorizationCode } from '../../store/codes.js';
-import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
+import { ANY_CLIENT, bindings, type Grant, type TokenRequest } from '../grant.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isValidCodeVerifier, verifierMatches } from '../pkce.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
@@ -33,7 +33,7 @@ async function refuseReuse(ctx: AppContext, grantId: string, codeHash: string): 
   throw invalidGrant('the authorization code was already used; the tokens issued from it are revoked');
 }
 
-async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
+async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Promise<TokenResponse> {
   const { code: rawCode, redirect_uri: redirectUri, code_verifier: verifier } = body;
   if (!rawCode) throw invalidRequest('code is required');
   if (redirectUri === undefined) throw invalidRequest('redirect_uri is required');
@@ -56,6 +56,7 @@ async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<
     appId: code.app_id,
     userId: code.user_id,
     scope: code.scope,
+    ...bindings(client, dpop),
   });
   if (!(await ctx.stores.codes.redeem(codeHash, now, minted.access, minted.refresh))) {
     // Another exchange consumed it first, or it expired meanwhile.

@@ -7,10 +7,10 @@ import type { AppContext } from '../../context.js';
 import { DEVICE_CODE_GRANT_TYPE } from '../../domain/apps.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
-import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
+import { ANY_CLIENT, bindings, type Grant, type TokenRequest } from '../grant.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 
-async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
+async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Promise<TokenResponse> {
   const rawCode = body.device_code;
   if (!rawCode) throw invalidRequest('device_code is required');
   const hash = hashCredential(rawCode);
@@ -41,6 +41,7 @@ async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<
     appId: request.app_id,
     userId: request.user_id!,
     scope: request.scope,
+    ...bindings(client, dpop),
   });
   if (!(await ctx.stores.deviceCodes.redeem(hash, now, minted.access, minted.refresh))) {
     // Another poll used it first, or the grant was revoked meanwhile.

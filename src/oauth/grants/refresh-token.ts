@@ -9,7 +9,7 @@ import { ApiError, invalidRequest } from '../../errors.js';
 import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import type { RefreshRotation } from '../../store/refresh-rotation.js';
-import { ANY_CLIENT, type Grant, type TokenRequest } from '../grant.js';
+import { ANY_CLIENT, bindings, type Grant, type TokenRequest } from '../grant.js';
 import { mintTokenPair, type TokenResponse } from '../issue-tokens.js';
 import { isRegisteredRedirectUri } from '../redirect-uri.js';
 import { openReplay, replayKey, sealReplay } from '../replay.js';
@@ -28,7 +28,7 @@ function narrowedScope(granted: string, requested: string | undefined): string {
 }
 
 /** Rotates the refresh token the authenticated client sent. */
-async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<TokenResponse> {
+async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Promise<TokenResponse> {
   const rawToken = body.refresh_token;
   if (!rawToken) throw invalidRequest('refresh_token is required');
   const { rotation } = ctx.stores;
@@ -41,6 +41,11 @@ async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<
   }
   const now = ctx.clock();
   if (!owned || token.expires_at <= now) throw invalidGrant('the refresh token is unknown, expired or revoked');
+  // RFC 9449 §5: a bound refresh token is used only with a proof of its key.
+  if (token.jkt !== null) {
+    if (dpop === undefined) throw new ApiError('invalid_dpop_proof', 'this refresh token is bound to a DPoP key: send a DPoP proof of that key');
+    if (dpop.jkt !== token.jkt) throw invalidGrant('the DPoP proof is not of the key the refresh token is bound to');
+  }
   const scope = narrowedScope(token.scope, body.scope);
   // The replay key derives from the raw old token alone (never from anything stored), once.
   const key = replayKey(rawToken);
@@ -52,6 +57,7 @@ async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<
       appId: token.app_id,
       userId: token.user_id,
       scope,
+      ...bindings(client, dpop),
     });
     // The successor refresh token keeps the full granted scope (RFC 6749 §6).
     minted.refresh.scope = token.scope;
@@ -60,6 +66,7 @@ async function handle(ctx: AppContext, { client, body }: TokenRequest): Promise<
       refresh_token: minted.response.refresh_token,
       scope,
       access_expires_at: minted.access.expires_at,
+      token_type: minted.response.token_type,
     });
     // The conditional UPDATE and the new pair commit together, or nothing does.
     if (await rotation.rotate({ oldHash: tokenHash, now, replayResponse, access: minted.access, refresh: minted.refresh })) {
@@ -81,7 +88,7 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
       ctx.metrics.tokens.inc({ event: 'replayed' });
       return {
         access_token: payload.access_token,
-        token_type: 'Bearer',
+        token_type: payload.token_type ?? 'Bearer',
         expires_in: Math.max(0, payload.access_expires_at - now),
         refresh_token: payload.refresh_token,
         scope: payload.scope,

@@ -21,6 +21,8 @@ export interface AppForm {
   grantTypes: string[];
   /** Whether any grant type was ticked: none ticked keeps what the app has (an app needs one). */
   grantTypesShown: boolean;
+  /** "Require DPoP": token requests without a proof are refused (RFC 9449). */
+  requireDpop: boolean;
 }
 
 export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
@@ -51,6 +53,7 @@ export function readAppForm(form: Form): AppForm {
     isPublic: text(form.client_type) === 'public',
     grantTypes: values(form.grant_types),
     grantTypesShown: values(form.grant_types).length > 0,
+    requireDpop: text(form.require_dpop) === 'yes',
   };
 }
 
@@ -67,6 +70,7 @@ export function settingsOf(form: AppForm): AppSettings {
     scopes: form.scopes,
     // None ticked (or a form from before the setting): the grant types stay as they are.
     ...(form.grantTypesShown && { grantTypes: form.grantTypes }),
+    requireDpop: form.requireDpop,
   };
 }
 
@@ -80,6 +84,7 @@ export function formOf(app: App): AppForm {
     isPublic: app.isPublic,
     grantTypes: app.grantTypes,
     grantTypesShown: true,
+    requireDpop: app.requireDpop,
   };
 }
 

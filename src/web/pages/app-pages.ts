@@ -114,6 +114,7 @@ async function saveSettings(request: FastifyRequest, reply: FastifyReply) {
         ['website_url', form.websiteUrl],
         ['redirect_uris', settings.redirectUris.join('\n')],
         ['scopes', formatScopes(settings.scopes)],
+        ['require_dpop', form.requireDpop ? 'yes' : 'no'],
         ['confirm_scope_change', 'yes'],
       ],
     });

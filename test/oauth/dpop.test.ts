@@ -1,0 +1,331 @@
+/**
+ * DPoP (RFC 9449) driven by two certified client libraries, oauth4webapi (`DPoP()`) and
+ * openid-client (`getDPoPHandle`), against Stride on 127.0.0.1: the code exchange, resource calls,
+ * refresh, introspection and revocation with DPoP-bound tokens, and the nonce dance. Then the
+ * failures other servers have had, with proofs made by hand: a bound refresh token without a proof,
+ * a proof without or with a wrong `ath`, bearer tokens for an app that requires DPoP, a proof
+ * replayed, from the future, for another URL or method, and a bound token sent as Bearer.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { exportJWK, generateKeyPair, SignJWT, calculateJwkThumbprint, type CryptoKey } from 'jose';
+import * as oauth from 'oauth4webapi';
+import * as client from 'openid-client';
+import { registerApp } from '../../src/domain/apps.js';
+import type { TestApp } from '../support/app.js';
+import { forEachDialect } from '../support/databases.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
+
+cheapPasswordHashing();
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const insecure = { [oauth.allowInsecureRequests]: true };
+const redirectUri = 'http://127.0.0.1:9/callback';
+
+interface KeyPair {
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+}
+
+/** A DPoP proof made by hand; `claims` overrides or (undefined) removes the usual ones. */
+async function handProof(keys: KeyPair, claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+  const jwk = await exportJWK(keys.publicKey);
+  const payload: Record<string, unknown> = { jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims };
+  for (const [name, value] of Object.entries(payload)) if (value === undefined) delete payload[name];
+  return new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk, ...header }).sign(keys.privateKey);
+}
+
+const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** A server on a free loopback port, its metadata, and a signed-in person to authorize apps. */
+async function startServer(dialect: Parameters<typeof createOAuthTestApp>[0], env: Record<string, string> = {}) {
+  const port = await freePort();
+  const issuer = new URL(`http://127.0.0.1:${port}`);
+  const t = await createOAuthTestApp(dialect, { PUBLIC_URL: issuer.origin, ...env });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const f = await createFixture(t);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  return { t, f, issuer, as };
+}
+
+/** Signs in and allows; returns the callback URL with the code, and the PKCE verifier and state. */
+async function browserAuthorize(issuer: URL, as: oauth.AuthorizationServer, f: Fixture, clientId: string, scope: string) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.searchParams.set('client_id', clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('scope', scope);
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  const browser = new Browser(null, issuer.origin);
+  const login = (await browser.get(url.pathname + url.search)).location();
+  const signedIn = await signIn(browser, f.user.email, f.password, login.searchParams.get('return_to')!);
+  const back = await authorizeAndAllow(browser, signedIn.location().pathname + signedIn.location().search);
+  return { back, verifier, state };
+}
+
+forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  let issuer: URL;
+  let as: oauth.AuthorizationServer;
+
+  before(async () => {
+    ({ t, f, issuer, as } = await startServer(dialect));
+  });
+  after(() => t.close());
+
+  const resourceUrl = () => new URL(PROTECTED_PATH, issuer);
+
+  /** A public app's DPoP-bound pair from oauth4webapi, with its key and handle. */
+  async function publicPair(scope = 'read_profile') {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: `DPoP Public ${randomUUID().slice(0, 8)}`, redirectUris: [redirectUri], scopes: ['read_profile', 'read_activity'], isPublic: true,
+    });
+    const c: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
+    const keys = await oauth.generateKeyPair('ES256');
+    const DPoP = oauth.DPoP(c, keys);
+    const { back, verifier, state } = await browserAuthorize(issuer, as, f, c.client_id, scope);
+    const params = oauth.validateAuthResponse(as, c, back, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as, c, await oauth.authorizationCodeGrantRequest(as, c, oauth.None(), params, redirectUri, verifier, { ...insecure, DPoP }),
+    );
+    return { c, keys, DPoP, tokens, registered };
+  }
+
+  it('advertises exactly the proof algorithms it accepts', () => {
+    assert.deepEqual(as.dpop_signing_alg_values_supported, ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256']);
+  });
+
+  it('oauth4webapi: code exchange, resource calls, refresh, introspection and revocation with DPoP (public client)', async () => {
+    const { c, keys, DPoP, tokens } = await publicPair();
+    assert.equal(tokens.token_type, 'dpop');
+    const jkt = await calculateJwkThumbprint(await exportJWK(keys.publicKey));
+
+    const resource = await oauth.protectedResourceRequest(tokens.access_token, 'GET', resourceUrl(), undefined, undefined, { ...insecure, DPoP });
+    assert.equal(resource.status, 200);
+    assert.equal((await resource.json()).user_id, f.user.id);
+    // With a query too: htu is compared without it (RFC 9449 §4.3).
+    const withQuery = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(`${PROTECTED_PATH}?x=1`, issuer), undefined, undefined, { ...insecure, DPoP });
+    assert.equal(withQuery.status, 200);
+
+    const introspection = await oauth.processIntrospectionResponse(
+      as, c, await oauth.introspectionRequest(as, c, oauth.None(), tokens.access_token, insecure),
+    );
+    assert.equal(introspection.active, true);
+    assert.equal(introspection.token_type, 'DPoP');
+    assert.deepEqual(introspection.cnf, { jkt });
+
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as, c, await oauth.refreshTokenGrantRequest(as, c, oauth.None(), tokens.refresh_token!, { ...insecure, DPoP }),
+    );
+    assert.equal(refreshed.token_type, 'dpop');
+    const again = await oauth.protectedResourceRequest(refreshed.access_token, 'GET', resourceUrl(), undefined, undefined, { ...insecure, DPoP });
+    assert.equal(again.status, 200);
+
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, c, oauth.None(), refreshed.refresh_token!, insecure));
+    await assert.rejects(
+      () => oauth.protectedResourceRequest(refreshed.access_token, 'GET', resourceUrl(), undefined, undefined, { ...insecure, DPoP }),
+      (error: { response?: Response }) => error.response?.status === 401,
+    );
+  });
+
+  it('openid-client: code exchange, resource call, refresh and introspection with getDPoPHandle (confidential client)', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'DPoP Confidential', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: false,
+    });
+    const config = await client.discovery(issuer, registered.app.clientId, undefined, client.ClientSecretBasic(registered.clientSecret!), {
+      algorithm: 'oauth2', execute: [client.allowInsecureRequests],
+    });
+    const keys = await client.randomDPoPKeyPair('ES256');
+    const DPoP = client.getDPoPHandle(config, keys);
+    const { back, verifier, state } = await browserAuthorize(issuer, as, f, registered.app.clientId, 'read_profile');
+    const tokens = await client.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP });
+    assert.equal(tokens.token_type, 'dpop');
+    const resource = await client.fetchProtectedResource(config, tokens.access_token, resourceUrl(), 'GET', undefined, undefined, { DPoP });
+    assert.equal(resource.status, 200);
+    const me = await client.fetchProtectedResource(config, tokens.access_token, new URL('/v1/users/me', issuer), 'GET', undefined, undefined, { DPoP });
+    assert.equal(me.status, 200);
+
+    // A confidential client's refresh token is bound by its authentication, not to the key (RFC 9449 §5).
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP });
+    assert.equal(refreshed.token_type, 'dpop');
+    const introspection = await client.tokenIntrospection(config, refreshed.access_token);
+    assert.deepEqual(introspection.cnf, { jkt: await calculateJwkThumbprint(await exportJWK(keys.publicKey)) });
+    await client.tokenRevocation(config, refreshed.access_token);
+    const revoked = await client.fetchProtectedResource(config, refreshed.access_token, resourceUrl(), 'GET', undefined, undefined, { DPoP }).catch((error: { status?: number }) => error);
+    assert.equal((revoked as { status?: number }).status, 401);
+  });
+
+  it('refuses a bound refresh token without a proof, and with a proof of another key', async () => {
+    const { tokens, registered } = await publicPair();
+    const tokenUrl = new URL('/oauth2/token', issuer);
+    const body = () => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: registered.app.clientId });
+    const without = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body() });
+    assert.equal(without.status, 400);
+    assert.equal((await without.json()).error, 'invalid_dpop_proof');
+    const otherKey = await generateKeyPair('ES256');
+    const other = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(otherKey, { htm: 'POST', htu: tokenUrl.href }) },
+      body: body(),
+    });
+    assert.equal(other.status, 400);
+    assert.equal((await other.json()).error, 'invalid_grant');
+  });
+
+  it('refuses a bound token sent as Bearer, and proofs without ath, with a wrong ath, replayed, from the future, for another URL or method', async () => {
+    const { keys, tokens } = await publicPair();
+    const token = tokens.access_token;
+    const url = resourceUrl().href;
+    const call = (proof: string | undefined, scheme = 'DPoP', method = 'GET') =>
+      fetch(url, { method, headers: { authorization: `${scheme} ${token}`, ...(proof !== undefined && { dpop: proof }) } });
+    const refused = async (response: Response, error: string) => {
+      assert.equal(response.status, 401, error);
+      assert.equal((await response.json()).error, error);
+      assert.match(String(response.headers.get('www-authenticate')), /DPoP algs="ES256 /);
+    };
+
+    await refused(await call(undefined, 'Bearer'), 'invalid_token');
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: url }), 'Bearer'), 'invalid_token');
+    await refused(await call(undefined), 'invalid_dpop_proof');
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: url })), 'invalid_dpop_proof');
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath('another token') })), 'invalid_dpop_proof');
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token), iat: Math.floor(Date.now() / 1000) + 300 })), 'invalid_dpop_proof');
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token), iat: Math.floor(Date.now() / 1000) - 300 })), 'invalid_dpop_proof');
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: new URL('/v1/users/me', issuer).href, ath: ath(token) })), 'invalid_dpop_proof');
+    await refused(await call(await handProof(keys, { htm: 'POST', htu: url, ath: ath(token) })), 'invalid_dpop_proof');
+    // A proof of another key for the bound token.
+    await refused(await call(await handProof(await generateKeyPair('ES256'), { htm: 'GET', htu: url, ath: ath(token) })), 'invalid_token');
+    // A private key in the header, and a symmetric algorithm.
+    const privateJwk = await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey);
+    await refused(await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) }, { jwk: privateJwk })), 'invalid_dpop_proof');
+
+    const good = await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) });
+    assert.equal((await call(good)).status, 200);
+    await refused(await call(good), 'invalid_dpop_proof');
+  });
+
+  it('answers a refresh retried within the replay window with the same DPoP-bound pair', async () => {
+    const { c, DPoP, tokens } = await publicPair();
+    const refresh = async () =>
+      oauth.processRefreshTokenResponse(as, c, await oauth.refreshTokenGrantRequest(as, c, oauth.None(), tokens.refresh_token!, { ...insecure, DPoP }));
+    const first = await refresh();
+    const retried = await refresh();
+    assert.equal(retried.token_type, 'dpop');
+    assert.equal(retried.access_token, first.access_token);
+    assert.equal(retried.refresh_token, first.refresh_token);
+    // The successor is bound to the key as well.
+    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: c.client_id });
+    const without = await fetch(new URL('/oauth2/token', issuer), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    assert.equal((await without.json()).error, 'invalid_dpop_proof');
+  });
+
+  it('accepts proofs of every advertised algorithm, and binds the token to that key', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'DPoP Algorithms', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+    });
+    const tokenUrl = new URL('/oauth2/token', issuer).href;
+    for (const alg of as.dpop_signing_alg_values_supported!) {
+      const keys = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519' } : {});
+      const { back, verifier } = await browserAuthorize(issuer, as, f, registered.app.clientId, 'read_profile');
+      const body = new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier, client_id: registered.app.clientId });
+      const proof = await handProof(keys, { htm: 'POST', htu: tokenUrl }, { alg });
+      const answer = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+      assert.equal(answer.status, 200, `${alg}: ${await answer.clone().text()}`);
+      const { access_token: token } = await answer.json();
+      const call = await fetch(resourceUrl(), { headers: { authorization: `DPoP ${token}`, dpop: await handProof(keys, { htm: 'GET', htu: resourceUrl().href, ath: ath(token) }, { alg }) } });
+      assert.equal(call.status, 200, alg);
+    }
+  });
+
+  it('refuses a replayed proof at the token endpoint', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'DPoP Replay', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+    });
+    const keys = await generateKeyPair('ES256');
+    const tokenUrl = new URL('/oauth2/token', issuer).href;
+    const proof = await handProof(keys, { htm: 'POST', htu: tokenUrl });
+    const { back, verifier } = await browserAuthorize(issuer, as, f, registered.app.clientId, 'read_profile');
+    const body = new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier, client_id: registered.app.clientId });
+    const first = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+    assert.equal(first.status, 200);
+    assert.equal((await first.json()).token_type, 'DPoP');
+    const second = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+    assert.equal(second.status, 400);
+    assert.equal((await second.json()).error, 'invalid_dpop_proof');
+  });
+
+  it('issues no bearer token to an app that requires DPoP', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'DPoP Required', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true, requireDpop: true,
+    });
+    const c: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
+    const { back, verifier, state } = await browserAuthorize(issuer, as, f, c.client_id, 'read_profile');
+    const params = oauth.validateAuthResponse(as, c, back, state);
+    const bearer = await oauth.authorizationCodeGrantRequest(as, c, oauth.None(), params, redirectUri, verifier, insecure);
+    assert.equal(bearer.status, 400);
+    assert.equal((await bearer.json()).error, 'invalid_dpop_proof');
+    // The code was not used up: the same exchange with a proof works.
+    const DPoP = oauth.DPoP(c, await oauth.generateKeyPair('ES256'));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as, c, await oauth.authorizationCodeGrantRequest(as, c, oauth.None(), params, redirectUri, verifier, { ...insecure, DPoP }),
+    );
+    assert.equal(tokens.token_type, 'dpop');
+  });
+
+  describe('with DPOP_NONCE=true', () => {
+    let n: Awaited<ReturnType<typeof startServer>>;
+    before(async () => {
+      n = await startServer(dialect, { DPOP_NONCE: 'true' });
+    });
+    after(() => n.t.close());
+
+    it('asks for a nonce (use_dpop_nonce), and oauth4webapi retries with it', async () => {
+      const registered = await registerApp(n.t.database.stores.apps, n.t.clock, n.f.developer.id, {
+        name: 'DPoP Nonce', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+      });
+      const c: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
+      const DPoP = oauth.DPoP(c, await oauth.generateKeyPair('ES256'));
+      const { back, verifier, state } = await browserAuthorize(n.issuer, n.as, n.f, c.client_id, 'read_profile');
+      const params = oauth.validateAuthResponse(n.as, c, back, state);
+      const exchange = async () =>
+        oauth.processAuthorizationCodeResponse(n.as, c, await oauth.authorizationCodeGrantRequest(n.as, c, oauth.None(), params, redirectUri, verifier, { ...insecure, DPoP }));
+      let nonceAsked = false;
+      const tokens = await exchange().catch(async (error: unknown) => {
+        nonceAsked = oauth.isDPoPNonceError(error);
+        if (!nonceAsked) throw error;
+        return exchange();
+      });
+      assert.ok(nonceAsked, 'the first proof, without a nonce, is answered use_dpop_nonce');
+      assert.equal(tokens.token_type, 'dpop');
+      // The handle kept the nonce: the resource call's proof carries it.
+      const resource = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(PROTECTED_PATH, n.issuer), undefined, undefined, { ...insecure, DPoP });
+      assert.equal(resource.status, 200);
+      // A made-up nonce is refused with a fresh one offered.
+      const keys = await generateKeyPair('ES256');
+      const tokenUrl = new URL('/oauth2/token', n.issuer).href;
+      const refused = await fetch(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(keys, { htm: 'POST', htu: tokenUrl, nonce: 'made-up' }) },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: c.client_id }),
+      });
+      assert.equal(refused.status, 400);
+      assert.equal((await refused.json()).error, 'use_dpop_nonce');
+      assert.ok(refused.headers.get('dpop-nonce'));
+    });
+  });
+});
