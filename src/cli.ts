@@ -23,7 +23,10 @@ Commands:
                                             for a person who cannot sign in; ends their sessions
   users delete --email E                    the account and all its data (not while it owns apps)
   apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
-  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …]
+                                            [--require-par yes|no]
+  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …] [--require-par yes|no]
+                                            --require-par yes: authorization requests only through
+                                            PAR (RFC 9126)
   apps rotate-secret CLIENT_ID
   apps delete CLIENT_ID
   apps list [--owner E]
@@ -58,6 +61,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   'redirect-uri': { type: 'string', multiple: true },
   scopes: { type: 'string' },
   public: { type: 'boolean' },
+  'require-par': { type: 'string' },
+  'expires-in': { type: 'string' },
   user: { type: 'string' },
   kind: { type: 'string' },
   metric: { type: 'string' },

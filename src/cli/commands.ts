@@ -82,10 +82,19 @@ export function describeApp(app: App, ownerEmail?: string) {
     name: app.name,
     owner: ownerEmail,
     type: app.isPublic ? 'public' : 'confidential',
+    require_par: app.requirePar,
     redirect_uris: app.redirectUris,
     scopes: app.scopes,
     created_at: app.createdAt,
   };
+}
+
+/** `--require-par yes|no` (RFC 9126 §6); undefined when not given. */
+function requireParOption(values: CommandInput['values']): boolean | undefined {
+  const given = values['require-par'];
+  if (given === undefined) return undefined;
+  if (given !== 'yes' && given !== 'no') throw new CommandError('--require-par must be yes or no');
+  return given === 'yes';
 }
 
 /** `--kind` (or `--metric`, as SPEC §1 spells it) of `stride import`; undefined: the file is an export. */
@@ -216,6 +225,7 @@ export const COMMANDS: Record<string, Command> = {
         redirectUris,
         scopes,
         isPublic: values.public === true,
+        requirePar: requireParOption(values) ?? false,
       });
       const lines = [`created app "${app.name}"`, `client_id:     ${app.clientId}`];
       if (clientSecret) lines.push(`client_secret: ${clientSecret}   (shown only now: store it)`);
@@ -229,8 +239,10 @@ export const COMMANDS: Record<string, Command> = {
     if (typeof values.name === 'string') changes.name = values.name;
     if (typeof values.scopes === 'string') changes.scopes = scopeList(values.scopes);
     if (values['redirect-uri']) changes.redirectUris = values['redirect-uri'] as string[];
+    const requirePar = requireParOption(values);
+    if (requirePar !== undefined) changes.requirePar = requirePar;
     if (Object.keys(changes).length === 0) {
-      throw new CommandError('nothing to change: give --name, --scopes or --redirect-uri');
+      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri or --require-par');
     }
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);

@@ -24,6 +24,7 @@ import * as appUsage from './migrations/006_app_usage.js';
 import * as seriesDays from './migrations/007_series_days.js';
 import * as sleepAndBody from './migrations/008_sleep_and_body.js';
 import * as compactMinutes from './migrations/009_compact_minutes.js';
+import * as parAndRegistration from './migrations/011_par_and_registration.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -36,6 +37,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '007_series_days': seriesDays,
   '008_sleep_and_body': sleepAndBody,
   '009_compact_minutes': compactMinutes,
+  '011_par_and_registration': parAndRegistration,
 };
 
 export class MigrationError extends Error {}

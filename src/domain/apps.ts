@@ -55,6 +55,8 @@ export interface AppSettings {
   websiteUrl?: string;
   redirectUris: string[];
   scopes: string[];
+  /** Authorization requests only through PAR (RFC 9126 §6). */
+  requirePar?: boolean;
 }
 
 export interface FieldProblem {
@@ -133,7 +135,12 @@ export async function registerApp(
   apps: AppStore,
   clock: Clock,
   ownerId: string,
-  settings: AppSettings & { isPublic: boolean; clientId?: string },
+  settings: AppSettings & {
+    isPublic: boolean;
+    clientId?: string;
+    /** RFC 7591: the registration access token's hash and the metadata kept to be read back. */
+    registration?: { tokenHash: string; metadata: Record<string, unknown> };
+  },
 ): Promise<RegisteredApp> {
   rejectInvalid(settings);
   const clientSecret = settings.isPublic ? null : newCredential('clientSecret');
@@ -149,6 +156,9 @@ export async function registerApp(
     redirectUris: [...new Set(settings.redirectUris)],
     scopes: formatScopes(settings.scopes).split(' '),
     isPublic: settings.isPublic,
+    requirePar: settings.requirePar ?? false,
+    registrationTokenHash: settings.registration?.tokenHash ?? null,
+    registrationMetadata: settings.registration?.metadata ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -186,6 +196,7 @@ export async function updateAppSettings(
     ...(changes.websiteUrl !== undefined && { websiteUrl: changes.websiteUrl.trim() }),
     ...(changes.redirectUris !== undefined && { redirectUris: [...new Set(changes.redirectUris)] }),
     ...(scopes !== undefined && { scopes: scopes.split(' ') }),
+    ...(changes.requirePar !== undefined && { requirePar: changes.requirePar }),
   };
   const { app: updated, grantsEnded } = await apps.update(app.id, changed, clock(), scopeChanged ? scopes : undefined);
   if (!updated) throw notFound('the app no longer exists');

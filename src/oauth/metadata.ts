@@ -23,6 +23,9 @@ export function authorizationServerMetadata(config: Config) {
     code_challenge_methods_supported: [...SUPPORTED_CHALLENGE_METHODS],
     // RFC 9207: authorization responses carry `iss`.
     authorization_response_iss_parameter_supported: true,
+    // RFC 9126 §5: PAR is offered to every client and required only of apps set to require it.
+    pushed_authorization_request_endpoint: `${config.publicUrl}/oauth2/par`,
+    require_pushed_authorization_requests: false,
     // RFC 8414 §2: the API reference Stride serves itself.
     service_documentation: `${config.publicUrl}/docs`,
   };

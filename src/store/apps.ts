@@ -22,6 +22,12 @@ export interface App {
   redirectUris: string[];
   scopes: string[];
   isPublic: boolean;
+  /** Authorization requests only through PAR (RFC 9126 §6). */
+  requirePar: boolean;
+  /** SHA-256 of the RFC 7592 registration access token; null unless registered through RFC 7591. */
+  registrationTokenHash: string | null;
+  /** RFC 7591 metadata kept only to be read back; null unless registered through RFC 7591. */
+  registrationMetadata: Record<string, unknown> | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -38,13 +44,16 @@ export function appFromRow(row: AppRow): App {
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     scopes: row.scopes === '' ? [] : row.scopes.split(' '),
     isPublic: row.is_public === 1,
+    requirePar: row.require_par === 1,
+    registrationTokenHash: row.registration_token_hash,
+    registrationMetadata: row.registration_metadata === null ? null : (JSON.parse(row.registration_metadata) as Record<string, unknown>),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 export const APP_COLUMNS =
-  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at';
+  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, created_at, updated_at, require_par, registration_token_hash, registration_metadata';
 
 export interface AppChanges {
   name?: string;
@@ -53,6 +62,9 @@ export interface AppChanges {
   redirectUris?: string[];
   scopes?: string[];
   clientSecretHash?: string;
+  requirePar?: boolean;
+  registrationTokenHash?: string | null;
+  registrationMetadata?: Record<string, unknown> | null;
 }
 
 /** An app as the developer dashboard lists it. */
@@ -141,6 +153,9 @@ async function insertApp(db: Q, app: App): Promise<void> {
       redirect_uris: JSON.stringify(app.redirectUris),
       scopes: app.scopes.join(' '),
       is_public: app.isPublic ? 1 : 0,
+      require_par: app.requirePar ? 1 : 0,
+      registration_token_hash: app.registrationTokenHash,
+      registration_metadata: app.registrationMetadata === null ? null : JSON.stringify(app.registrationMetadata),
       created_at: app.createdAt,
       updated_at: app.updatedAt,
     })
@@ -204,6 +219,11 @@ async function updateApp(db: Q, id: string, changes: AppChanges, now: number): P
       ...(changes.redirectUris !== undefined && { redirect_uris: JSON.stringify(changes.redirectUris) }),
       ...(changes.scopes !== undefined && { scopes: changes.scopes.join(' ') }),
       ...(changes.clientSecretHash !== undefined && { client_secret_hash: changes.clientSecretHash }),
+      ...(changes.requirePar !== undefined && { require_par: changes.requirePar ? 1 : 0 }),
+      ...(changes.registrationTokenHash !== undefined && { registration_token_hash: changes.registrationTokenHash }),
+      ...(changes.registrationMetadata !== undefined && {
+        registration_metadata: changes.registrationMetadata === null ? null : JSON.stringify(changes.registrationMetadata),
+      }),
       updated_at: now,
     })
     .where('id', '=', id)

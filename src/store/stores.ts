@@ -12,6 +12,7 @@ import type { BearerLookup } from './bearer-lookup.js';
 import { postgresBearerLookup } from './postgres/bearer-lookup.js';
 import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
 import { createCodeStore, type CodeStore } from './codes.js';
+import { createPushedRequestStore, type PushedRequestStore } from './pushed-requests.js';
 import { createGrantStore, type GrantStore } from './grants.js';
 import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.js';
 import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
@@ -39,6 +40,8 @@ export interface Stores {
   sessions: SessionStore;
   grants: GrantStore;
   codes: CodeStore;
+  /** Pushed authorization requests (RFC 9126). */
+  pushedRequests: PushedRequestStore;
   tokens: TokenStore;
   /** The refresh_token grant's reads and its rotation (RFC 9700 §4.14.2). */
   rotation: RefreshRotation;
@@ -91,6 +94,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     sessions: createSessionStore(db),
     grants: createGrantStore(db),
     codes: createCodeStore(db),
+    pushedRequests: createPushedRequestStore(db.kysely),
     tokens: createTokenStore(db),
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),

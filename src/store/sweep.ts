@@ -22,6 +22,8 @@ export const SWEEP_PAUSE_MS = 10;
 /** Each table's key, and which of its rows are done as of `before`. */
 const TABLES = {
   authorization_codes: { key: 'code_hash', done: (before: number) => sql`expires_at <= ${before}` },
+  // Kept a while past expiry: a consent page shown for one is answered within that time (0020).
+  pushed_authorization_requests: { key: 'request_uri_hash', done: (before: number) => sql`expires_at <= ${before - 3600}` },
   access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before - ENDED_SESSION_KEPT_SECONDS}` },

@@ -106,6 +106,21 @@ forEachDialect('stride CLI', (dialect) => {
     assert.equal(app.client_secret, null);
   });
 
+  it('sets "require PAR" (RFC 9126) on create and update', async () => {
+    const run = await cli('apps', 'create', '--owner', 'dev@example.com', '--name', 'Strict',
+      '--redirect-uri', 'https://strict.example/cb', '--scopes', 'read_profile', '--require-par', 'yes', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const app = JSON.parse(run.stdout);
+    assert.equal(app.require_par, true);
+    assert.equal((await findAppByClientId(database.db.kysely, app.client_id))!.requirePar, true);
+    const off = await cli('apps', 'update', app.client_id, '--require-par', 'no', '--json');
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(JSON.parse(off.stdout).require_par, false);
+    assert.equal((await findAppByClientId(database.db.kysely, app.client_id))!.requirePar, false);
+    await expectFailure(['apps', 'update', app.client_id, '--require-par', 'maybe'], /--require-par must be yes or no/);
+    assert.equal((await cli('apps', 'delete', app.client_id)).code, 0);
+  });
+
   it('refuses bad redirect URIs, unknown scopes and unknown owners', async () => {
     const base = ['apps', 'create', '--owner', 'dev@example.com', '--name', 'Bad', '--scopes', 'read_profile'];
     await expectFailure([...base, '--redirect-uri', 'http://evil.example.com/cb'], /must use https/);

@@ -18,6 +18,8 @@ export interface AppForm {
   redirectUris: string;
   scopes: string[];
   isPublic: boolean;
+  /** Authorization requests only through PAR (RFC 9126 §6). */
+  requirePar: boolean;
 }
 
 export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
@@ -35,6 +37,7 @@ export function readAppForm(form: Form): AppForm {
     // Checkboxes send one value each; the confirmation step sends them space-separated.
     scopes: formatScopes(values(form.scopes).flatMap(parseScopeString)).split(' ').filter((s) => s !== ''),
     isPublic: text(form.client_type) === 'public',
+    requirePar: text(form.require_par) === 'yes',
   };
 }
 
@@ -49,6 +52,7 @@ export function settingsOf(form: AppForm): AppSettings {
     websiteUrl: form.websiteUrl,
     redirectUris: splitLines(form.redirectUris),
     scopes: form.scopes,
+    requirePar: form.requirePar,
   };
 }
 
@@ -60,6 +64,7 @@ export function formOf(app: App): AppForm {
     redirectUris: app.redirectUris.join('\n'),
     scopes: app.scopes,
     isPublic: app.isPublic,
+    requirePar: app.requirePar,
   };
 }
 

@@ -113,6 +113,7 @@ async function saveSettings(request: FastifyRequest, reply: FastifyReply) {
         ['website_url', form.websiteUrl],
         ['redirect_uris', settings.redirectUris.join('\n')],
         ['scopes', formatScopes(settings.scopes)],
+        ...(form.requirePar ? [['require_par', 'yes']] : []),
         ['confirm_scope_change', 'yes'],
       ],
     });
