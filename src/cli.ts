@@ -30,6 +30,9 @@ Commands:
   apps rotate-secret CLIENT_ID
   apps delete CLIENT_ID
   apps list [--owner E]
+  registration-token create [--expires-in SECONDS]
+                                            an initial access token for REGISTRATION=token (RFC 7591),
+                                            shown only here
   import --user E FILE                      a person's export (/account/export.json): every kind in it
   import --user E --kind K FILE             one kind K: steps, distance, calories (CSV start_time,value),
                                             heartrate (CSV time,bpm), weight (CSV time,kg,fat_percent),

@@ -1,6 +1,7 @@
 /** The commands of `stride` (README, "Command line"). Each returns what to print, as text and as JSON. */
 import { readFile } from 'node:fs/promises';
 import { systemClock } from '../clock.js';
+import { createInitialAccessToken } from '../oauth/registration.js';
 import type { Config } from '../config.js';
 import { backupDatabase, BackupError, restoreDatabase } from '../db/backup.js';
 import { openDatabase } from '../db/database.js';
@@ -251,6 +252,23 @@ export const COMMANDS: Record<string, Command> = {
         text: `updated app "${result.app.name}"; ${result.grantsRevoked} grant(s) revoked`,
         json: { ...describeApp(result.app), grants_revoked: result.grantsRevoked },
       };
+    });
+  },
+
+  // RFC 7591 §3: an initial access token for REGISTRATION=token, shown once, stored hashed.
+  async 'registration-token create'({ config, values }) {
+    const given = values['expires-in'];
+    let expiresIn: number | null = null;
+    if (given !== undefined) {
+      expiresIn = Number(given);
+      if (typeof given !== 'string' || !/^[0-9]+$/.test(given) || expiresIn < 1) throw new CommandError('--expires-in must be a whole number of seconds, at least 1');
+    }
+    return withStores(config, async (stores) => {
+      const { token, expiresAt } = await createInitialAccessToken({ stores, clock: systemClock }, expiresIn);
+      const lines = [`initial access token: ${token}   (shown only now: give it to the developer)`];
+      lines.push(expiresAt === null ? 'it does not expire' : `it expires at ${new Date(expiresAt * 1000).toISOString()}`);
+      if (config.registration.mode !== 'token') lines.push(`note: REGISTRATION is ${config.registration.mode}; tokens are asked for only when it is token`);
+      return { text: lines.join('\n'), json: { initial_access_token: token, expires_at: expiresAt } };
     });
   },
 

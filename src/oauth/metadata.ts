@@ -26,6 +26,8 @@ export function authorizationServerMetadata(config: Config) {
     // RFC 9126 §5: PAR is offered to every client and required only of apps set to require it.
     pushed_authorization_request_endpoint: `${config.publicUrl}/oauth2/par`,
     require_pushed_authorization_requests: false,
+    // RFC 8414 §2: only when clients may register (REGISTRATION=token or open).
+    ...(config.registration.mode !== 'off' && { registration_endpoint: `${config.publicUrl}/oauth2/register` }),
     // RFC 8414 §2: the API reference Stride serves itself.
     service_documentation: `${config.publicUrl}/docs`,
   };
