@@ -4,7 +4,7 @@
  * off every route answers 404.
  */
 import type { FastifyInstance } from 'fastify';
-import { bearerToken } from '../api/bearer.js';
+import { bearerToken } from '../http/bearer-token.js';
 import { rateLimitConfig } from '../http/rate-limit.js';
 import { useApiSecurityHeaders } from '../http/security-headers.js';
 import { NO_STORE_HEADERS } from './issue-tokens.js';
