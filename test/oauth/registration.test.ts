@@ -87,6 +87,12 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
       // It is the operator's app: their dashboard lists it.
       const listed = await t.database.stores.apps.list(operator.id);
       assert.ok(listed.some((app) => app.clientId === registered.client_id));
+      const operatorBrowser = new Browser(t.app);
+      assert.equal((await signIn(operatorBrowser, OPERATOR, f.password)).status, 303);
+      const dashboard = await operatorBrowser.get('/dashboard');
+      assert.equal(dashboard.status, 200);
+      assert.match(dashboard.body, /Registered Coach/);
+      assert.ok(dashboard.body.includes(registered.client_id));
 
       const c: oauth.Client = { client_id: registered.client_id };
       const auth = oauth.ClientSecretBasic(registered.client_secret as string);
