@@ -25,6 +25,7 @@ import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { createMetrics } from './metrics.js';
 import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
+import { registrationRoutes } from './oauth/registration-routes.js';
 import { observeStoreCalls } from './store/observed.js';
 import { sendErrorAsPage, sendNotFoundPage, wantsPage } from './web/error-pages.js';
 import { sendErrorPage } from './web/views.js';
@@ -135,6 +136,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
       clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);
       await clientEndpoints.register(clientEndpointRoutes);
     });
+    await crossOrigin.register(registrationRoutes);
   });
   // The event feed and the webhook API take a client secret: servers call them, not browsers.
   await app.register(eventRoutes);

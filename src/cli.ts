@@ -22,11 +22,18 @@ Commands:
   users set-password --email E --password P
                                             for a person who cannot sign in; ends their sessions
   users delete --email E                    the account and all its data (not while it owns apps)
-  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public] [--grant-types g1,g2] [--require-dpop]
-  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …] [--grant-types g1,g2] [--[no-]require-dpop]
+  apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
+                                            [--grant-types g1,g2] [--require-dpop] [--require-par yes|no]
+  apps update CLIENT_ID [--name N] [--scopes s1,s2] [--redirect-uri U …] [--grant-types g1,g2]
+                                            [--[no-]require-dpop] [--require-par yes|no]
+                                            --require-par yes: authorization requests only through
+                                            PAR (RFC 9126)
   apps rotate-secret CLIENT_ID
   apps delete CLIENT_ID
   apps list [--owner E]
+  registration-token create [--expires-in SECONDS]
+                                            an initial access token for REGISTRATION=token (RFC 7591),
+                                            shown only here
   import --user E FILE                      a person's export (/account/export.json): every kind in it
   import --user E --kind K FILE             one kind K: steps, distance, calories (CSV start_time,value),
                                             heartrate (CSV time,bpm), weight (CSV time,kg,fat_percent),
@@ -61,6 +68,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   public: { type: 'boolean' },
   'require-dpop': { type: 'boolean' },
   'no-require-dpop': { type: 'boolean' },
+  'require-par': { type: 'string' },
+  'expires-in': { type: 'string' },
   user: { type: 'string' },
   kind: { type: 'string' },
   metric: { type: 'string' },

@@ -49,6 +49,28 @@ export interface Config {
   webhooks: WebhookSettings;
   /** How /metrics is reached: with this bearer token on the public port, or on this loopback port. */
   metrics: { token: string | undefined; port: number | undefined };
+  registration: RegistrationSettings;
+}
+
+/** Dynamic client registration (RFC 7591/7592; docs/oauth.md). */
+export interface RegistrationSettings {
+  /** off: no registration endpoint; token: an initial access token is required; open: anyone. */
+  mode: 'off' | 'token' | 'open';
+  /** The email of the account that owns registered apps (its dashboard lists them). */
+  owner: string | undefined;
+}
+
+const REGISTRATION_MODES = ['off', 'token', 'open'] as const;
+
+function registrationSettings(env: Env): RegistrationSettings {
+  const mode = env.REGISTRATION === undefined || env.REGISTRATION === '' ? 'off' : env.REGISTRATION;
+  if (!(REGISTRATION_MODES as readonly string[]).includes(mode)) {
+    throw new ConfigError(`REGISTRATION must be one of ${REGISTRATION_MODES.join(', ')}, got "${mode}"`);
+  }
+  const owner = env.REGISTRATION_OWNER === undefined || env.REGISTRATION_OWNER === '' ? undefined : env.REGISTRATION_OWNER.trim().toLowerCase();
+  if (mode !== 'off' && owner === undefined) throw new ConfigError(`REGISTRATION=${mode} needs REGISTRATION_OWNER, the email of the account that owns registered apps`);
+  if (owner !== undefined && !/^[^\s@]+@[^\s@]+$/.test(owner)) throw new ConfigError(`REGISTRATION_OWNER must be an email address, got "${owner}"`);
+  return { mode: mode as RegistrationSettings['mode'], owner };
 }
 
 /** Events and their delivery (docs/webhooks.md). */
@@ -271,5 +293,6 @@ export function loadConfig(env: Env = process.env): Config {
       eventRetentionSeconds: integer(env, 'EVENT_RETENTION', 30 * 86400, 3600, 3650 * 86400),
     },
     metrics: metricsAccess(env),
+    registration: registrationSettings(env),
   };
 }

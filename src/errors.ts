@@ -25,6 +25,9 @@ export const ERROR_STATUS = {
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,
   invalid_client: 401,
+  // RFC 7591 §3.2.2.
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
   invalid_token: 401,
   insufficient_scope: 403,
   not_found: 404,

@@ -19,6 +19,15 @@ describe('configuration', () => {
     assert.equal(config.trustProxy, false);
   });
 
+  it('reads REGISTRATION (off by default) and requires REGISTRATION_OWNER when it is on', () => {
+    assert.deepEqual(loadConfig({}).registration, { mode: 'off', owner: undefined });
+    assert.deepEqual(loadConfig({ REGISTRATION: 'token', REGISTRATION_OWNER: 'Ops@Example.com' }).registration, { mode: 'token', owner: 'ops@example.com' });
+    assert.equal(loadConfig({ REGISTRATION: 'open', REGISTRATION_OWNER: 'ops@example.com' }).registration.mode, 'open');
+    assert.throws(() => loadConfig({ REGISTRATION: 'token' }), (error: Error) => error instanceof ConfigError && /REGISTRATION_OWNER/.test(error.message));
+    assert.throws(() => loadConfig({ REGISTRATION: 'yes', REGISTRATION_OWNER: 'ops@example.com' }), /REGISTRATION must be one of off, token, open/);
+    assert.throws(() => loadConfig({ REGISTRATION: 'open', REGISTRATION_OWNER: 'nobody' }), /REGISTRATION_OWNER must be an email address/);
+  });
+
   it('bounds every connection by default, and derives the header and idle timeouts from REQUEST_TIMEOUT', () => {
     assert.deepEqual(loadConfig({}).http, {
       requestTimeoutMs: 30_000,

@@ -50,13 +50,9 @@ export function insufficientScope(scope: string): ApiError {
   });
 }
 
-/** The token of `Authorization: Bearer <token>` (scheme case-insensitive, RFC 6750 §2.1). */
-export function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return match ? match[1]! : '';
-}
+import { bearerToken } from '../http/bearer-token.js';
+
+export { bearerToken };
 
 /** The token of `Authorization: DPoP <token>` (RFC 9449 §7.1); null when the scheme is another. */
 function dpopToken(header: string | undefined): string | null {

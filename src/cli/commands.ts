@@ -1,6 +1,7 @@
 /** The commands of `stride` (README, "Command line"). Each returns what to print, as text and as JSON. */
 import { readFile } from 'node:fs/promises';
 import { systemClock } from '../clock.js';
+import { createInitialAccessToken } from '../oauth/registration.js';
 import type { Config } from '../config.js';
 import { backupDatabase, BackupError, restoreDatabase } from '../db/backup.js';
 import { openDatabase } from '../db/database.js';
@@ -91,11 +92,20 @@ export function describeApp(app: App, ownerEmail?: string) {
     owner: ownerEmail,
     type: app.isPublic ? 'public' : 'confidential',
     require_dpop: app.requireDpop,
+    require_par: app.requirePar,
     redirect_uris: app.redirectUris,
     scopes: app.scopes,
     grant_types: app.grantTypes,
     created_at: app.createdAt,
   };
+}
+
+/** `--require-par yes|no` (RFC 9126 §6); undefined when not given. */
+function requireParOption(values: CommandInput['values']): boolean | undefined {
+  const given = values['require-par'];
+  if (given === undefined) return undefined;
+  if (given !== 'yes' && given !== 'no') throw new CommandError('--require-par must be yes or no');
+  return given === 'yes';
 }
 
 /** `--kind` (or `--metric`, as SPEC §1 spells it) of `stride import`; undefined: the file is an export. */
@@ -228,6 +238,7 @@ export const COMMANDS: Record<string, Command> = {
         isPublic: values.public === true,
         ...(typeof values['grant-types'] === 'string' && { grantTypes: grantTypeList(values['grant-types']) }),
         requireDpop: values['require-dpop'] === true,
+        requirePar: requireParOption(values) ?? false,
       });
       const lines = [`created app "${app.name}"`, `client_id:     ${app.clientId}`];
       if (clientSecret) lines.push(`client_secret: ${clientSecret}   (shown only now: store it)`);
@@ -244,8 +255,10 @@ export const COMMANDS: Record<string, Command> = {
     if (typeof values['grant-types'] === 'string') changes.grantTypes = grantTypeList(values['grant-types']);
     if (values['require-dpop'] === true) changes.requireDpop = true;
     if (values['no-require-dpop'] === true) changes.requireDpop = false;
+    const requirePar = requireParOption(values);
+    if (requirePar !== undefined) changes.requirePar = requirePar;
     if (Object.keys(changes).length === 0) {
-      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri, --grant-types, --require-dpop or --no-require-dpop');
+      throw new CommandError('nothing to change: give --name, --scopes, --redirect-uri, --grant-types, --require-dpop, --no-require-dpop or --require-par');
     }
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);
@@ -254,6 +267,23 @@ export const COMMANDS: Record<string, Command> = {
         text: `updated app "${result.app.name}"; ${result.grantsRevoked} grant(s) revoked`,
         json: { ...describeApp(result.app), grants_revoked: result.grantsRevoked },
       };
+    });
+  },
+
+  // RFC 7591 §3: an initial access token for REGISTRATION=token, shown once, stored hashed.
+  async 'registration-token create'({ config, values }) {
+    const given = values['expires-in'];
+    let expiresIn: number | null = null;
+    if (given !== undefined) {
+      expiresIn = Number(given);
+      if (typeof given !== 'string' || !/^[0-9]+$/.test(given) || expiresIn < 1) throw new CommandError('--expires-in must be a whole number of seconds, at least 1');
+    }
+    return withStores(config, async (stores) => {
+      const { token, expiresAt } = await createInitialAccessToken({ stores, clock: systemClock }, expiresIn);
+      const lines = [`initial access token: ${token}   (shown only now: give it to the developer)`];
+      lines.push(expiresAt === null ? 'it does not expire' : `it expires at ${new Date(expiresAt * 1000).toISOString()}`);
+      if (config.registration.mode !== 'token') lines.push(`note: REGISTRATION is ${config.registration.mode}; tokens are asked for only when it is token`);
+      return { text: lines.join('\n'), json: { initial_access_token: token, expires_at: expiresAt } };
     });
   },
 

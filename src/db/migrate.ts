@@ -25,6 +25,7 @@ import * as seriesDays from './migrations/007_series_days.js';
 import * as sleepAndBody from './migrations/008_sleep_and_body.js';
 import * as compactMinutes from './migrations/009_compact_minutes.js';
 import * as dpop from './migrations/010_dpop.js';
+import * as parAndRegistration from './migrations/011_par_and_registration.js';
 import * as deviceGrant from './migrations/012_device_grant.js';
 
 /** Every migration, applied in the order of their names. */
@@ -39,6 +40,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '008_sleep_and_body': sleepAndBody,
   '009_compact_minutes': compactMinutes,
   '010_dpop': dpop,
+  '011_par_and_registration': parAndRegistration,
   '012_device_grant': deviceGrant,
 };
 

@@ -43,6 +43,30 @@ export interface AppTable {
   updated_at: number;
   /** Space-separated grant types the app may use at the token endpoint (RFC 7591 §2). */
   grant_types: Generated<string>;
+  /** 1: authorization requests only through PAR (RFC 9126 §6). */
+  require_par: Generated<number>;
+  /** SHA-256 of the RFC 7592 registration access token; null unless registered through RFC 7591. */
+  registration_token_hash: string | null;
+  /** JSON of RFC 7591 metadata kept only to be read back; null unless registered through RFC 7591. */
+  registration_metadata: string | null;
+}
+
+/** RFC 9126: an authorization request pushed by its client, used once by its request_uri. */
+export interface PushedAuthorizationRequestTable {
+  request_uri_hash: string;
+  app_id: string;
+  /** JSON object of the request's parameters. */
+  parameters: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+/** RFC 7591 §3: an initial access token the operator made with the CLI. */
+export interface RegistrationTokenTable {
+  token_hash: string;
+  expires_at: number | null;
+  created_at: number;
 }
 
 /** A user's standing permission for an app: the scope set they consented to. */
@@ -285,6 +309,8 @@ export interface AppUsageErrorTable {
 export interface Database {
   users: UserTable;
   apps: AppTable;
+  pushed_authorization_requests: PushedAuthorizationRequestTable;
+  registration_tokens: RegistrationTokenTable;
   grants: GrantTable;
   authorization_codes: AuthorizationCodeTable;
   device_codes: DeviceCodeTable;

@@ -66,6 +66,8 @@ export interface AppSettings {
   grantTypes?: string[];
   /** Every token request must carry a DPoP proof (RFC 9449). */
   requireDpop?: boolean;
+  /** Authorization requests only through PAR (RFC 9126 §6). */
+  requirePar?: boolean;
 }
 
 export interface FieldProblem {
@@ -149,7 +151,12 @@ export async function registerApp(
   apps: AppStore,
   clock: Clock,
   ownerId: string,
-  settings: AppSettings & { isPublic: boolean; clientId?: string },
+  settings: AppSettings & {
+    isPublic: boolean;
+    clientId?: string;
+    /** RFC 7591: the registration access token's hash and the metadata kept to be read back. */
+    registration?: { tokenHash: string; metadata: Record<string, unknown> };
+  },
 ): Promise<RegisteredApp> {
   rejectInvalid(settings);
   const clientSecret = settings.isPublic ? null : newCredential('clientSecret');
@@ -167,6 +174,9 @@ export async function registerApp(
     isPublic: settings.isPublic,
     grantTypes: orderedGrantTypes(settings.grantTypes ?? DEFAULT_GRANT_TYPES),
     requireDpop: settings.requireDpop ?? false,
+    requirePar: settings.requirePar ?? false,
+    registrationTokenHash: settings.registration?.tokenHash ?? null,
+    registrationMetadata: settings.registration?.metadata ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -211,6 +221,7 @@ export async function updateAppSettings(
     ...(scopes !== undefined && { scopes: scopes.split(' ') }),
     ...(changes.grantTypes !== undefined && { grantTypes: orderedGrantTypes(changes.grantTypes) }),
     ...(changes.requireDpop !== undefined && { requireDpop: changes.requireDpop }),
+    ...(changes.requirePar !== undefined && { requirePar: changes.requirePar }),
   };
   const { app: updated, grantsEnded } = await apps.update(app.id, changed, clock(), scopeChanged ? scopes : undefined);
   if (!updated) throw notFound('the app no longer exists');

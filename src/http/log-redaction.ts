@@ -7,6 +7,8 @@ import type { FastifyRequest } from 'fastify';
 
 const SECRET_PARAMETERS = new Set([
   'code', 'code_verifier', 'access_token', 'refresh_token', 'token', 'client_secret', 'password', 'csrf_token',
+  // RFC 9126: a pushed request's handle, usable once by whoever presents it first.
+  'request_uri',
 ]);
 
 /** `url` with the values of credential parameters replaced by `[redacted]`. */

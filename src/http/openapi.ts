@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { ERROR_SCHEMA } from './schemas.js';
 
 /** The paths a program calls; everything else is a page (docs/web.md). */
-const API_PATHS = /^\/(v1\/|users$|oauth2\/(token|device_authorization|revoke|introspect)$|\.well-known\/|healthz$|readyz$)/;
+const API_PATHS = /^\/(v1\/|users$|oauth2\/(token|device_authorization|revoke|introspect|par|register|register\/:client_id)$|\.well-known\/|healthz$|readyz$)/;
 
 /** The one inline style @fastify/swagger-ui 6.1.3 applies (the browser test of /docs names it when it changes). */
 const SWAGGER_UI_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";

@@ -11,6 +11,7 @@ import type { App } from '../store/apps.js';
 import type { AuthorizationCode } from '../store/codes.js';
 import type { Grant } from '../store/grants.js';
 import { isValidCodeChallenge } from './pkce.js';
+import { pushedParameters } from './pushed-requests.js';
 import { requestedRedirectUri } from './redirect-uri.js';
 import { firstUnknownScope, formatScopes, parseScopeString } from '../domain/scopes.js';
 
@@ -23,6 +24,14 @@ export interface AuthorizationRequest {
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
   prompt: string | undefined;
+  /** The pushed request (RFC 9126) this request came from; null for a plain one. */
+  pushed: PushedOrigin | null;
+}
+
+/** The request_uri an authorization request was given, and its stored hash. */
+export interface PushedOrigin {
+  requestUri: string;
+  requestUriHash: string;
 }
 
 export type AuthorizationCheck =
@@ -60,10 +69,40 @@ export function authorizationResponseUrl(config: Config, redirectUri: string, pa
   return url.toString();
 }
 
+/**
+ * An authorization request as the authorization endpoint receives it: its own parameters, or
+ * `client_id` with the `request_uri` of a pushed request (RFC 9126 §4), whose stored parameters
+ * are then the request (any others sent are ignored). `grace`: seconds past the request_uri's
+ * expiry still accepted — for the consent decision, not for the request itself.
+ */
 export async function checkAuthorizationRequest(
   ctx: AppContext,
   params: Parameters,
   repeated: string[],
+  grace = 0,
+): Promise<AuthorizationCheck> {
+  const requestUri = params.request_uri;
+  if (requestUri === undefined && !repeated.includes('request_uri')) return validateAuthorizationRequest(ctx, params, repeated, 'direct');
+  if (['client_id', 'request_uri'].some((name) => repeated.includes(name))) return { ok: false, page: 'The request repeats client_id or request_uri.' };
+  const clientId = params.client_id;
+  if (!clientId) return { ok: false, page: 'The request has no client_id (RFC 9126 §4 requires it with request_uri).' };
+  const app = await ctx.stores.apps.findByClientId(clientId);
+  if (!app) return { ok: false, page: 'No app is registered with this client_id.' };
+  const pushed = await pushedParameters(ctx, app, requestUri!, grace);
+  if (!pushed.ok) return { ok: false, page: pushed.problem, app };
+  return validateAuthorizationRequest(ctx, pushed.params, [], { requestUri: requestUri!, requestUriHash: pushed.requestUriHash });
+}
+
+/**
+ * The checks of an authorization request's parameters (RFC 6749 §4.1.1), made once for both ways it
+ * arrives: at the authorization endpoint (`direct`, or the parameters of a pushed request) and at
+ * the pushed authorization request endpoint (`pushing`, RFC 9126 §2.1).
+ */
+export async function validateAuthorizationRequest(
+  ctx: AppContext,
+  params: Parameters,
+  repeated: string[],
+  via: 'direct' | 'pushing' | PushedOrigin,
 ): Promise<AuthorizationCheck> {
   if (['client_id', 'redirect_uri', 'redirect_url'].some((name) => repeated.includes(name))) {
     return { ok: false, page: 'The request repeats client_id or the redirect URI.' };
@@ -86,6 +125,10 @@ export async function checkAuthorizationRequest(
   });
 
   if (repeated.length > 0) return fail('invalid_request', `parameters must not be repeated: ${repeated.join(', ')}`);
+  // RFC 9126 §6: such an app's requests come only through the pushed authorization request endpoint.
+  if (app.requirePar && via === 'direct') {
+    return fail('invalid_request', 'this app requires pushed authorization requests: push the request to the pushed_authorization_request_endpoint and send its request_uri');
+  }
   if (params.response_type === undefined) return fail('invalid_request', 'response_type is required');
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
 
@@ -118,6 +161,7 @@ export async function checkAuthorizationRequest(
       codeChallenge: challenge ?? null,
       codeChallengeMethod: challenge === undefined ? null : 'S256',
       prompt: params.prompt,
+      pushed: typeof via === 'object' ? via : null,
     },
   };
 }

@@ -28,6 +28,11 @@ export function authorizationServerMetadata(config: Config) {
     authorization_response_iss_parameter_supported: true,
     // RFC 9449 §5.1: exactly the algorithms a DPoP proof is verified with.
     dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
+    // RFC 9126 §5: PAR is offered to every client and required only of apps set to require it.
+    pushed_authorization_request_endpoint: `${config.publicUrl}/oauth2/par`,
+    require_pushed_authorization_requests: false,
+    // RFC 8414 §2: only when clients may register (REGISTRATION=token or open).
+    ...(config.registration.mode !== 'off' && { registration_endpoint: `${config.publicUrl}/oauth2/register` }),
     // RFC 8414 §2: the API reference Stride serves itself.
     service_documentation: `${config.publicUrl}/docs`,
   };

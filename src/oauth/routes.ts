@@ -13,8 +13,10 @@ import { NO_STORE_HEADERS } from './issue-tokens.js';
 import { introspectToken } from './introspection.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { revokeToken } from './revocation.js';
-import { DEVICE_AUTHORIZATION, INTROSPECT, METADATA, REVOKE, TOKEN } from './schemas.js';
+import { DEVICE_AUTHORIZATION, INTROSPECT, METADATA, PAR, REVOKE, TOKEN } from './schemas.js';
 import { startDeviceAuthorization } from './device-authorization.js';
+import { validateAuthorizationRequest } from './authorize.js';
+import { pushAuthorizationRequest } from './pushed-requests.js';
 import { exchange, formParameters, type ClientAuthentication, type ProofVerification } from './token.js';
 import { currentNonce, proofHeader, verifyProof } from './dpop.js';
 
@@ -84,5 +86,18 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
     const body = formParameters(request);
     refuseSchemaViolation(request);
     return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, await clientOf(request, body)(), body));
+  });
+
+  // RFC 9126 §2: the schema decides the parameters' types; the authorization request is checked as
+  // the authorization endpoint checks it. 201, as the RFC says.
+  app.post('/oauth2/par', { schema: PAR, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+    const body = formParameters(request);
+    const client = await clientOf(request, body)();
+    const response = await pushAuthorizationRequest(ctx, client, body, async (params) => {
+      const check = await validateAuthorizationRequest(ctx, params, [], 'pushing');
+      if (check.ok) return null;
+      return check.page !== undefined ? { error: 'invalid_request', description: check.page } : { error: check.error, description: check.description };
+    });
+    return reply.headers(NO_STORE_HEADERS).code(201).send(response);
   });
 }

@@ -164,9 +164,48 @@ export const METADATA = {
         code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
         authorization_response_iss_parameter_supported: { type: 'boolean' },
         dpop_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
+        pushed_authorization_request_endpoint: { type: 'string' },
+        require_pushed_authorization_requests: { type: 'boolean', description: 'false: only apps set to require PAR must use it' },
+        registration_endpoint: { type: 'string', description: 'only when REGISTRATION is token or open' },
         service_documentation: { type: 'string' },
       },
     },
     ...errorAnswers(),
+  },
+};
+
+/** RFC 9126 §2.1: the authorization request's parameters, with the client's authentication. */
+export const PAR = {
+  tags,
+  summary: 'Push an authorization request; use the request_uri answered at the authorization endpoint',
+  security: CLIENT,
+  consumes: [FORM],
+  body: {
+    type: 'object',
+    properties: {
+      response_type: { type: 'string', description: 'required: code' },
+      redirect_uri: { type: 'string', description: 'one of the app’s registered redirect URIs' },
+      scope: { type: 'string' },
+      state: { type: 'string' },
+      code_challenge: { type: 'string', description: 'S256 PKCE challenge; required of public clients' },
+      code_challenge_method: { type: 'string', enum: ['S256'] },
+      prompt: { type: 'string' },
+      ...CLIENT_FIELDS,
+    },
+    // Every parameter once, as a string (RFC 6749 §3.1); those Stride does not know are kept and ignored.
+    additionalProperties: { type: 'string' },
+  },
+  response: {
+    201: {
+      description: 'Cache-Control: no-store. 201 as RFC 9126 §2.2 says (SPEC §5 otherwise answers 200).',
+      type: 'object',
+      required: ['request_uri', 'expires_in'],
+      additionalProperties: false,
+      properties: {
+        request_uri: { type: 'string', description: 'urn:ietf:params:oauth:request_uri:…, usable once, by this client only' },
+        expires_in: { type: 'integer', description: 'seconds: 60' },
+      },
+    },
+    ...errorAnswers(400, 401, 413, 415),
   },
 };

@@ -13,6 +13,12 @@ export const CREDENTIAL_PREFIX = {
   deviceCode: 'sdc_',
   clientSecret: 'scs_',
   session: 'sss_',
+  /** The random part of a pushed request's request_uri (RFC 9126). */
+  pushedRequest: 'spr_',
+  /** RFC 7592's registration access token. */
+  registrationAccessToken: 'sra_',
+  /** RFC 7591's initial access token, made with `stride registration-token create`. */
+  initialAccessToken: 'sia_',
 } as const;
 
 export type CredentialKind = keyof typeof CREDENTIAL_PREFIX;

@@ -26,6 +26,12 @@ export interface App {
   grantTypes: string[];
   /** Every token request must carry a DPoP proof (RFC 9449): the app gets no bearer tokens. */
   requireDpop: boolean;
+  /** Authorization requests only through PAR (RFC 9126 §6). */
+  requirePar: boolean;
+  /** SHA-256 of the RFC 7592 registration access token; null unless registered through RFC 7591. */
+  registrationTokenHash: string | null;
+  /** RFC 7591 metadata kept only to be read back; null unless registered through RFC 7591. */
+  registrationMetadata: Record<string, unknown> | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -44,13 +50,16 @@ export function appFromRow(row: AppRow): App {
     isPublic: row.is_public === 1,
     grantTypes: row.grant_types.split(' ').filter((name) => name !== ''),
     requireDpop: row.require_dpop === 1,
+    requirePar: row.require_par === 1,
+    registrationTokenHash: row.registration_token_hash,
+    registrationMetadata: row.registration_metadata === null ? null : (JSON.parse(row.registration_metadata) as Record<string, unknown>),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 export const APP_COLUMNS =
-  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, require_dpop, created_at, updated_at, grant_types';
+  'id, client_id, client_secret_hash, owner_id, name, description, website_url, redirect_uris, scopes, is_public, require_dpop, created_at, updated_at, grant_types, require_par, registration_token_hash, registration_metadata';
 
 export interface AppChanges {
   name?: string;
@@ -61,6 +70,9 @@ export interface AppChanges {
   clientSecretHash?: string;
   grantTypes?: string[];
   requireDpop?: boolean;
+  requirePar?: boolean;
+  registrationTokenHash?: string | null;
+  registrationMetadata?: Record<string, unknown> | null;
 }
 
 /** An app as the developer dashboard lists it. */
@@ -151,6 +163,9 @@ async function insertApp(db: Q, app: App): Promise<void> {
       is_public: app.isPublic ? 1 : 0,
       grant_types: app.grantTypes.join(' '),
       require_dpop: app.requireDpop ? 1 : 0,
+      require_par: app.requirePar ? 1 : 0,
+      registration_token_hash: app.registrationTokenHash,
+      registration_metadata: app.registrationMetadata === null ? null : JSON.stringify(app.registrationMetadata),
       created_at: app.createdAt,
       updated_at: app.updatedAt,
     })
@@ -216,6 +231,11 @@ async function updateApp(db: Q, id: string, changes: AppChanges, now: number): P
       ...(changes.clientSecretHash !== undefined && { client_secret_hash: changes.clientSecretHash }),
       ...(changes.grantTypes !== undefined && { grant_types: changes.grantTypes.join(' ') }),
       ...(changes.requireDpop !== undefined && { require_dpop: changes.requireDpop ? 1 : 0 }),
+      ...(changes.requirePar !== undefined && { require_par: changes.requirePar ? 1 : 0 }),
+      ...(changes.registrationTokenHash !== undefined && { registration_token_hash: changes.registrationTokenHash }),
+      ...(changes.registrationMetadata !== undefined && {
+        registration_metadata: changes.registrationMetadata === null ? null : JSON.stringify(changes.registrationMetadata),
+      }),
       updated_at: now,
     })
     .where('id', '=', id)

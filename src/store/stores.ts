@@ -13,6 +13,8 @@ import { postgresBearerLookup } from './postgres/bearer-lookup.js';
 import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
 import { createCodeStore, type CodeStore } from './codes.js';
 import { createDeviceCodeStore, type DeviceCodeStore } from './device-codes.js';
+import { createPushedRequestStore, type PushedRequestStore } from './pushed-requests.js';
+import { createRegistrationTokenStore, type RegistrationTokenStore } from './registration-tokens.js';
 import { createGrantStore, type GrantStore } from './grants.js';
 import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.js';
 import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
@@ -43,6 +45,10 @@ export interface Stores {
   codes: CodeStore;
   /** Device authorization requests (RFC 8628). */
   deviceCodes: DeviceCodeStore;
+  /** Pushed authorization requests (RFC 9126). */
+  pushedRequests: PushedRequestStore;
+  /** RFC 7591 initial access tokens. */
+  registrationTokens: RegistrationTokenStore;
   tokens: TokenStore;
   /** The refresh_token grant's reads and its rotation (RFC 9700 §4.14.2). */
   rotation: RefreshRotation;
@@ -98,6 +104,8 @@ export function createStores(db: Db, replica?: Db): Stores {
     grants: createGrantStore(db),
     codes: createCodeStore(db),
     deviceCodes: createDeviceCodeStore(db),
+    pushedRequests: createPushedRequestStore(db.kysely),
+    registrationTokens: createRegistrationTokenStore(db.kysely),
     tokens: createTokenStore(db),
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),

@@ -23,6 +23,8 @@ export const SWEEP_PAUSE_MS = 10;
 const TABLES = {
   authorization_codes: { key: 'code_hash', done: (before: number) => sql`expires_at <= ${before}` },
   device_codes: { key: 'device_code_hash', done: (before: number) => sql`expires_at <= ${before}` },
+  // Kept a while past expiry: a consent page shown for one is answered within that time (0020).
+  pushed_authorization_requests: { key: 'request_uri_hash', done: (before: number) => sql`expires_at <= ${before - 3600}` },
   access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   dpop_proofs: { key: 'proof_key', done: (before: number) => sql`expires_at <= ${before}` },

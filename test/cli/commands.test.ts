@@ -137,6 +137,36 @@ forEachDialect('stride CLI', (dialect) => {
     await cli('apps', 'delete', app.client_id);
   });
 
+  it('sets "require PAR" (RFC 9126) on create and update', async () => {
+    const run = await cli('apps', 'create', '--owner', 'dev@example.com', '--name', 'Strict',
+      '--redirect-uri', 'https://strict.example/cb', '--scopes', 'read_profile', '--require-par', 'yes', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const app = JSON.parse(run.stdout);
+    assert.equal(app.require_par, true);
+    assert.equal((await findAppByClientId(database.db.kysely, app.client_id))!.requirePar, true);
+    const off = await cli('apps', 'update', app.client_id, '--require-par', 'no', '--json');
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(JSON.parse(off.stdout).require_par, false);
+    assert.equal((await findAppByClientId(database.db.kysely, app.client_id))!.requirePar, false);
+    await expectFailure(['apps', 'update', app.client_id, '--require-par', 'maybe'], /--require-par must be yes or no/);
+    assert.equal((await cli('apps', 'delete', app.client_id)).code, 0);
+  });
+
+  it('makes initial access tokens for registration (RFC 7591), stored only as their hash', async () => {
+    const run = await cli('registration-token', 'create', '--expires-in', '3600', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const made = JSON.parse(run.stdout);
+    assert.match(made.initial_access_token, /^sia_/);
+    const row = await database.db.kysely.selectFrom('registration_tokens').selectAll().where('token_hash', '=', hashCredential(made.initial_access_token)).executeTakeFirstOrThrow();
+    assert.equal(Number(row.expires_at), made.expires_at);
+    assert.ok(Math.abs(made.expires_at - 3600 - Date.now() / 1000) < 60);
+    const forever = await cli('registration-token', 'create');
+    assert.equal(forever.code, 0, forever.stderr);
+    assert.match(forever.stdout, /does not expire/);
+    assert.match(forever.stdout, /REGISTRATION is off/);
+    await expectFailure(['registration-token', 'create', '--expires-in', 'soon'], /--expires-in must be a whole number of seconds/);
+  });
+
   it('refuses bad redirect URIs, unknown scopes and unknown owners', async () => {
     const base = ['apps', 'create', '--owner', 'dev@example.com', '--name', 'Bad', '--scopes', 'read_profile'];
     await expectFailure([...base, '--redirect-uri', 'http://evil.example.com/cb'], /must use https/);

@@ -9,7 +9,7 @@ import { ERROR_STATUS, SECOND_STATUS } from '../../src/errors.js';
 import type { Materialized, RequestSpec } from './requests.js';
 
 /** Every status Stride may answer; 500 is not among them (a database outage is 503). */
-export const PRODUCT_STATUSES = [200, 302, 303, 400, 401, 403, 404, 409, 413, 415, 429, 503];
+export const PRODUCT_STATUSES = [200, 201, 204, 302, 303, 400, 401, 403, 404, 409, 413, 415, 429, 503];
 
 /** What the request may be answered with. */
 export function allowedStatuses(spec: RequestSpec): Set<number> {

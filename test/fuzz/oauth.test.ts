@@ -1,11 +1,13 @@
 /**
  * Fuzzing the authorization server (src/oauth/routes.ts, src/web/pages/authorize.ts): RFC 8414 metadata, the authorization
- * endpoint (GET: login or consent page or redirect; POST: the consent decision), and the client
- * endpoints — token, revocation, introspection. Every answer holds the invariants of
+ * endpoint (GET: login or consent page or redirect; POST: the consent decision), the client
+ * endpoints — token, revocation, introspection, pushed authorization requests — and dynamic
+ * client registration. Every answer holds the invariants of
  * invariants.ts, on every database.
  */
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
+import { createAccount } from '../../src/domain/users.js';
 import { forEachDialect } from '../support/databases.js';
 import { realValue } from './hostile.js';
 import { PUBLIC_REDIRECT_URI, REDIRECT_URI } from './world.js';
@@ -94,6 +96,21 @@ export const OAUTH_ROUTES: Route[] = [
       ...clientCredentials,
     },
   },
+  // RFC 9126: the authorization request's fields with client authentication.
+  { ...clientEndpoint, path: '/oauth2/par', statuses: [201, 400, 401], fields: { ...authorizationRequest, ...clientCredentials } },
+  { ...clientEndpoint, path: '/oauth2/par', statuses: [201, 400, 401], fields: { ...authorizationRequest, ...clientCredentials, ...forConfidentialApp } },
+  // RFC 7591/7592 (REGISTRATION=open below): JSON metadata, and the registration access token's routes.
+  { method: 'POST', path: '/oauth2/register', face: 'api', statuses: [201, 400, 401], json: registrationMetadata(), credentials: 'none', rateLimited: true },
+  ...(['GET', 'PUT', 'DELETE'] as const).map((method): Route => ({
+    method,
+    path: '/oauth2/register/:client_id',
+    params: { client_id: realValue(['clientId', 'publicClientId']) },
+    face: 'api',
+    statuses: [200, 204, 400, 401],
+    ...(method === 'PUT' && { json: registrationMetadata() }),
+    credentials: 'bearer',
+    rateLimited: true,
+  })),
   ...(['/oauth2/revoke', '/oauth2/introspect'] as const).map((path): Route => ({
     ...clientEndpoint,
     path,
@@ -105,13 +122,33 @@ export const OAUTH_ROUTES: Route[] = [
   })),
 ];
 
+/** RFC 7591 metadata: plausible values of each field, some of them wrong. */
+function registrationMetadata(): fc.Arbitrary<unknown> {
+  return fc.record(
+    {
+      redirect_uris: fc.array(redirectUri, { maxLength: 3 }),
+      client_name: fc.oneof(fc.constant('Fuzzed App'), fc.string()),
+      token_endpoint_auth_method: mostly(['client_secret_basic', 'client_secret_post', 'none'], ['private_key_jwt', '', 'NONE']),
+      grant_types: fc.array(mostly(['authorization_code', 'refresh_token'], ['client_credentials', 'implicit']), { maxLength: 3 }),
+      response_types: fc.array(mostly(['code'], ['token', 'id_token']), { maxLength: 2 }),
+      scope: scopeList,
+      client_uri: fc.oneof(fc.constant('https://fuzz.example'), fc.string()),
+      client_id: realValue(['clientId']),
+    },
+    { requiredKeys: [] },
+  );
+}
+
+const REGISTRATION_OWNER = 'fuzz-operator@example.com';
+
 /** Cases per database in `npm test`. */
 const RUNS = 1000;
 
 forEachDialect('fuzzing the authorization server', (dialect) => {
   let target: FuzzTarget;
   before(async () => {
-    target = await createFuzzTarget(dialect);
+    target = await createFuzzTarget(dialect, { REGISTRATION: 'open', REGISTRATION_OWNER });
+    await createAccount(target.t.database.stores.users, target.t.clock, { email: REGISTRATION_OWNER, password: 'correct horse battery', displayName: 'Operator' });
   });
   after(() => target.t.close());
 

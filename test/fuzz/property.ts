@@ -40,8 +40,8 @@ export interface FuzzTarget {
  * A Stride app with the rate limits on (low enough for 429 to happen from a hot address, high
  * enough that most cases, from many addresses, reach the route) and the real credentials.
  */
-export async function createFuzzTarget(dialect: Dialect): Promise<FuzzTarget> {
-  const t = await createTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '30/min', RATE_LIMIT_TOKEN: '300/min', RATE_LIMIT_API: '500/min' });
+export async function createFuzzTarget(dialect: Dialect, env: Record<string, string> = {}): Promise<FuzzTarget> {
+  const t = await createTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '30/min', RATE_LIMIT_TOKEN: '300/min', RATE_LIMIT_API: '500/min', ...env });
   return { t, world: await FuzzWorld.create(t) };
 }
 

@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { Browser as Chromium } from 'playwright-core';
 import { browserUnavailable, launchBrowser } from '../support/browser.js';
 import { createTestApp } from '../support/app.js';
-import { createFixture, createOAuthTestApp, encodeForm, obtainTokens, type Fixture, type Tokens } from '../oauth/flow.js';
+import { createAccount } from '../../src/domain/users.js';
+import { createFixture, createOAuthTestApp, encodeForm, REDIRECT_URI, obtainTokens, type Fixture, type Tokens } from '../oauth/flow.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { bearer, userWithToken } from '../support/tokens.js';
 import type { TestApp } from '../support/app.js';
@@ -40,8 +41,9 @@ describe('the OpenAPI document', () => {
   const checked: string[] = [];
 
   before(async () => {
-    t = await createOAuthTestApp('sqlite', { WEBHOOK_ALLOW_PRIVATE: 'true' });
+    t = await createOAuthTestApp('sqlite', { WEBHOOK_ALLOW_PRIVATE: 'true', REGISTRATION: 'open', REGISTRATION_OWNER: 'openapi-operator@example.com' });
     fixture = await createFixture(t);
+    await createAccount(t.database.stores.users, t.clock, { email: 'openapi-operator@example.com', password: 'correct horse battery', displayName: 'Operator' });
     tokens = await obtainTokens(t, fixture);
     fullToken = (await userWithToken(t)).token;
     doc = (await t.app.inject('/openapi.json')).json() as Document;
@@ -192,6 +194,22 @@ describe('the OpenAPI document', () => {
     await call('POST', '/oauth2/device_authorization', { form: { client_id: 'sc_nobody' } });
     await call('POST', '/oauth2/device_authorization', { form: { scope: 'read_everything', ...client } });
     await call('POST', '/oauth2/token', { form: { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'sdc_x', ...client } });
+    const pushed = { response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'read_profile' };
+    await call('POST', '/oauth2/par', { form: { ...pushed, ...client } });
+    await call('POST', '/oauth2/par', { form: { ...pushed, scope: 'read_minds', ...client } });
+    await call('POST', '/oauth2/par', { form: { ...pushed, client_id: fixture.app.clientId, client_secret: 'wrong' } });
+
+    const metadata = { redirect_uris: ['https://registered.example/cb'], client_name: 'Registered', scope: 'read_profile' };
+    const registered = (await call('POST', '/oauth2/register', { json: metadata })).json() as { client_id: string; registration_access_token: string };
+    await call('POST', '/oauth2/register', { json: { ...metadata, redirect_uris: ['http://registered.example/cb'] } });
+    const management = `/oauth2/register/${registered.client_id}`;
+    const rat = bearer(registered.registration_access_token);
+    await call('GET', management, { headers: rat });
+    await call('GET', management, { headers: bearer('sra_wrong') });
+    await call('PUT', management, { headers: rat, json: { ...metadata, client_id: registered.client_id, client_name: 'Renamed' } });
+    await call('PUT', management, { headers: rat, json: { ...metadata, client_id: registered.client_id, scope: 'read_minds' } });
+    await call('DELETE', management, { headers: rat });
+    await call('DELETE', management, { headers: rat });
 
     await call('GET', '/v1/events?limit=5', { headers: basic });
     await call('GET', '/v1/events?limit=0', { headers: basic });

@@ -9,7 +9,7 @@ import type { App } from '../../src/store/apps.js';
 
 const app = (isPublic: boolean): App => ({
   id: 'app-1', clientId: 'sc_one', clientSecretHash: isPublic ? null : 'hash', ownerId: 'owner', name: 'One', description: '',
-  websiteUrl: '', redirectUris: [], scopes: [], isPublic, grantTypes: ['authorization_code', 'refresh_token'], requireDpop: false, createdAt: 0, updatedAt: 0,
+  websiteUrl: '', redirectUris: [], scopes: [], isPublic, grantTypes: ['authorization_code', 'refresh_token'], requireDpop: false, requirePar: false, registrationTokenHash: null, registrationMetadata: null, createdAt: 0, updatedAt: 0,
 });
 
 it('a confidential client is proven by its secret alone', () => {

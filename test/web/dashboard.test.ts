@@ -287,6 +287,24 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal((await submit(developer, page, page, { ...settings, grant_types: ['authorization_code', 'refresh_token'] })).status, 303);
   });
 
+  it('sets and clears "require PAR" (RFC 9126), which the authorization endpoint then enforces', async () => {
+    const page = `/dashboard/apps/${f.publicApp.clientId}`;
+    const current = (await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))!;
+    const settings = { name: current.name, description: current.description, website_url: '', redirect_uris: current.redirectUris.join('\n'), scopes: current.scopes };
+    const form = await developer.get(page);
+    assert.match(form.body, /id="require_par" name="require_par" value="yes" aria-describedby/);
+    const on = await submit(developer, page, page, { ...settings, require_par: 'yes' });
+    assert.equal(on.status, 303);
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.requirePar, true);
+    assert.match((await developer.get(page)).body, /id="require_par" name="require_par" value="yes" checked aria-describedby/);
+    const plain = await developer.get(`/oauth2/authorize?client_id=${f.publicApp.clientId}&response_type=code&redirect_uri=${encodeURIComponent('com.example.walker:/cb')}&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`);
+    assert.equal(plain.status, 400);
+    assert.match(plain.body, /requires pushed authorization requests/);
+    const off = await submit(developer, page, page, settings);
+    assert.equal(off.status, 303);
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.publicApp.clientId))?.requirePar, false);
+  });
+
   it('previews how many grants a scope change ends, then ends only the differing ones', async () => {
     const db = t.database.db.kysely;
     const { app, clientSecret } = await (await import('../../src/domain/apps.js')).registerApp(t.database.stores.apps, t.clock, f.developer.id, {

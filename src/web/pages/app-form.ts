@@ -23,6 +23,8 @@ export interface AppForm {
   grantTypesShown: boolean;
   /** "Require DPoP": token requests without a proof are refused (RFC 9449). */
   requireDpop: boolean;
+  /** Authorization requests only through PAR (RFC 9126 §6). */
+  requirePar: boolean;
 }
 
 export type FieldErrors = Partial<Record<FieldProblem['field'], string>>;
@@ -54,6 +56,7 @@ export function readAppForm(form: Form): AppForm {
     grantTypes: values(form.grant_types),
     grantTypesShown: values(form.grant_types).length > 0,
     requireDpop: text(form.require_dpop) === 'yes',
+    requirePar: text(form.require_par) === 'yes',
   };
 }
 
@@ -71,6 +74,7 @@ export function settingsOf(form: AppForm): AppSettings {
     // None ticked (or a form from before the setting): the grant types stay as they are.
     ...(form.grantTypesShown && { grantTypes: form.grantTypes }),
     requireDpop: form.requireDpop,
+    requirePar: form.requirePar,
   };
 }
 
@@ -85,6 +89,7 @@ export function formOf(app: App): AppForm {
     grantTypes: app.grantTypes,
     grantTypesShown: true,
     requireDpop: app.requireDpop,
+    requirePar: app.requirePar,
   };
 }
 

@@ -115,6 +115,7 @@ async function saveSettings(request: FastifyRequest, reply: FastifyReply) {
         ['redirect_uris', settings.redirectUris.join('\n')],
         ['scopes', formatScopes(settings.scopes)],
         ['require_dpop', form.requireDpop ? 'yes' : 'no'],
+        ...(form.requirePar ? [['require_par', 'yes']] : []),
         ['confirm_scope_change', 'yes'],
       ],
     });

@@ -16,7 +16,9 @@ import {
   reissueAuthorization,
   singleValues,
   type AuthorizationRefusal,
+  type AuthorizationRequest,
 } from '../../oauth/authorize.js';
+import { claimPushedRequest, PUSHED_REQUEST_DECISION_WINDOW } from '../../oauth/pushed-requests.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
 import { parseScopeString } from '../../domain/scopes.js';
 import type { App } from '../../store/apps.js';
@@ -38,6 +40,7 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
     const grant = await ctx.stores.grants.find(session.user.id, check.request.app.id);
     if (grant && consentIsRemembered(grant, check.request)) {
+      if (!(await claimPushed(check.request))) return sendUsedPushedRequest(reply);
       return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
     }
     const grantedBefore = grantCoversRequest(grant, check.request);
@@ -63,8 +66,9 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     const fields = { ...params };
     delete fields.csrf_token;
     delete fields.decision;
-    const check = await checkAuthorizationRequest(ctx, fields, repeated.filter((name) => name !== 'granted_scope'));
+    const check = await checkAuthorizationRequest(ctx, fields, repeated.filter((name) => name !== 'granted_scope'), PUSHED_REQUEST_DECISION_WINDOW);
     if (!check.ok) return sendRefusal(request, reply, check, 303);
+    if (!(await claimPushed(check.request))) return sendUsedPushedRequest(reply);
     // The person's own answer on the consent page: it goes back to the app (RFC 6749 §4.1.2.1).
     if (params.decision !== 'allow') return reply.redirect(deniedRedirect(ctx, check.request, 'the user denied access'), 303);
     const ticked = new Set(grantedScopes(request.body));
@@ -73,6 +77,15 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
     return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
   });
+
+  /** A pushed request (RFC 9126 §4) is used once: by the code issued, or the denial, for it. */
+  async function claimPushed(authorization: AuthorizationRequest): Promise<boolean> {
+    return authorization.pushed === null || claimPushedRequest(ctx, authorization.pushed.requestUriHash);
+  }
+
+  function sendUsedPushedRequest(reply: FastifyReply): FastifyReply {
+    return sendErrorPage(reply, 400, 'This authorization request cannot be completed', 'The request_uri is unknown, expired or already used (invalid_request_uri).');
+  }
 
   /**
    * A request that cannot go on. Without a trustworthy redirect URI: the error page. Otherwise the

@@ -25,14 +25,17 @@ export function renderConsent(
 ): FastifyReply {
   const csrfToken = sessionCsrfToken(session);
   // The request travels in hidden fields and is validated again when the form comes back.
-  const hidden: Array<[string, string]> = [
-    ['response_type', 'code'],
-    ['client_id', request.app.clientId],
-    ['redirect_uri', request.redirectUri],
-    ['scope', request.scopes.join(' ')],
-  ];
-  if (request.state !== undefined) hidden.push(['state', request.state]);
-  if (request.codeChallenge !== null) {
+  // A pushed request (RFC 9126) travels as its request_uri: its parameters stay as the app pushed them.
+  const hidden: Array<[string, string]> = request.pushed
+    ? [['client_id', request.app.clientId], ['request_uri', request.pushed.requestUri]]
+    : [
+        ['response_type', 'code'],
+        ['client_id', request.app.clientId],
+        ['redirect_uri', request.redirectUri],
+        ['scope', request.scopes.join(' ')],
+      ];
+  if (!request.pushed && request.state !== undefined) hidden.push(['state', request.state]);
+  if (!request.pushed && request.codeChallenge !== null) {
     hidden.push(['code_challenge', request.codeChallenge], ['code_challenge_method', request.codeChallengeMethod ?? 'S256']);
   }
   return sendPage(reply, './consent', {

@@ -56,7 +56,7 @@ async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
   if (formId === null) return reply;
   const draft = await takeDraft(request, reply, session, pageWithFormId(NEW_APP_PAGE, formId));
   if (draft) return sendNewAppForm(reply, session, { ...readAppForm(draft), formId }, {}, 200, DRAFT_NOTICE);
-  const blank: AppForm = { formId, name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false, grantTypes: DEFAULT_GRANT_TYPES, grantTypesShown: true, requireDpop: false };
+  const blank: AppForm = { formId, name: '', description: '', websiteUrl: '', redirectUris: '', scopes: ['read_profile'], isPublic: false, grantTypes: DEFAULT_GRANT_TYPES, grantTypesShown: true, requireDpop: false, requirePar: false };
   return sendNewAppForm(reply, session, blank, {});
 }
 
