@@ -43,9 +43,11 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
     querystring: SERIES_QUERY_JSON_SCHEMA,
     response: { 200: HEART_RATE_SERIES_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
   };
-  app.get(HEART_RATE_PATH, { config: limit, schema: read, onRequest: requireScope('read_heartrate') }, (request) => {
+  // The body comes as JSON bytes, written without the schema's serializer (domain/heart-rate-series-json.ts).
+  app.get(HEART_RATE_PATH, { config: limit, schema: read, onRequest: requireScope('read_heartrate') }, async (request, reply) => {
     const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
-    return readSeries(request.auth.userId, seriesRequest);
+    const body = await readSeries(request.auth.userId, seriesRequest);
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   const write = {

@@ -80,33 +80,72 @@ export function visibleFields(scopes: readonly string[]): Set<SummaryField> {
   return new Set(fields);
 }
 
+/** The dates of kept plans' days, by their boundaries (a kept plan is never modified). */
+const datesOfBoundaries = new WeakMap<readonly number[], readonly string[]>();
+
+function datesOf(boundaries: readonly number[], timezone: string): readonly string[] {
+  let dates = datesOfBoundaries.get(boundaries);
+  if (dates === undefined) {
+    dates = boundaries.slice(0, -1).map((start) => DateTime.fromSeconds(start, { zone: timezone }).toISODate()!);
+    datesOfBoundaries.set(boundaries, dates);
+  }
+  return dates;
+}
+
+/**
+ * The day of `time`: the index i with boundaries[i] <= time < boundaries[i + 1], or -1 outside
+ * them. The boundaries are the local midnights, so this is the day of its local date.
+ */
+function dayIndex(boundaries: readonly number[], time: number): number {
+  let low = 0;
+  let high = boundaries.length - 1;
+  if (high < 1 || time < boundaries[0]! || time >= boundaries[high]!) return -1;
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1;
+    if (boundaries[middle]! <= time) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
  * The days of the range whose local midnights are `boundaries` (days.length = boundaries.length − 1),
  * each with the fields `fields` names.
  */
 export function summaryDays(boundaries: readonly number[], timezone: string, fields: ReadonlySet<SummaryField>, sources: SummarySources): SummaryDay[] {
-  const dates = boundaries.slice(0, -1).map((start) => DateTime.fromSeconds(start, { zone: timezone }).toISODate()!);
-  const indexOfDate = new Map(dates.map((date, index) => [date, index]));
-  const dateOf = (time: number) => DateTime.fromSeconds(time, { zone: timezone }).toISODate()!;
-  const asleep = new Array<number>(dates.length).fill(0);
-  for (const session of sources.sleep ?? []) {
-    const index = indexOfDate.get(dateOf(session.end_time));
-    if (index !== undefined) asleep[index]! += asleepMinutes(session);
+  const dates = datesOf(boundaries, timezone);
+  const count = dates.length;
+  let asleep: number[] | undefined;
+  if (fields.has('minutes_asleep')) {
+    asleep = new Array<number>(count).fill(0);
+    for (const session of sources.sleep ?? []) {
+      const index = dayIndex(boundaries, session.end_time);
+      if (index !== -1) asleep[index]! += asleepMinutes(session);
+    }
   }
   // The last measurement of each date: measurements come oldest first.
-  const weight = new Array<number | null>(dates.length).fill(null);
-  for (const measured of sources.weights ?? []) {
-    const index = indexOfDate.get(dateOf(measured.time));
-    if (index !== undefined) weight[index] = measured.kg_hundredths / 100;
+  let weight: Array<number | null> | undefined;
+  if (fields.has('weight')) {
+    weight = new Array<number | null>(count).fill(null);
+    for (const measured of sources.weights ?? []) {
+      const index = dayIndex(boundaries, measured.time);
+      if (index !== -1) weight[index] = measured.kg_hundredths / 100;
+    }
   }
-  return dates.map((date, index) => {
-    const day: SummaryDay = { date };
-    if (fields.has('steps')) day.steps = sources.steps?.[index] ?? 0;
-    if (fields.has('distance')) day.distance = sources.distance?.[index] ?? 0;
-    if (fields.has('calories')) day.calories = sources.calories?.[index] ?? 0;
-    if (fields.has('resting_heart_rate')) day.resting_heart_rate = sources.resting?.[index] ?? null;
-    if (fields.has('minutes_asleep')) day.minutes_asleep = asleep[index]!;
-    if (fields.has('weight')) day.weight = weight[index]!;
-    return day;
-  });
+  const activity = fields.has('steps');
+  const distance = fields.has('distance');
+  const calories = fields.has('calories');
+  const resting = fields.has('resting_heart_rate');
+  const days = new Array<SummaryDay>(count);
+  for (let index = 0; index < count; index++) {
+    const day: SummaryDay = { date: dates[index]! };
+    if (activity) day.steps = sources.steps?.[index] ?? 0;
+    if (distance) day.distance = sources.distance?.[index] ?? 0;
+    if (calories) day.calories = sources.calories?.[index] ?? 0;
+    if (resting) day.resting_heart_rate = sources.resting?.[index] ?? null;
+    if (asleep) day.minutes_asleep = asleep[index]!;
+    if (weight) day.weight = weight[index]!;
+    days[index] = day;
+  }
+  return days;
 }

@@ -6,6 +6,7 @@
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { invalidRequest } from '../errors.js';
 import type { HeartRateBuckets } from '../store/heart-rate-series.js';
+import { heartRateSeriesJson } from './heart-rate-series-json.js';
 import { keptPlans, MAX_TIMESTAMP, type SeriesRequest } from './step-series.js';
 
 export interface HeartRateBucket {
@@ -18,7 +19,7 @@ export interface HeartRateBucket {
   resting?: number | null;
 }
 
-/** The 200 body of `GET /v1/users/me/heartrate/`. */
+/** The 200 body of `GET /v1/users/me/heartrate/`, as HEART_RATE_SERIES_JSON_SCHEMA describes it. */
 export interface HeartRateSeries {
   granularity: SeriesRequest['granularity'];
   timezone: string;
@@ -61,41 +62,14 @@ export const HEART_RATE_SERIES_JSON_SCHEMA = {
 
 /** The buckets of a plan, from the store. */
 export type HeartRateBucketSource = (userId: string, plan: BucketPlan) => Promise<HeartRateBuckets>;
-export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<HeartRateSeries>;
+/** The series as the JSON bytes of its 200 answer (./heart-rate-series-json.ts). */
+export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<Buffer>;
 
 export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): HeartRateSeriesReader {
   const planOf = keptPlans();
   return async (userId, request) => {
     const plan = planOf(request);
-    return seriesOf(request, plan, await buckets(userId, plan));
-  };
-}
-
-const oneDecimal = (value: number) => Math.round(value * 10) / 10;
-
-function seriesOf(request: SeriesRequest, plan: BucketPlan, buckets: HeartRateBuckets): HeartRateSeries {
-  const { boundaries } = plan;
-  const count = Math.max(0, boundaries.length - 1);
-  const heartrate: HeartRateBucket[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const minutes = buckets.minutes[i]!;
-    const bucket: HeartRateBucket = {
-      start_time: boundaries[i]!,
-      end_time: boundaries[i + 1]!,
-      avg: minutes === 0 ? null : oneDecimal(buckets.sums[i]! / minutes),
-      min: minutes === 0 ? null : buckets.min[i]!,
-      max: minutes === 0 ? null : buckets.max[i]!,
-      minutes,
-    };
-    if (buckets.resting) bucket.resting = buckets.resting[i] ?? null;
-    heartrate[i] = bucket;
-  }
-  return {
-    granularity: request.granularity,
-    timezone: request.timezone,
-    start_time: boundaries[0] ?? request.start,
-    end_time: boundaries[boundaries.length - 1] ?? request.end,
-    heartrate,
+    return heartRateSeriesJson(request, plan, await buckets(userId, plan));
   };
 }
 

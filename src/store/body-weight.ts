@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import type { Database } from '../db/schema.js';
 import { recordEvent } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
@@ -59,6 +60,10 @@ async function recordBodyEvent(trx: Kysely<Database>, userId: string, time: numb
 
 export function createBodyWeightStore(db: Db): BodyWeightStore {
   const q = db.kysely;
+  // Read by every daily summary with read_body: compiled once, in the turn's reads.
+  const measuredWithin = preparedRead<[string, number, number], WeightRow>(db, (k, userId, from, to) =>
+    k.selectFrom('body_weights').select(COLUMNS).where('user_id', '=', userId).where('time', '>=', from).where('time', '<', to).orderBy('time'),
+  );
   return {
     save: (userId, weight, change) =>
       // Under the person's lock like sleep: on SQLite the write lock is taken before the read.
@@ -75,14 +80,7 @@ export function createBodyWeightStore(db: Db): BodyWeightStore {
       }),
 
     async within(userId, from, to) {
-      const rows = await q
-        .selectFrom('body_weights')
-        .select(COLUMNS)
-        .where('user_id', '=', userId)
-        .where('time', '>=', from)
-        .where('time', '<', to)
-        .orderBy('time')
-        .execute();
+      const rows = await measuredWithin(userId, from, to);
       return rows.map(weightOf);
     },
 

@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import type { Database } from '../db/schema.js';
 import { packStages, unpackStages, type SleepStage, type SleepStageName } from '../db/sleep-stages.js';
 import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
@@ -82,6 +83,18 @@ async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions:
 
 export function createSleepStore(db: Db): SleepStore {
   const q = db.kysely;
+  // Read by every daily summary with read_sleep: compiled once, in the turn's reads.
+  const sessionsEnding = preparedRead<[string, number, number, number, number], SessionRow>(db, (k, userId, earliestStart, to, from, before) =>
+    k
+      .selectFrom('sleep_sessions')
+      .select(COLUMNS)
+      .where('user_id', '=', userId)
+      .where('start_time', '>=', earliestStart)
+      .where('start_time', '<', to)
+      .where('end_time', '>=', from)
+      .where('end_time', '<', before)
+      .orderBy('start_time'),
+  );
   return {
     save: (userId, session, change) =>
       withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
@@ -110,16 +123,8 @@ export function createSleepStore(db: Db): SleepStore {
       }),
 
     async endingWithin(userId, from, to) {
-      const rows = await q
-        .selectFrom('sleep_sessions')
-        .select(COLUMNS)
-        .where('user_id', '=', userId)
-        .where('start_time', '>=', from - MAX_SLEEP_SESSION_SECONDS)
-        .where('start_time', '<', to)
-        .where('end_time', '>=', from)
-        .where('end_time', '<', to)
-        .orderBy('start_time')
-        .execute();
+      // Each argument is bound once (db/prepared-query.ts), so `to` is passed twice.
+      const rows = await sessionsEnding(userId, from - MAX_SLEEP_SESSION_SECONDS, to, from, to);
       return rows.map(sessionOf);
     },
 
