@@ -5,7 +5,6 @@
  * pollDeviceAuthorizationGrant), with a person answering at /device meanwhile.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
@@ -14,16 +13,10 @@ import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { answerConsent, registerDeviceApp, typeCode } from './device-flow.js';
 import { Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
+import { insecure } from './listening.js';
+import { freePort } from '../support/cli.js';
 
 cheapPasswordHashing();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 forEachDialect('device grant with client libraries on a real socket', (dialect) => {
   let t: TestApp;
@@ -51,7 +44,6 @@ forEachDialect('device grant with client libraries on a real socket', (dialect) 
   }
 
   it('oauth4webapi: device authorization, authorization_pending, then tokens after the person allowed', async () => {
-    const insecure = { [oauth.allowInsecureRequests]: true };
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
     assert.equal(as.device_authorization_endpoint, `${issuer.origin}/oauth2/device_authorization`);
     const c: oauth.Client = { client_id: clientId };
@@ -75,7 +67,6 @@ forEachDialect('device grant with client libraries on a real socket', (dialect) 
   });
 
   it('oauth4webapi: access_denied after the person denied', async () => {
-    const insecure = { [oauth.allowInsecureRequests]: true };
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
     const c: oauth.Client = { client_id: clientId };
     const started = await oauth.processDeviceAuthorizationResponse(as, c, await oauth.deviceAuthorizationRequest(as, c, oauth.None(), {}, insecure));

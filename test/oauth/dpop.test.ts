@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, calculateJwkThumbprint, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
@@ -18,18 +17,11 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
+import { insecure } from './listening.js';
+import { freePort } from '../support/cli.js';
 
 cheapPasswordHashing();
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const insecure = { [oauth.allowInsecureRequests]: true };
 const redirectUri = 'http://127.0.0.1:9/callback';
 
 interface KeyPair {

@@ -6,7 +6,6 @@
  * requires PAR.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
@@ -14,19 +13,10 @@ import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { authorizeAndAllow, authorizeUrl, Browser, createFixture, createOAuthTestApp, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, type Fixture } from './flow.js';
+import { authorizeAndAllow, authorizeUrl, Browser, createFixture, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, type Fixture } from './flow.js';
+import { insecure, listeningStride } from './listening.js';
 
 cheapPasswordHashing();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const insecure = { [oauth.allowInsecureRequests]: true };
 
 forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
   let t: TestApp;
@@ -36,12 +26,8 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
   const redirectUri = 'http://127.0.0.1:9/callback';
 
   before(async () => {
-    const port = await freePort();
-    issuer = new URL(`http://127.0.0.1:${port}`);
-    t = await createOAuthTestApp(dialect, { PUBLIC_URL: issuer.origin });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, issuer, as } = await listeningStride(dialect));
     f = await createFixture(t);
-    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
   });
   after(() => t.close());
 

@@ -5,26 +5,17 @@
  * on a loopback port picked at the time of the request.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
+import { authorizeAndAllow, Browser, createFixture, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
+import { insecure, listeningStride } from './listening.js';
+import { freePort } from '../support/cli.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const insecure = { [oauth.allowInsecureRequests]: true };
 
 forEachDialect('third-party client library (oauth4webapi) on a real socket', (dialect) => {
   let t: TestApp;
@@ -34,13 +25,8 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   const redirectUri = 'http://127.0.0.1:9/callback';
 
   before(async () => {
-    const port = await freePort();
-    issuer = new URL(`http://127.0.0.1:${port}`);
-    t = await createOAuthTestApp(dialect, { PUBLIC_URL: issuer.origin });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, issuer, as } = await listeningStride(dialect));
     f = await createFixture(t);
-    const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure });
-    as = await oauth.processDiscoveryResponse(issuer, response);
   });
   after(() => t.close());
 
