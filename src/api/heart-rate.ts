@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors.js';
 import { heartRateChange, HEART_RATE_UPLOAD_JSON_SCHEMA, minutesOfReadings, readingsProblem, type HeartRateReading } from '../domain/heart-rate-readings.js';
-import { createHeartRateSeriesReader, deleteRange, DELETE_RANGE_JSON_SCHEMA, HEART_RATE_SERIES_JSON_SCHEMA } from '../domain/heart-rate-series.js';
+import { createHeartRateSeriesReader, HEART_RATE_SERIES_JSON_SCHEMA } from '../domain/heart-rate-series.js';
+import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf } from '../domain/minute-samples.js';
 import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
 import { parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA } from '../domain/step-series.js';
 import { BEARER, errorAnswers } from '../http/schemas.js';
@@ -80,7 +81,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
     response: { 200: DELETED_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
   };
   app.delete(HEART_RATE_PATH, { config: limit, schema: remove, onRequest: requireScope('write_heartrate') }, async (request) => {
-    const { from, to } = deleteRange(request.query as { start_time: string; end_time: string });
+    const { start: from, end: to } = deleteRangeOf(request.query as { start_time: string; end_time: string });
     const zone = request.auth.profile.timezone;
     const removed = await stores.heartRate.deleteMinutes(request.auth.userId, from, to, (minutes) => heartRateChange(minutes, zone, clock(), coalesceSeconds));
     return { deleted: removed.length };

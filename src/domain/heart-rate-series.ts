@@ -4,10 +4,9 @@
  * with data (null without any), how many there are, and for day buckets the resting heart rate.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
-import { invalidRequest } from '../errors.js';
 import type { HeartRateBuckets } from '../store/heart-rate-series.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
-import { keptPlans, MAX_TIMESTAMP, type SeriesRequest } from './step-series.js';
+import { keptPlans, type SeriesRequest } from './step-series.js';
 
 export interface HeartRateBucket {
   start_time: number;
@@ -71,26 +70,4 @@ export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): Hea
     const plan = planOf(request);
     return heartRateSeriesJson(request, plan, await buckets(userId, plan));
   };
-}
-
-/** The longest range one DELETE may clear. */
-export const MAX_DELETE_SECONDS = 31 * 86_400;
-
-export const DELETE_RANGE_JSON_SCHEMA = {
-  type: 'object',
-  required: ['start_time', 'end_time'],
-  additionalProperties: false,
-  properties: {
-    start_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds: the minutes that start at or after it are removed' },
-    end_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds: … and before it; at most 31 days after start_time' },
-  },
-} as const;
-
-/** The range of a DELETE, its schema already checked. */
-export function deleteRange(query: { start_time: string | number; end_time: string | number }): { from: number; to: number } {
-  const from = Number(query.start_time);
-  const to = Number(query.end_time);
-  if (to < from) throw invalidRequest(`querystring/end_time ${to} is before start_time ${from}`);
-  if (to - from > MAX_DELETE_SECONDS) throw invalidRequest('the range from start_time to end_time is longer than 31 days, the most one DELETE may remove');
-  return { from, to };
 }

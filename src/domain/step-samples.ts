@@ -3,7 +3,7 @@
  * import --kind steps` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
  */
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
-import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
+import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, sampleBatchJsonSchema, seriesChange } from './minute-samples.js';
 
 export { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST };
 
@@ -14,27 +14,7 @@ export type StepsChange = SeriesChange;
 export const MAX_STEPS_PER_MINUTE = 1000;
 
 /** What `POST /v1/users/me/activities/steps/` accepts (parseSampleBatch enforces it, naming the first bad sample). */
-export const SAMPLE_BATCH_JSON_SCHEMA = {
-  type: 'object',
-  required: ['samples'],
-  additionalProperties: false,
-  properties: {
-    samples: {
-      type: 'array',
-      maxItems: MAX_SAMPLES_PER_REQUEST,
-      description: 'one sample per minute; a minute sent again replaces its value',
-      items: {
-        type: 'object',
-        required: ['start_time', 'value'],
-        additionalProperties: false,
-        properties: {
-          start_time: { type: 'integer', minimum: 0, multipleOf: 60, description: 'the minute\'s start, Unix seconds; at most a day ahead of the server\'s clock' },
-          value: { type: 'integer', minimum: 0, maximum: MAX_STEPS_PER_MINUTE },
-        },
-      },
-    },
-  },
-} as const;
+export const SAMPLE_BATCH_JSON_SCHEMA = sampleBatchJsonSchema({ unit: 'steps', maxPerMinute: MAX_STEPS_PER_MINUTE, decimals: 0 });
 
 /** The answer to an upload. */
 export const ACCEPTED_JSON_SCHEMA = {
