@@ -1,0 +1,76 @@
+/**
+ * The one error the client throws for an answer Stride refused: the `error` and
+ * `error_description` of Stride's error body (RFC 6749 §5.2 at the token endpoint, RFC 6750 §3 at
+ * the resource API), the HTTP status, and `Retry-After` in seconds.
+ */
+import type { components } from './generated/api.js';
+
+/** The error codes Stride's API documents (the `error` of its error body). */
+export type StrideErrorCode = components['schemas']['Error']['error'];
+
+export interface StrideErrorFields {
+  /** `invalid_token`, `invalid_grant`, `rate_limited`, …; any string an OAuth server may send. */
+  error: StrideErrorCode | (string & {});
+  errorDescription?: string | undefined;
+  /** The HTTP status; undefined for an error sent back in the redirect to the app (RFC 6749 §4.1.2.1). */
+  status?: number | undefined;
+  /** Seconds to wait before trying again (429, 503). */
+  retryAfter?: number | undefined;
+  /** On a 500: the id to give Stride's operator. */
+  requestId?: string | undefined;
+}
+
+export class StrideError extends Error {
+  readonly error: string;
+  readonly errorDescription: string | undefined;
+  readonly status: number | undefined;
+  readonly retryAfter: number | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(fields: StrideErrorFields, options?: { cause?: unknown }) {
+    super(fields.errorDescription ? `${fields.error}: ${fields.errorDescription}` : fields.error, options);
+    this.name = 'StrideError';
+    this.error = fields.error;
+    this.errorDescription = fields.errorDescription;
+    this.status = fields.status;
+    this.retryAfter = fields.retryAfter;
+    this.requestId = fields.requestId;
+  }
+}
+
+/**
+ * `Retry-After` in seconds: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent
+ * or unreadable.
+ */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/**
+ * The StrideError of a refused answer. The body is read (it is Stride's JSON error body, or what a
+ * proxy in front sent); a body that is not that shape still gives an error named after the status.
+ */
+export async function errorFromResponse(response: Response, body?: unknown): Promise<StrideError> {
+  let parsed: unknown = body;
+  if (parsed === undefined) {
+    const text = await response.text().catch(() => '');
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const error = typeof fields.error === 'string' ? fields.error : `http_${response.status}`;
+  return new StrideError({
+    error,
+    errorDescription: typeof fields.error_description === 'string' ? fields.error_description : response.statusText || undefined,
+    status: response.status,
+    retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
+    requestId: typeof fields.request_id === 'string' ? fields.request_id : undefined,
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Waiting on 429 and 503 when asked: Stride answers both with `Retry-After` (a rate limit; a
+ * database away for now). A wait longer than `maxWaitSeconds` is not waited: the answer is
+ * returned, and the caller's StrideError carries `retryAfter` to decide with.
+ */
+import { retryAfterSeconds } from './errors.js';
+
+export interface RetryOptions {
+  /** Wait and retry on 429 rate_limited. Default false. */
+  rateLimited?: boolean;
+  /** Wait and retry on 503 temporarily_unavailable. Default false. */
+  unavailable?: boolean;
+  /** The longest single wait, in seconds. Default 60. */
+  maxWaitSeconds?: number;
+  /** Retries at most, after the first attempt. Default 3. */
+  maxRetries?: number;
+}
+
+/** Seconds waited when a 429 or 503 names no `Retry-After`. */
+const DEFAULT_WAIT_SECONDS = 1;
+
+export function sleep(seconds: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, seconds * 1000);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The wait before retrying `response`, or undefined when it is not to be retried. */
+export function waitBeforeRetry(response: Response, options: RetryOptions, retriesSoFar: number): number | undefined {
+  const retried = (response.status === 429 && options.rateLimited) || (response.status === 503 && options.unavailable);
+  if (!retried || retriesSoFar >= (options.maxRetries ?? 3)) return undefined;
+  const seconds = retryAfterSeconds(response.headers.get('retry-after')) ?? DEFAULT_WAIT_SECONDS;
+  return seconds <= (options.maxWaitSeconds ?? 60) ? seconds : undefined;
+}
+
+/** Sends (`send` makes a new request each time), waiting and sending again as `options` allow. */
+export async function sendWithRetries(send: () => Promise<Response>, options: RetryOptions, signal?: AbortSignal | null): Promise<Response> {
+  for (let retries = 0; ; retries++) {
+    const response = await send();
+    const wait = waitBeforeRetry(response, options, retries);
+    if (wait === undefined) return response;
+    await response.body?.cancel();
+    await sleep(wait, signal);
+  }
+}
