@@ -116,6 +116,7 @@ forEachDialect('@stride/client against stride serve', (dialect) => {
   });
 
   after(async () => {
+    await stride?.close();
     server?.kill('SIGKILL');
     await receiver?.close();
     await t?.close();

@@ -4,6 +4,7 @@
  * the resource API), the HTTP status, and `Retry-After` in seconds.
  */
 import type { components } from './generated/api.js';
+import type { Answer } from './transport.js';
 
 /** The error codes Stride's API documents (the `error` of its error body). */
 export type StrideErrorCode = components['schemas']['Error']['error'];
@@ -50,27 +51,28 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+/** The error body of an answer, parsed; undefined when it is not JSON. */
+export async function answerBody(answer: Answer): Promise<unknown> {
+  const text = await answer.text().catch(() => '');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The StrideError of a refused answer. The body is read (it is Stride's JSON error body, or what a
  * proxy in front sent); a body that is not that shape still gives an error named after the status.
  */
-export async function errorFromResponse(response: Response, body?: unknown): Promise<StrideError> {
-  let parsed: unknown = body;
-  if (parsed === undefined) {
-    const text = await response.text().catch(() => '');
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-  }
+export async function errorFromAnswer(answer: Answer): Promise<StrideError> {
+  const parsed = await answerBody(answer);
   const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  const error = typeof fields.error === 'string' ? fields.error : `http_${response.status}`;
   return new StrideError({
-    error,
-    errorDescription: typeof fields.error_description === 'string' ? fields.error_description : response.statusText || undefined,
-    status: response.status,
-    retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
+    error: typeof fields.error === 'string' ? fields.error : `http_${answer.status}`,
+    errorDescription: typeof fields.error_description === 'string' ? fields.error_description : undefined,
+    status: answer.status,
+    retryAfter: retryAfterSeconds(answer.header('retry-after')),
     requestId: typeof fields.request_id === 'string' ? fields.request_id : undefined,
   });
 }

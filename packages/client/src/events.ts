@@ -3,11 +3,12 @@
  * feed"), as async iterators that follow `next_cursor` until a page comes back empty: the app is
  * then up to date, and keeps the last cursor to ask again later.
  */
-import createClient from 'openapi-fetch';
-import { errorFromResponse } from './errors.js';
+import { StrideError } from './errors.js';
 import type { paths } from './generated/api.js';
 import { basicCredentials } from './oauth.js';
 import { sendWithRetries, type RetryOptions } from './retries.js';
+import type { Transport } from './transport.js';
+import { typedCalls } from './typed-calls.js';
 
 type FeedPage = paths['/v1/events']['get']['responses'][200]['content']['application/json'];
 
@@ -32,24 +33,23 @@ export interface FeedSettings {
   clientId: string;
   clientSecret: string | undefined;
   retry: RetryOptions;
-  fetch: typeof fetch;
+  transport: Transport;
 }
 
 export async function* feedPages(settings: FeedSettings, options: FeedOptions = {}): AsyncGenerator<FeedPageOf, void, undefined> {
-  if (settings.clientSecret === undefined) throw new Error('the event feed is read with the app\'s client secret: give clientSecret');
-  const client = createClient<paths>({
-    baseUrl: settings.baseUrl.replace(/\/+$/, ''),
-    headers: { authorization: basicCredentials(settings.clientId, settings.clientSecret) },
-    fetch: (request) => sendWithRetries(() => settings.fetch(request.clone()), settings.retry, request.signal),
-  });
+  const secret = settings.clientSecret;
+  if (secret === undefined) throw new StrideError({ error: 'invalid_client', errorDescription: "the event feed is read with the app's client secret: give clientSecret" });
+  const headers = { authorization: basicCredentials(settings.clientId, secret), accept: 'application/json' };
+  const calls = typedCalls(settings.baseUrl, (method, url, body, signal) =>
+    sendWithRetries(() => settings.transport.send({ method, url, headers, body, signal }), settings.retry, signal),
+  );
   let cursor = options.after;
   for (;;) {
     const query = { ...(cursor !== undefined && { after: cursor }), ...(options.limit !== undefined && { limit: options.limit }) };
-    const { data, error, response } = await client.GET('/v1/events', { params: { query } });
-    if (data === undefined) throw await errorFromResponse(response, error ?? null);
-    if (data.data.length === 0) return;
-    cursor = data.next_cursor;
-    yield { events: data.data, cursor };
+    const page = await calls.get('/v1/events', { params: { query } });
+    if (page.data.length === 0) return;
+    cursor = page.next_cursor;
+    yield { events: page.data, cursor };
   }
 }
 

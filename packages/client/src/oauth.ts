@@ -4,11 +4,12 @@
  * cannot say: the order of the steps, the state and issuer checks, client authentication, and
  * resending a refresh whose answer was lost.
  */
-import { errorFromResponse, StrideError } from './errors.js';
+import { errorFromAnswer, StrideError } from './errors.js';
 import type { paths } from './generated/api.js';
 import { randomToken, s256Challenge } from './pkce.js';
 import { sleep } from './retries.js';
 import type { Tokens } from './tokens.js';
+import type { Transport } from './transport.js';
 
 /** The token endpoint's success body, as /openapi.json describes it. */
 type TokenResponse = paths['/oauth2/token']['post']['responses'][200]['content']['application/json'];
@@ -21,7 +22,7 @@ export interface OAuthSettings {
   clientId: string;
   /** Confidential apps only; a public app (PKCE alone) has none. */
   clientSecret?: string | undefined;
-  fetch: typeof fetch;
+  transport: Transport;
   /**
    * How long a lost refresh is sent again, in seconds. Keep it below the server's
    * REFRESH_REPLAY_WINDOW (default 30): within it the same refresh token gets the same answer.
@@ -119,14 +120,15 @@ function tokensOf(body: TokenResponse, now: number): Tokens {
 async function tokenRequest(settings: OAuthSettings, fields: Record<string, string>): Promise<Tokens> {
   const form = new URLSearchParams(fields);
   const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...authenticate(settings, form) };
-  const response = await settings.fetch(endpoint(settings.baseUrl, '/oauth2/token'), {
+  const answer = await settings.transport.send({
     method: 'POST',
+    url: endpoint(settings.baseUrl, '/oauth2/token'),
     headers,
     body: form.toString(),
     signal: AbortSignal.timeout(settings.timeoutMs),
   });
-  if (!response.ok) throw await errorFromResponse(response);
-  return tokensOf((await response.json()) as TokenResponse, Math.floor(Date.now() / 1000));
+  if (answer.status !== 200) throw await errorFromAnswer(answer);
+  return tokensOf(JSON.parse(await answer.text()) as TokenResponse, Math.floor(Date.now() / 1000));
 }
 
 /** The code exchange (RFC 6749 §4.1.3) with the PKCE verifier. */

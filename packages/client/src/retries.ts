@@ -4,6 +4,7 @@
  * returned, and the caller's StrideError carries `retryAfter` to decide with.
  */
 import { retryAfterSeconds } from './errors.js';
+import type { Answer } from './transport.js';
 
 export interface RetryOptions {
   /** Wait and retry on 429 rate_limited. Default false. */
@@ -35,20 +36,20 @@ export function sleep(seconds: number, signal?: AbortSignal | null): Promise<voi
 }
 
 /** The wait before retrying `response`, or undefined when it is not to be retried. */
-export function waitBeforeRetry(response: Response, options: RetryOptions, retriesSoFar: number): number | undefined {
-  const retried = (response.status === 429 && options.rateLimited) || (response.status === 503 && options.unavailable);
+export function waitBeforeRetry(answer: Answer, options: RetryOptions, retriesSoFar: number): number | undefined {
+  const retried = (answer.status === 429 && options.rateLimited) || (answer.status === 503 && options.unavailable);
   if (!retried || retriesSoFar >= (options.maxRetries ?? 3)) return undefined;
-  const seconds = retryAfterSeconds(response.headers.get('retry-after')) ?? DEFAULT_WAIT_SECONDS;
+  const seconds = retryAfterSeconds(answer.header('retry-after')) ?? DEFAULT_WAIT_SECONDS;
   return seconds <= (options.maxWaitSeconds ?? 60) ? seconds : undefined;
 }
 
-/** Sends (`send` makes a new request each time), waiting and sending again as `options` allow. */
-export async function sendWithRetries(send: () => Promise<Response>, options: RetryOptions, signal?: AbortSignal | null): Promise<Response> {
+/** Sends, waiting and sending again as `options` allow. */
+export async function sendWithRetries(send: () => Promise<Answer>, options: RetryOptions, signal?: AbortSignal | null): Promise<Answer> {
   for (let retries = 0; ; retries++) {
-    const response = await send();
-    const wait = waitBeforeRetry(response, options, retries);
-    if (wait === undefined) return response;
-    await response.body?.cancel();
+    const answer = await send();
+    const wait = waitBeforeRetry(answer, options, retries);
+    if (wait === undefined) return answer;
+    await answer.discard();
     await sleep(wait, signal);
   }
 }

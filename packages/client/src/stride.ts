@@ -15,6 +15,7 @@ import {
 import { personClient, type PersonClient } from './person.js';
 import type { RetryOptions } from './retries.js';
 import { TokenKeeper, type OnTokens, type Tokens } from './tokens.js';
+import { fetchTransport, undiciTransport } from './transport.js';
 
 export interface StrideOptions {
   /** Stride's PUBLIC_URL, e.g. `https://stride.example`. */
@@ -33,7 +34,10 @@ export interface StrideOptions {
   refreshRetryWindowSeconds?: number;
   /** Milliseconds per token request. Default 10 000. */
   tokenTimeoutMs?: number;
-  /** Another fetch (a proxy agent, a test double of the network); default the global fetch. */
+  /**
+   * Send through this fetch (a proxy agent, a recorder) instead of the client's own keep-alive
+   * pool of undici connections.
+   */
   fetch?: typeof fetch;
 }
 
@@ -66,21 +70,23 @@ export interface Stride {
   events(options?: FeedOptions): AsyncGenerator<FeedEvent, void, undefined>;
   /** The same, a page at a time, with the cursor to keep after each. */
   eventPages(options?: FeedOptions): AsyncGenerator<FeedPageOf, void, undefined>;
+  /** Closes the connections kept alive (they close by themselves after a few idle seconds). */
+  close(): Promise<void>;
 }
 
 export function createStride(options: StrideOptions): Stride {
-  const fetchFn = options.fetch ?? globalThis.fetch;
+  const transport = options.fetch === undefined ? undiciTransport() : fetchTransport(options.fetch);
   const retry = options.retry ?? {};
   const settings: OAuthSettings = {
     baseUrl: options.baseUrl,
     authUrl: options.authUrl,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
-    fetch: fetchFn,
+    transport,
     refreshRetryWindowSeconds: options.refreshRetryWindowSeconds ?? 20,
     timeoutMs: options.tokenTimeoutMs ?? 10_000,
   };
-  const feed = { baseUrl: options.baseUrl, clientId: options.clientId, clientSecret: options.clientSecret, retry, fetch: fetchFn };
+  const feed = { baseUrl: options.baseUrl, clientId: options.clientId, clientSecret: options.clientSecret, retry, transport };
   return {
     authorizationUrl: (request) => authorizationRequest(settings, request),
     // async: a refused callback is a rejected promise like every other failure, never a throw.
@@ -94,9 +100,10 @@ export function createStride(options: StrideOptions): Stride {
         refreshBeforeSeconds: personOptions.refreshBeforeSeconds,
         refresh: (refreshToken) => refreshTokens(settings, refreshToken),
       });
-      return personClient(options.baseUrl, keeper, retry, fetchFn);
+      return personClient(options.baseUrl, keeper, retry, transport);
     },
     events: (feedOptions) => feedEvents(feed, feedOptions),
     eventPages: (feedOptions) => feedPages(feed, feedOptions),
+    close: () => transport.close(),
   };
 }

@@ -1,13 +1,15 @@
 /**
- * Typed calls over an openapi-fetch client of Stride's generated `paths`: each method takes a path
- * of /openapi.json and that operation's parameters and body, returns its success body, and throws
- * a StrideError for any other answer — so a caller writes `const me = await user.get('/v1/users/me')`
- * instead of checking `{ data, error }` after every call.
+ * Typed calls of Stride's generated `paths`: each method takes a path of /openapi.json and that
+ * operation's parameters and body (the types openapi-fetch gives its own methods), returns its
+ * success body, and throws a StrideError for any other answer — so a caller writes
+ * `const me = await person.get('/v1/users/me')` instead of checking `{ data, error }` after every
+ * call. The URL and body are made by openapi-fetch's own serializers.
  */
-import type { Client, FetchOptions, FetchResponse, MaybeOptionalInit } from 'openapi-fetch';
+import { createFinalURL, createQuerySerializer, defaultPathSerializer, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
-import { errorFromResponse } from './errors.js';
+import { errorFromAnswer } from './errors.js';
 import type { paths } from './generated/api.js';
+import type { Answer } from './transport.js';
 
 /** The options argument, required when the operation has required parameters (as openapi-fetch has it). */
 type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
@@ -30,13 +32,25 @@ export interface TypedCalls {
   delete: TypedCall<'delete'>;
 }
 
-export function typedCalls(client: Client<paths>): TypedCalls {
-  const call =
-    (method: 'GET' | 'POST' | 'PUT' | 'DELETE') =>
-    async (path: string, init?: FetchOptions<unknown>) => {
-      const { data, error, response } = await (client[method] as (path: string, init?: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, init);
-      if (!response.ok) throw await errorFromResponse(response, error ?? null);
-      return data;
-    };
+/** What a typed call sends: the method, the full URL, and a JSON body if any. */
+export type Send = (method: string, url: string, body: string | undefined, signal: AbortSignal | undefined) => Promise<Answer>;
+
+interface CallInit {
+  params?: { query?: Record<string, unknown>; path?: Record<string, unknown> };
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+const querySerializer = createQuerySerializer();
+
+export function typedCalls(baseUrl: string, send: Send): TypedCalls {
+  const base = baseUrl.replace(/\/+$/, '');
+  const call = (method: string) => async (path: string, init: CallInit = {}) => {
+    const url = createFinalURL(path, { baseUrl: base, params: init.params ?? {}, querySerializer, pathSerializer: defaultPathSerializer });
+    const answer = await send(method, url, init.body === undefined ? undefined : JSON.stringify(init.body), init.signal);
+    if (answer.status < 200 || answer.status >= 300) throw await errorFromAnswer(answer);
+    const text = await answer.text();
+    return text === '' ? undefined : JSON.parse(text);
+  };
   return { get: call('GET'), post: call('POST'), put: call('PUT'), delete: call('DELETE') } as unknown as TypedCalls;
 }
