@@ -203,6 +203,25 @@ forEachDialect('@stride/client against stride serve', (dialect) => {
     tokens = stored[0]!;
   });
 
+  it('keeps the old tokens when storing the new ones fails, and the next call gets the same pair again', async () => {
+    const before = await tokenRequests(baseUrl);
+    const offered: Tokens[] = [];
+    const flaky = stride.person({ ...tokens, expiresAt: 0 }, {
+      onTokens: (fresh) => {
+        offered.push(fresh);
+        if (offered.length === 1) throw new Error('the database of the app is away');
+      },
+    });
+    await assert.rejects(flaky.get('/v1/users/me'), /the database of the app is away/);
+    assert.equal(flaky.tokens.refreshToken, tokens.refreshToken, 'nothing unstored is used');
+    assert.equal((await flaky.get('/v1/users/me')).id, fixture.user.id);
+    assert.equal(offered.length, 2);
+    assert.deepEqual(offered[1], { ...offered[0]!, expiresAt: offered[1]!.expiresAt }, 'the replay window answered the same pair');
+    const afterCounts = await tokenRequests(baseUrl);
+    assert.equal((afterCounts['200'] ?? 0) - (before['200'] ?? 0), 2);
+    tokens = offered[1]!;
+  });
+
   it('sends a refresh whose answer was lost again, and the replay window gives the same tokens', async () => {
     const proxy = await startLossyProxy(baseUrl);
     try {
