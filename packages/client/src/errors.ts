@@ -47,7 +47,9 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   if (value === null || value.trim() === '') return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
+  // An HTTP-date names its day and month (`Thu, 26 Nov 2026 06:01:30 GMT`); Date.parse alone would
+  // also take a bare number such as "-5" for a year.
+  const date = /[a-z]{3}/i.test(trimmed) ? Date.parse(trimmed) : NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
