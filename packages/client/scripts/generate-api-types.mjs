@@ -9,7 +9,8 @@
  * them right after) into .build-openapi/, one folder below the repository like dist/, because the
  * server finds its templates and assets relative to its own modules. This takes about a second
  * where compiling the server with tsc first would take half a minute. Nothing is done when the
- * file is newer than every source of the server and this script; and the file is rewritten only
+ * file is newer than every source of the server and this script (delete src/generated/ to make it
+ * anyway, after an upgrade of openapi-typescript say); and the file is rewritten only
  * when its text changes, so an unchanged API leaves `tsc -b` nothing to do for the client.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
