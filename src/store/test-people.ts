@@ -49,7 +49,7 @@ export interface TestPeopleStore {
   claimSync(id: string, from: number, to: number): Promise<boolean>;
   /** Gives a claimed range back (its write failed): the next sync makes it again. */
   releaseSync(id: string, claimedTo: number, from: number): Promise<void>;
-  /** Test people whose developer has at least one active webhook endpoint on one of their apps. */
+  /** Test people whose developer has a verified, unpaused webhook endpoint (active or failing) on one of their apps. */
   listWithSubscribedOwner(): Promise<TestPerson[]>;
 }
 
@@ -118,7 +118,8 @@ export function createTestPeopleStore(db: Db): TestPeopleStore {
                 .innerJoin('webhook_endpoints as e', 'e.app_id', 'a.id')
                 .select('e.id')
                 .whereRef('a.owner_id', '=', 'u.test_person_owner_id')
-                .where('e.state', '=', 'active'),
+                // Verified and not paused: an endpoint that is being sent events.
+                .where('e.state', 'in', ['active', 'failing']),
             ),
           )
           .execute()
