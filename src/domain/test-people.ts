@@ -34,6 +34,9 @@ export const LIFE_NAMES: Record<LifeName, { title: string; place: string }> = {
   traveller: { title: 'traveller', place: 'New York, then Tokyo' },
 };
 
+/** Test people one developer can have: each is 90 days of data, so adding them is not free. */
+export const MAX_TEST_PEOPLE = 20;
+
 /** Days before a sync that a late sync adds to (apps must handle changes to past days). */
 export const LATE_SYNC_DAYS_AGO = 3;
 
@@ -115,6 +118,10 @@ async function withoutStoredOverlaps(stores: Stores, userId: string, nights: Per
  */
 export async function addTestPeople(stores: Stores, owner: User, now: number, settings: SandboxSettings): Promise<TestPerson[]> {
   if (isTestPerson(owner)) throw invalidRequest(`${owner.email} is a test person; only a developer's own account can have test people`);
+  const already = (await stores.testPeople.listOf(owner.id)).length;
+  if (already + Object.keys(LIVES).length > MAX_TEST_PEOPLE) {
+    throw new ApiError('conflict', `${owner.email} has ${already} test people already; a developer can have at most ${MAX_TEST_PEOPLE}`);
+  }
   const until = minuteFloor(now);
   const made: TestPerson[] = [];
   for (const life of Object.keys(LIVES) as LifeName[]) made.push(await addTestPerson(stores, owner, life, until, settings));

@@ -5,6 +5,7 @@
  * a real person's same action through the API or the account page makes.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { registerApp, rotateClientSecret } from '../../src/domain/apps.js';
 import { deleteAccount } from '../../src/domain/users.js';
@@ -19,6 +20,7 @@ import {
   syncData,
   syncTestPerson,
   advanceLiveSandbox,
+  TEST_PERSON_PASSWORD_HASH,
   type SandboxSettings,
 } from '../../src/domain/test-people.js';
 import { LIVES, synthesizeDates } from '../../src/domain/synthetic-person.js';
@@ -214,9 +216,20 @@ forEachDialect('test people', (dialect) => {
     });
     await connectAsDeveloper(t, { ...f, developer, app }, theirs[2]!);
     assert.equal((await dataRows(theirs[2]!.id)).grants, 1);
+    // Up to MAX_TEST_PEOPLE, and no more: adding four to seventeen is refused, nothing made.
+    for (let i = 0; i < 13; i++) {
+      const id = randomUUID();
+      await t.database.stores.testPeople.add({
+        user: { id, email: `bare-${id}@test-people.invalid`, password_hash: TEST_PERSON_PASSWORD_HASH, display_name: 'Bare', stride_length_cm: null, created_at: t.clock(), updated_at: t.clock(), test_person_owner_id: developer.id },
+        life: 'runner', seed: 1, firstDate: '2026-01-01', syncedUntil: t.clock(),
+      });
+    }
+    await assert.rejects(addTestPeople(t.database.stores, developer, t.clock(), SETTINGS), /has 17 test people already; a developer can have at most 20/);
+    assert.equal((await t.database.stores.testPeople.listOf(developer.id)).length, 17);
     await assert.rejects(deleteAccount(t.database.stores.users, t.clock, developer), /owns 1 app/);
     await t.database.stores.apps.delete(app.id);
     await deleteAccount(t.database.stores.users, t.clock, developer);
+    assert.equal(Number((await db().selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('test_person_owner_id', '=', developer.id).executeTakeFirstOrThrow()).n), 0);
     for (const person of theirs) {
       assert.deepEqual(await dataRows(person.id), { metrics: [], series: 0, sleep: 0, weight: 0, grants: 0, life: 0, account: 0 });
     }

@@ -38,7 +38,7 @@ function settingsOf(request: FastifyRequest): SandboxSettings {
   return { days: config.sandbox.days, coalesceSeconds: config.webhooks.coalesceSeconds };
 }
 
-async function sendTestPeople(request: FastifyRequest, reply: FastifyReply, session: Session, notice: string | null, error: { person: string; text: string } | null = null, status = 200) {
+async function sendTestPeople(request: FastifyRequest, reply: FastifyReply, session: Session, notice: string | null, error: { person: string | null; text: string } | null = null, status = 200) {
   const { stores } = request.server.ctx;
   const people = await stores.testPeople.listOf(session.user.id);
   const ownApps = new Set((await stores.apps.list(session.user.id)).map((app) => app.id));
@@ -58,6 +58,7 @@ async function sendTestPeople(request: FastifyRequest, reply: FastifyReply, sess
     ...signedInLayout(session, 'Test people', 'dashboard'),
     people: views,
     notice,
+    error: error?.person === null ? error.text : null,
     days: request.server.ctx.config.sandbox.days,
     lateDays: LATE_SYNC_DAYS_AGO,
     zones: ZONE_SUGGESTIONS,
@@ -90,7 +91,12 @@ async function addFromForm(request: FastifyRequest, reply: FastifyReply) {
   const session = await requireSessionForm(request, reply, TEST_PEOPLE_PAGE);
   if (!session) return reply;
   const { stores, clock } = request.server.ctx;
-  await addTestPeople(stores, session.user, clock(), settingsOf(request));
+  try {
+    await addTestPeople(stores, session.user, clock(), settingsOf(request));
+  } catch (error) {
+    if (error instanceof ApiError) return sendTestPeople(request, reply, session, null, { person: null, text: error.message }, error.status);
+    throw error;
+  }
   return reply.redirect(`${TEST_PEOPLE_PAGE}?done=added`, 303);
 }
 
