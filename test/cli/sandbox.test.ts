@@ -4,18 +4,19 @@
  * developer's account.
  */
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { runCliInProcess } from '../support/cli.js';
-import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
 
-forEachDialect('stride sandbox', (dialect) => {
+// On SQLite only: the commands call the domain functions that test/domain/test-people.test.ts runs on both databases.
+describe('stride sandbox', () => {
   let database: TestDatabase;
   let cli: (...args: string[]) => ReturnType<typeof runCliInProcess>;
   before(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase('sqlite');
     cli = (...args) => runCliInProcess(args, { DATABASE_URL: database.url, PUBLIC_URL: 'http://localhost:4321', SANDBOX_DAYS: '1' });
     assert.equal((await cli('users', 'create', '--email', 'dev@example.com', '--password', 'correct horse')).code, 0);
   });
