@@ -70,6 +70,11 @@ export function accessibilityFlows(flows: BrowserFlows): void {
       await keepScreenshot(flows, page, 'app-detail');
       await page.goto(`${registered.detailUrl}/webhooks`);
       found.push(...(await violations()));
+      // The sandbox's pages (their cards and the consent page's chooser are checked by hand: docs/web.md).
+      await page.goto(`${registered.detailUrl}/connect-test-person`);
+      found.push(...(await violations()));
+      await page.goto(`${stride.url}/dashboard/test-people`);
+      found.push(...(await violations()));
       const authorize = new URL(`${stride.url}/oauth2/authorize`);
       authorize.search = new URLSearchParams({ response_type: 'code', client_id: registered.clientId, redirect_uri: 'https://readable.example/cb', state: 's' }).toString();
       await page.goto(authorize.toString());
