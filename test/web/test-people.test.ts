@@ -21,7 +21,7 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { bearer } from '../support/tokens.js';
-import { newAccount, PASSWORD, signedIn } from './pages-support.js';
+import { formPage, newAccount, PASSWORD, signedIn } from './pages-support.js';
 
 cheapPasswordHashing();
 
@@ -40,13 +40,25 @@ forEachDialect('test people on the pages', (dialect) => {
     t = await createOAuthTestApp(dialect, { SANDBOX_DAYS: '1' });
     f = await createFixture(t);
     developer = await signedIn(t, f.developer);
-    // The dashboard's button, as the developer presses it.
-    const page = await developer.get('/dashboard/test-people');
+    // The dashboard's button, as the developer presses it; twice, as a double click sends it.
+    const page = await formPage(developer, '/dashboard/test-people');
     assert.match(page.body, /You have no test people yet/);
-    const added = await developer.post('/dashboard/test-people', formFields(page.body, '/dashboard/test-people'));
-    assert.equal(added.status, 303);
-    assert.equal(added.location().pathname + added.location().search, '/dashboard/test-people?done=added');
+    const form = formFields(page.body, '/dashboard/test-people');
+    assert.ok(form.form_id);
+    for (let send = 0; send < 2; send++) {
+      const added = await developer.post('/dashboard/test-people', form);
+      assert.equal(added.status, 303);
+      assert.equal(added.location().pathname + added.location().search, '/dashboard/test-people?done=added');
+    }
     mine = await t.database.stores.testPeople.listOf(f.developer.id);
+    assert.equal(mine.length, 4, 'the same form sent again made no second four');
+    // Two sends at once of another page's form: four more, each made by one of them.
+    const again = formFields((await formPage(developer, '/dashboard/test-people')).body, '/dashboard/test-people');
+    const both = await Promise.all([developer.post('/dashboard/test-people', again), developer.post('/dashboard/test-people', again)]);
+    assert.deepEqual(both.map((response) => response.status), [303, 303]);
+    const all = await t.database.stores.testPeople.listOf(f.developer.id);
+    assert.equal(all.length, 8);
+    for (const person of all.filter((one) => !mine.some((first) => first.id === one.id))) await t.database.stores.users.deleteAccount(person.id, t.clock());
     otherDeveloper = await newAccount(t, 'Other Developer');
     theirs = await addTestPeople(t.database.stores, otherDeveloper, t.clock(), { days: 1, coalesceSeconds: 0 });
     theirApp = (await registerApp(t.database.stores.apps, t.clock, otherDeveloper.id, { name: 'Their App', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false })).app;
@@ -98,7 +110,7 @@ forEachDialect('test people on the pages', (dialect) => {
     assert.equal(me.json().user_id, person.id);
     assert.equal(await grantOf(f.developer.id, f.app.id), undefined, 'the developer themselves gave nothing');
     // The test person's page says which app they have connected.
-    assert.match((await developer.get('/dashboard/test-people')).body, /Pace Coach<\/option>/);
+    assert.match((await formPage(developer, '/dashboard/test-people')).body, /Pace Coach<\/option>/);
   });
 
   it('refuses a forged choice: someone else\'s test person, or a test person for someone else\'s app', async () => {
@@ -151,7 +163,7 @@ forEachDialect('test people on the pages', (dialect) => {
 
   it('runs the sandbox\'s actions for the developer\'s own test people only, and says what is wrong with a field', async () => {
     const person = mine[1]!;
-    const page = await developer.get('/dashboard/test-people');
+    const page = await formPage(developer, '/dashboard/test-people');
     const act = (id: string, action: string, fields: Record<string, string> = {}) =>
       developer.post(`/dashboard/test-people/${id}/${action}`, { ...formFields(page.body, `/dashboard/test-people/${mine[0]!.id}/sync`), ...fields });
     const outcome = (response: { status: number; location(): URL }) => (response.status === 303 ? response.location().searchParams.get('done') : response.status);

@@ -19,6 +19,7 @@ import {
 import { isLifeName } from '../../domain/synthetic-person.js';
 import type { TestPerson } from '../../store/test-people.js';
 import { formatTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
+import { FORM_ID_FIELD, formIdOfPage, formMade, isFormId, pageWithFormId } from '../form-ids.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 
@@ -38,7 +39,15 @@ function settingsOf(request: FastifyRequest): SandboxSettings {
   return { days: config.sandbox.days, coalesceSeconds: config.webhooks.coalesceSeconds };
 }
 
-async function sendTestPeople(request: FastifyRequest, reply: FastifyReply, session: Session, notice: string | null, error: { person: string | null; text: string } | null = null, status = 200) {
+async function sendTestPeople(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: Session,
+  notice: string | null,
+  error: { person: string | null; text: string } | null = null,
+  status = 200,
+  formId: string | null = null,
+) {
   const { stores } = request.server.ctx;
   const people = await stores.testPeople.listOf(session.user.id);
   const ownApps = new Set((await stores.apps.list(session.user.id)).map((app) => app.id));
@@ -59,6 +68,7 @@ async function sendTestPeople(request: FastifyRequest, reply: FastifyReply, sess
     people: views,
     notice,
     error: error?.person === null ? error.text : null,
+    formId,
     days: request.server.ctx.config.sandbox.days,
     lateDays: LATE_SYNC_DAYS_AGO,
     zones: ZONE_SUGGESTIONS,
@@ -68,8 +78,11 @@ async function sendTestPeople(request: FastifyRequest, reply: FastifyReply, sess
 async function showTestPeople(request: FastifyRequest, reply: FastifyReply) {
   const session = await requireSession(request, reply);
   if (!session) return reply;
+  // "Add test people" makes something: its page carries the form's id (form-ids.ts).
+  const formId = formIdOfPage(request, reply);
+  if (formId === null) return reply;
   const query = request.query as Form;
-  return sendTestPeople(request, reply, session, noticeOf(text(query.done)));
+  return sendTestPeople(request, reply, session, noticeOf(text(query.done)), null, 200, formId);
 }
 
 const NOTICES: Record<string, string> = {
@@ -88,11 +101,15 @@ function noticeOf(done: string): string | null {
 }
 
 async function addFromForm(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSessionForm(request, reply, TEST_PEOPLE_PAGE);
+  const body = request.body as Form;
+  const session = await requireSessionForm(request, reply, pageWithFormId(TEST_PEOPLE_PAGE, body?.[FORM_ID_FIELD]));
   if (!session) return reply;
   const { stores, clock } = request.server.ctx;
+  // Named by the form (form-ids.ts): the same form sent again makes no second four.
+  const formId = body[FORM_ID_FIELD];
+  const batch = isFormId(formId) ? formMade(session, 'test-people', formId, []).slice(0, 12) : undefined;
   try {
-    await addTestPeople(stores, session.user, clock(), settingsOf(request));
+    await addTestPeople(stores, session.user, clock(), settingsOf(request), batch);
   } catch (error) {
     if (error instanceof ApiError) return sendTestPeople(request, reply, session, null, { person: null, text: error.message }, error.status);
     throw error;
