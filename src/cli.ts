@@ -48,6 +48,9 @@ Commands:
   backup FILE                               a consistent copy of the SQLite database, while it serves
   restore FILE                              put a backup back (stop the server first)
   demo                                      a demo user, app and 90 days of data of every kind
+  sandbox add --owner E                     test people for developer E: one of each life, with
+                                            SANDBOX_DAYS (90) days of data; they cannot sign in
+  sandbox list --owner E                    developer E's test people
 
 Options:
   --json                                    print the result as JSON on stdout

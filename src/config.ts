@@ -50,6 +50,15 @@ export interface Config {
   /** How /metrics is reached: with this bearer token on the public port, or on this loopback port. */
   metrics: { token: string | undefined; port: number | undefined };
   registration: RegistrationSettings;
+  sandbox: SandboxConfig;
+}
+
+/** Test people (docs/web.md, "Test people"). */
+export interface SandboxConfig {
+  /** The sandbox clock: test people of developers with webhook endpoints are synced every few minutes. */
+  live: boolean;
+  /** Days of data a new test person gets. */
+  days: number;
 }
 
 /** Dynamic client registration (RFC 7591/7592; docs/oauth.md). */
@@ -294,5 +303,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metrics: metricsAccess(env),
     registration: registrationSettings(env),
+    sandbox: { live: boolean(env, 'SANDBOX_LIVE'), days: integer(env, 'SANDBOX_DAYS', 90, 1, 365) },
   };
 }

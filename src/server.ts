@@ -9,6 +9,7 @@ import { serveMetrics } from './http/metrics.js';
 import { createStores } from './store/stores.js';
 import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 import { USAGE_FLUSH_SECONDS } from './http/usage.js';
+import { advanceLiveSandbox, SANDBOX_STEP_SECONDS } from './domain/test-people.js';
 
 /** Logged once when PostgreSQL's answers show a transaction-pooling proxy the settings did not name. */
 const POOLING_FOUND =
@@ -49,6 +50,14 @@ export async function serve(config: Config): Promise<void> {
   const usageTimer = setInterval(flushUsage, USAGE_FLUSH_SECONDS * 1000);
   usageTimer.unref();
 
+  // SANDBOX_LIVE: test people whose developer listens for webhooks live on by themselves.
+  const advanceSandbox = () =>
+    advanceLiveSandbox(stores, systemClock(), { days: config.sandbox.days, coalesceSeconds: config.webhooks.coalesceSeconds }).catch((error: unknown) =>
+      app.log.warn({ err: error }, 'advancing the sandbox clock failed; it tries again at its next step'),
+    );
+  const sandboxTimer = config.sandbox.live ? setInterval(advanceSandbox, SANDBOX_STEP_SECONDS * 1000) : undefined;
+  sandboxTimer?.unref();
+
   const deliveries = startDeliveryLoop(createDeliveryWorker(app.ctx, app.log), app.log);
   let metricsServer: Server | undefined;
   let closing = false;
@@ -58,6 +67,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     clearInterval(timer);
     clearInterval(usageTimer);
+    clearInterval(sandboxTimer);
     metricsServer?.close();
     await deliveries.stop();
     await app.close();

@@ -28,6 +28,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ REGISTRATION: 'open', REGISTRATION_OWNER: 'nobody' }), /REGISTRATION_OWNER must be an email address/);
   });
 
+  it('reads SANDBOX_LIVE (off by default) and SANDBOX_DAYS (90), refusing anything else', () => {
+    assert.deepEqual(loadConfig({}).sandbox, { live: false, days: 90 });
+    assert.deepEqual(loadConfig({ SANDBOX_LIVE: 'true', SANDBOX_DAYS: '7' }).sandbox, { live: true, days: 7 });
+    assert.throws(() => loadConfig({ SANDBOX_LIVE: 'yes' }), /SANDBOX_LIVE must be true or false/);
+    assert.throws(() => loadConfig({ SANDBOX_DAYS: '0' }), /SANDBOX_DAYS must be between 1 and 365/);
+  });
+
   it('bounds every connection by default, and derives the header and idle timeouts from REQUEST_TIMEOUT', () => {
     assert.deepEqual(loadConfig({}).http, {
       requestTimeoutMs: 30_000,

@@ -8,10 +8,13 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
 import { DATA_KINDS, firstStoredOverlap, SleepOverlapError, writePersonData, type DataKind, type WrittenCounts } from '../domain/person-data.js';
+import { addTestPeople, LIFE_NAMES } from '../domain/test-people.js';
+import { isLifeName } from '../domain/synthetic-person.js';
 import { createAccount, deleteAccount, setPassword } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { serve } from '../server.js';
 import type { App } from '../store/apps.js';
+import type { TestPerson } from '../store/test-people.js';
 import type { User } from '../store/users.js';
 import { createStores, type Stores } from '../store/stores.js';
 import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
@@ -166,6 +169,31 @@ function describeWritten(written: WrittenCounts, readings?: number): string {
       return kind === 'heartrate' && readings !== undefined ? `${words} (from ${readings} readings)` : words;
     })
     .join(', ');
+}
+
+/** A test person as `stride sandbox add` and `list` print them (docs/operations.md). */
+function describeTestPerson(person: TestPerson) {
+  return {
+    id: person.id,
+    email: person.email,
+    display_name: person.displayName,
+    life: person.life,
+    timezone: person.timezone,
+    synced_until: new Date(person.syncedUntil * 1000).toISOString(),
+  };
+}
+
+function testPeopleLines(people: TestPerson[]): string {
+  return people
+    .map((person) => `${person.email}  ${person.timezone.padEnd(17)} ${isLifeName(person.life) ? LIFE_NAMES[person.life].title : person.life}  (id ${person.id})`)
+    .join('\n');
+}
+
+/** The developer `--owner` names: an account of its own, not a test person. */
+async function developerByEmail(stores: Stores, email: string): Promise<User> {
+  const owner = await userByEmail(stores, email);
+  if (owner.test_person_owner_id !== null) throw new CommandError(`${owner.email} is a test person; give the email of the developer who owns them`);
+  return owner;
 }
 
 export const COMMANDS: Record<string, Command> = {
@@ -341,6 +369,27 @@ export const COMMANDS: Record<string, Command> = {
   async demo({ config }) {
     const result = await withStores(config, (stores) => runDemo(stores, config, systemClock));
     return { text: result.text, json: result.json };
+  },
+
+  async 'sandbox add'({ config, values }) {
+    const ownerEmail = required(values, 'owner');
+    return withStores(config, async (stores) => {
+      const owner = await developerByEmail(stores, ownerEmail);
+      const people = await addTestPeople(stores, owner, systemClock(), { days: config.sandbox.days, coalesceSeconds: config.webhooks.coalesceSeconds });
+      return {
+        text: [`added ${people.length} test people for ${owner.email}, each with ${config.sandbox.days} days of data of every kind:`, testPeopleLines(people)].join('\n'),
+        json: people.map(describeTestPerson),
+      };
+    });
+  },
+
+  async 'sandbox list'({ config, values }) {
+    const ownerEmail = required(values, 'owner');
+    return withStores(config, async (stores) => {
+      const owner = await developerByEmail(stores, ownerEmail);
+      const people = await stores.testPeople.listOf(owner.id);
+      return { text: people.length ? testPeopleLines(people) : `${owner.email} has no test people`, json: people.map(describeTestPerson) };
+    });
   },
 
   async 'webhooks add'({ config, values, args }) {

@@ -27,6 +27,7 @@ import * as compactMinutes from './migrations/009_compact_minutes.js';
 import * as dpop from './migrations/010_dpop.js';
 import * as parAndRegistration from './migrations/011_par_and_registration.js';
 import * as deviceGrant from './migrations/012_device_grant.js';
+import * as testPeople from './migrations/013_test_people.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '010_dpop': dpop,
   '011_par_and_registration': parAndRegistration,
   '012_device_grant': deviceGrant,
+  '013_test_people': testPeople,
 };
 
 export class MigrationError extends Error {}

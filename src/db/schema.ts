@@ -20,6 +20,20 @@ export interface UserTable {
   updated_at: number;
   /** PostgreSQL with a replica: the WAL position after the user's latest step upload (store/replica.ts). */
   steps_written_lsn: string | null;
+  /** Set for a test person: the developer who owns them (docs/decisions/0024-test-people.md). */
+  test_person_owner_id: string | null;
+}
+
+/** The made-up life of a test person (store/test-people.ts). */
+export interface TestPersonTable {
+  user_id: string;
+  life: string;
+  seed: number;
+  /** ISO local date of the first day of data. */
+  first_date: string;
+  /** Data exists up to this time, exclusive. */
+  synced_until: number;
+  created_at: number;
 }
 
 export interface AppTable {
@@ -308,6 +322,7 @@ export interface AppUsageErrorTable {
 
 export interface Database {
   users: UserTable;
+  test_people: TestPersonTable;
   apps: AppTable;
   pushed_authorization_requests: PushedAuthorizationRequestTable;
   registration_tokens: RegistrationTokenTable;

@@ -102,6 +102,52 @@ export function synthesizePerson(life: Life, now: number, days: number, seed = 1
   return data;
 }
 
+/** The lives by name, as a test person's row names theirs (store/test-people.ts). */
+export const LIVES = { office_worker: OFFICE_WORKER, runner: RUNNER, night_shift_worker: NIGHT_SHIFT_WORKER, traveller: TRAVELLER } as const;
+export type LifeName = keyof typeof LIVES;
+
+export function isLifeName(name: string): name is LifeName {
+  return Object.hasOwn(LIVES, name);
+}
+
+/** Which days `synthesizeDates` makes: whole local days from `firstDate` (ISO), `days` of them. */
+export interface DateRange {
+  firstDate: string;
+  days: number;
+  /** The date `life.move.day` counts from (default: `firstDate`). */
+  lifeBegan?: string;
+}
+
+/**
+ * Whole days of the person's life, each day drawn from a generator seeded by `seed` and its date
+ * alone — unlike synthesizePerson, whose one stream runs through the range — so that the same date
+ * always makes the same day whatever range it is made in. A person's later days can so be made
+ * piece by piece (a test person's syncs) and fit the days made before.
+ */
+export function synthesizeDates(life: Life, range: DateRange, seed: number): PersonData {
+  const data: PersonData = { steps: [], calories: [], heartrate: [], sleep: [], weight: [] };
+  const first = DateTime.fromISO(range.firstDate, { zone: 'UTC' });
+  const began = DateTime.fromISO(range.lifeBegan ?? range.firstDate, { zone: 'UTC' });
+  const dayOf = (index: number) => {
+    const date = first.plus({ days: index });
+    const sinceBegan = Math.round(date.diff(began, 'days').days);
+    const timezone = life.move && sinceBegan >= life.move.day ? life.move.timezone : life.timezone;
+    const midnight = DateTime.fromISO(date.toISODate()!, { zone: timezone });
+    const random = seededRandom(Math.imul(seed ^ 0x5bd1e995, 31) ^ Math.round(date.toSeconds() / 86_400));
+    const at = (hour: number) => Math.round(midnight.plus({ minutes: Math.round(hour * 60) }).toSeconds() / 60) * 60;
+    // The first draw of a date is its bedtime: the night that ends on it starts then.
+    return { midnight, random, at, bedtime: at(life.bedtime + (random() - 0.3) * 1.2) };
+  };
+  let today = dayOf(0);
+  for (let index = 0; index < range.days; index++) {
+    const tomorrow = dayOf(index + 1);
+    const wake = today.at(life.wakeTime + (today.random() - 0.5));
+    liveDay(data, life, { midnight: today.midnight, sleepStart: today.bedtime, wake, nextBed: tomorrow.bedtime, at: today.at }, today.random, Infinity);
+    today = tomorrow;
+  }
+  return data;
+}
+
 interface DayPlan {
   midnight: DateTime;
   sleepStart: number;

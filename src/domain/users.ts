@@ -91,6 +91,7 @@ export async function createAccountIfFree(users: UserStore, clock: Clock, input:
     stride_length_cm: null,
     created_at: now,
     updated_at: now,
+    test_person_owner_id: null,
   };
   try {
     await users.insert(user);
@@ -115,6 +116,8 @@ export async function createAccount(users: UserStore, clock: Clock, input: NewAc
  * them, to revoke).
  */
 export async function setPassword(users: UserStore, clock: Clock, user: User, password: string): Promise<void> {
+  // A test person has no password to sign in with (docs/decisions/0024-test-people.md).
+  if (user.test_person_owner_id !== null) throw invalidRequest(`${user.email} is a test person: test people cannot sign in, so they have no password`);
   const problem = passwordProblem(password);
   if (problem !== null) throw invalidRequest(problem);
   await users.changePassword(user.id, await hashPassword(password), null, clock());

@@ -100,6 +100,8 @@ export function createGrantStore(db: Db): GrantStore {
         // them since (docs/oauth.md, "When tokens stop working").
         const registered = await lockedAppScopes(trx, db.dialect, appId);
         if (!registered || granted.some((name) => !registered.includes(name))) return false;
+        // Checked by the consent page before; here too, so that no path can ever break the rule.
+        if (await isTestPersonOfAnotherDeveloper(trx, userId, appId)) throw new ForeignTestPersonError();
         const previous = await lockGrantForConsent(trx, { id: newGrantId, userId, appId }, now);
         const { grantScope, withdrawn } = rule(previous.scope);
         const grantId = await upsertGrant(trx, { id: previous.id, userId, appId, scope: grantScope }, now);
@@ -116,6 +118,23 @@ export function createGrantStore(db: Db): GrantStore {
         throw error;
       }),
   };
+}
+
+/** A test person may consent only to their own developer's apps (docs/decisions/0024-test-people.md). */
+export class ForeignTestPersonError extends Error {
+  constructor() {
+    super('a test person can hold grants only for the apps of the developer who owns them');
+  }
+}
+
+async function isTestPersonOfAnotherDeveloper(db: Q, userId: string, appId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('users as u')
+    .innerJoin('apps as a', (join) => join.on('a.id', '=', appId))
+    .select(['u.test_person_owner_id', 'a.owner_id'])
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined && row.test_person_owner_id !== null && row.test_person_owner_id !== row.owner_id;
 }
 
 /** Rolls a device approval back: the request expired, or was answered, meanwhile. */

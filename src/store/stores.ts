@@ -32,6 +32,7 @@ import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
 import { createDpopProofStore, type DpopProofStore } from './dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
+import { createTestPeopleStore, type TestPeopleStore } from './test-people.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
 import { createUsageStore, type UsageStore } from './usage.js';
@@ -70,6 +71,8 @@ export interface Stores {
   webhooks: WebhookStore;
   /** Each app's usage counters and last errors, for its dashboard page. */
   usage: UsageStore;
+  /** A developer's test people and the state of their made-up lives. */
+  testPeople: TestPeopleStore;
   /**
    * The secret `name`, read (or made) when first needed and kept for the life of the process; a
    * failed read is not kept.
@@ -118,6 +121,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     bodyWeight: createBodyWeightStore(db),
     webhooks: createWebhookStore(db),
     usage: createUsageStore(db),
+    testPeople: createTestPeopleStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
     sweepExpired: (now, eventsBefore) => sweepExpired(db.kysely, db.dialect, now, eventsBefore),
     async isReachable() {

@@ -40,9 +40,10 @@ export interface UserStore {
   /** A new password hash; every session of the user but `keepSession` (when given) ends with it. */
   changePassword(id: string, passwordHash: string, keepSession: string | null, now: number): Promise<void>;
   /**
-   * Deletes the user and everything kept about them — profile, data of every kind, sessions, codes, tokens —
-   * in one transaction; each app they had connected hears of it (grant.revoked, `account_deleted`).
-   * Apps the user registered go too: callers make sure there are none (docs/web.md).
+   * Deletes the user and everything kept about them — profile, data of every kind, sessions, codes, tokens,
+   * their test people with all of theirs — in one transaction; each app they (or their test people) had
+   * connected hears of it (grant.revoked, `account_deleted`). Apps the user registered go too: callers
+   * make sure there are none (docs/web.md).
    */
   deleteAccount(id: string, now: number): Promise<void>;
   /** How many apps the user registered as a developer. */
@@ -65,9 +66,12 @@ export function createUserStore(db: Db): UserStore {
       }),
     deleteAccount: (id, now) =>
       q.transaction().execute(async (trx) => {
-        await deleteGrants(trx, { userId: id }, { reason: 'account_deleted', now });
-        // The rest goes with the user row (foreign keys on delete cascade). Events keep the user's id only.
-        await trx.deleteFrom('users').where('id', '=', id).execute();
+        const testPeople = await trx.selectFrom('users').select('id').where('test_person_owner_id', '=', id).execute();
+        for (const person of [...testPeople.map((row) => row.id), id]) {
+          await deleteGrants(trx, { userId: person }, { reason: 'account_deleted', now });
+          // The rest goes with the user row (foreign keys on delete cascade). Events keep the user's id only.
+          await trx.deleteFrom('users').where('id', '=', person).execute();
+        }
       }),
     async countOwnedApps(id) {
       const row = await q.selectFrom('apps').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', id).executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 /**
- * The one guard against a form that makes something (an app, a webhook endpoint) making it twice
+ * The one guard against a form that makes something (an app, a webhook endpoint, test people) making it twice
  * (docs/decisions/0018-dashboard-app-scope-and-form-ids.md). The form's page has an id in its
  * address (`?form=…`, given by a redirect when the page is opened without one), so a reload or
  * Back and send finds the same id again; the form carries it in a hidden field, and a draft kept
@@ -48,6 +48,6 @@ export type Identity = ReadonlyArray<string | boolean | readonly string[]>;
  * The name of what the form `formId`, sent with `identity`, makes for this person: 32 hex digits,
  * the same for every send of that form with those settings, and unguessable to anyone else.
  */
-export function formMade(session: Pick<Session, 'csrfSecret'>, purpose: 'app-registration' | 'webhook-endpoint', formId: string, identity: Identity): string {
+export function formMade(session: Pick<Session, 'csrfSecret'>, purpose: 'app-registration' | 'webhook-endpoint' | 'test-people', formId: string, identity: Identity): string {
   return createHmac('sha256', session.csrfSecret).update(JSON.stringify([purpose, formId, identity])).digest('hex').slice(0, 32);
 }

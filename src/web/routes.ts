@@ -15,6 +15,8 @@ import { demoCallbackPage } from './pages/demo-callback.js';
 import { devicePages } from './pages/device.js';
 import { loginPages } from './pages/login.js';
 import { signupPages } from './pages/signup.js';
+import { testPeoplePages } from './pages/test-people.js';
+import { testPersonConnectPage } from './pages/test-person-connect.js';
 import { ownedAppScope } from './owned-app.js';
 import { ASSETS_DIR } from './views.js';
 
@@ -41,8 +43,9 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(authorizePages);
   await app.register(devicePages);
   await app.register(dashboardPages);
+  await app.register(testPeoplePages);
   // Every page of one app: signed in, and the app's owner (owned-app.ts).
-  await ownedAppScope(app, [appPages, webhookPages]);
+  await ownedAppScope(app, [appPages, webhookPages, testPersonConnectPage]);
   await app.register(accountPages);
   await app.register(accountDataPages);
   await app.register(demoCallbackPage);

@@ -70,10 +70,16 @@ export function accessibilityFlows(flows: BrowserFlows): void {
       await keepScreenshot(flows, page, 'app-detail');
       await page.goto(`${registered.detailUrl}/webhooks`);
       found.push(...(await violations()));
+      // The test people's page, with its cards; with test people, the consent page below asks who answers.
+      await page.goto(`${stride.url}/dashboard/test-people`);
+      await page.getByRole('button', { name: 'Add test people' }).click();
+      await page.getByRole('status').filter({ hasText: 'Your test people are ready' }).waitFor();
+      found.push(...(await violations()));
       const authorize = new URL(`${stride.url}/oauth2/authorize`);
       authorize.search = new URLSearchParams({ response_type: 'code', client_id: registered.clientId, redirect_uri: 'https://readable.example/cb', state: 's' }).toString();
       await page.goto(authorize.toString());
       await page.getByRole('button', { name: 'Allow' }).waitFor();
+      await page.getByRole('group', { name: 'Who answers?' }).waitFor();
       found.push(...(await violations()));
       // An authorization request that cannot go back to its app: an error page with ways on.
       authorize.searchParams.set('redirect_uri', 'https://elsewhere.example/cb');

@@ -4,6 +4,7 @@
  * secret rotation and CSRF in the dashboard (dashboard-flows.ts); errors, reloads, Back and an
  * ended session at the edges (trust-flows.ts); a person's data and sessions (account-flows.ts);
  * an app's webhook endpoint (webhook-flows.ts, to a receiver on 127.0.0.1, which WEBHOOK_ALLOW_PRIVATE permits);
+ * a developer's test person connected through the app's real redirect (sandbox-flows.ts);
  * every kind of page against WCAG 2.1 AA with axe-core (accessibility-flows.ts); an app that runs
  * in the page on its own origin and calls Stride through CORS (browser-app-flow.ts).
  * One Chromium and one server serve every flow on a database: starting them is most of what a
@@ -21,6 +22,7 @@ import { accountFlows } from './account-flows.js';
 import { browserAppFlow } from './browser-app-flow.js';
 import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
+import { sandboxFlow } from './sandbox-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
 import { trustFlows } from './trust-flows.js';
 import { webhookFlows } from './webhook-flows.js';
@@ -39,7 +41,7 @@ export function browserFlowsOn(dialect: Dialect): void {
       // this one (a Chromium left running would keep the test process alive).
       await Promise.all([
         launchBrowser().then((browser) => (flows.browser = watchConsoles(browser, consoleErrors))),
-        startStride(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true' }).then((stride) => (flows.stride = stride)),
+        startStride(dialect, { WEBHOOK_ALLOW_PRIVATE: 'true', SANDBOX_DAYS: '2' }).then((stride) => (flows.stride = stride)),
       ]);
     });
     after(async () => {
@@ -52,6 +54,7 @@ export function browserFlowsOn(dialect: Dialect): void {
     trustFlows(flows);
     accountFlows(flows);
     webhookFlows(flows);
+    sandboxFlow(flows);
     // The pages and the CORS headers are the same on either database.
     if (dialect === 'sqlite') {
       accessibilityFlows(flows);

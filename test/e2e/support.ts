@@ -28,6 +28,8 @@ export interface Stride {
    * (browser-flows.ts), which the server verifies as any other: its parameters are in the hash.
    */
   createAccount(displayName: string, email: string): Promise<void>;
+  /** Moves the last sync of the test person with `email` back `seconds`, as that much time passing would. */
+  backdateSync(email: string, seconds: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,16 @@ export async function startStride(dialect: Dialect, env: Record<string, string> 
       const db = openDatabase(database.url);
       try {
         await createAccount(createStores(db).users, () => Math.floor(Date.now() / 1000), { email, password: PASSWORD, displayName });
+      } finally {
+        await db.close();
+      }
+    },
+    backdateSync: async (email, seconds) => {
+      const db = openDatabase(database.url);
+      try {
+        const person = await db.kysely.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+        const row = await db.kysely.selectFrom('test_people').select('synced_until').where('user_id', '=', person.id).executeTakeFirstOrThrow();
+        await db.kysely.updateTable('test_people').set({ synced_until: Number(row.synced_until) - seconds }).where('user_id', '=', person.id).execute();
       } finally {
         await db.close();
       }

@@ -21,12 +21,13 @@ import {
 import { claimPushedRequest, PUSHED_REQUEST_DECISION_WINDOW } from '../../oauth/pushed-requests.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
 import { parseScopeString } from '../../domain/scopes.js';
+import { consentChoices, consentingPerson } from '../../domain/test-people.js';
 import type { App } from '../../store/apps.js';
 import { isValidSessionCsrf } from '../csrf.js';
 import { appPath } from '../owned-app.js';
 import { currentSession } from '../session.js';
 import { homeLink, sendErrorPage, type Link } from '../views.js';
-import { renderConsent } from './consent.js';
+import { CONSENT_AS_FIELD, renderConsent } from './consent.js';
 
 export async function authorizePages(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
@@ -38,13 +39,15 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     if (!check.ok) return sendRefusal(request, reply, check, 302);
     const session = await currentSession(request);
     if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
+    // A developer with test people always sees the page for their own app: it is where they choose who consents.
+    const testPeople = await consentChoices(ctx.stores, session.user, check.request.app);
     const grant = await ctx.stores.grants.find(session.user.id, check.request.app.id);
-    if (grant && consentIsRemembered(grant, check.request)) {
+    if (grant && testPeople.length === 0 && consentIsRemembered(grant, check.request)) {
       if (!(await claimPushed(check.request))) return sendUsedPushedRequest(reply);
       return reply.redirect(await reissueAuthorization(ctx, check.request, session.user.id, grant), 302);
     }
     const grantedBefore = grantCoversRequest(grant, check.request);
-    return renderConsent(reply, session, check.request, await developerName(ctx, check.request.app), grantedBefore);
+    return renderConsent(reply, session, check.request, await developerName(ctx, check.request.app), grantedBefore, testPeople);
   });
 
   // The consent decision. Every parameter is validated again: the form is user-controlled input.
@@ -66,8 +69,14 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     const fields = { ...params };
     delete fields.csrf_token;
     delete fields.decision;
+    delete fields[CONSENT_AS_FIELD];
     const check = await checkAuthorizationRequest(ctx, fields, repeated.filter((name) => name !== 'granted_scope'), PUSHED_REQUEST_DECISION_WINDOW);
     if (!check.ok) return sendRefusal(request, reply, check, 303);
+    // Who consents: the signed-in person, or one of their test people for their own app (test-people.ts).
+    const subject = await consentingPerson(ctx.stores, session.user, check.request.app, params[CONSENT_AS_FIELD]);
+    if (subject === null) {
+      return sendErrorPage(reply, 403, 'Request refused', 'You can answer only as yourself, or as one of your own test people for one of your own apps.');
+    }
     if (!(await claimPushed(check.request))) return sendUsedPushedRequest(reply);
     // The person's own answer on the consent page: it goes back to the app (RFC 6749 §4.1.2.1).
     if (params.decision !== 'allow') return reply.redirect(deniedRedirect(ctx, check.request, 'the user denied access'), 303);
@@ -75,7 +84,7 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     const granted = check.request.scopes.filter((scope) => ticked.has(scope));
     // Unticking every scope is the same as Deny.
     if (granted.length === 0) return reply.redirect(deniedRedirect(ctx, check.request, 'the user granted no scope'), 303);
-    return reply.redirect(await approveAuthorization(ctx, check.request, session.user.id, granted), 303);
+    return reply.redirect(await approveAuthorization(ctx, check.request, subject, granted), 303);
   });
 
   /** A pushed request (RFC 9126 §4) is used once: by the code issued, or the denial, for it. */

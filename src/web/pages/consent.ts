@@ -9,6 +9,7 @@ import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
 import type { App } from '../../store/apps.js';
+import type { TestPerson } from '../../store/test-people.js';
 import { codeSpans, sendPage } from '../views.js';
 
 /**
@@ -22,6 +23,7 @@ export function renderConsent(
   request: AuthorizationRequest,
   developer: string,
   grantedBefore = false,
+  testPeople: readonly TestPerson[] = [],
 ): FastifyReply {
   const csrfToken = sessionCsrfToken(session);
   // The request travels in hidden fields and is validated again when the form comes back.
@@ -55,7 +57,26 @@ export function renderConsent(
     grantedBefore,
     isPublic: request.app.isPublic,
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+    consentAs: consentAsChoices(session, testPeople),
   });
+}
+
+/**
+ * The consent form's field that names who consents (docs/oauth.md, "Consenting as a test person"):
+ * absent or the signed-in person's id for themselves, or the id of one of their test people.
+ */
+export const CONSENT_AS_FIELD = 'consent_as';
+
+/** The chooser's options: the developer first, then each of their test people; none without test people. */
+function consentAsChoices(session: Session, testPeople: readonly TestPerson[]) {
+  if (testPeople.length === 0) return null;
+  return {
+    field: CONSENT_AS_FIELD,
+    options: [
+      { value: session.user.id, label: `Yourself (${session.user.email})` },
+      ...testPeople.map((person) => ({ value: person.id, label: `${person.displayName} — ${person.email}` })),
+    ],
+  };
 }
 
 /**
@@ -84,5 +105,6 @@ export function renderDeviceConsent(
     grantedBefore: false,
     isPublic: request.app.isPublic,
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+    consentAs: null,
   });
 }

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { rateLimitConfig } from '../../http/rate-limit.js';
 import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
+import { isTestPerson } from '../../domain/test-people.js';
 import { isEmailSyntax } from '../../domain/users.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, isValidSessionCsrf, preSessionCsrfToken } from '../csrf.js';
 import { dropDraftOfOthers } from '../form-drafts.js';
@@ -66,7 +67,10 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     }
     const email = text(form.email).trim();
     const password = text(form.password);
-    const user = isEmailSyntax(email) ? await app.ctx.stores.users.findByEmail(email) : undefined;
+    const found = isEmailSyntax(email) ? await app.ctx.stores.users.findByEmail(email) : undefined;
+    // A test person never signs in (docs/decisions/0024-test-people.md): refused as an unknown
+    // email is, after the same dummy check, so that nothing tells their emails apart.
+    const user = found && !isTestPerson(found) ? found : undefined;
     const ok = user ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     app.ctx.metrics.signIns.inc({ outcome: user && ok ? 'succeeded' : 'failed' });
     if (!user || !ok) {
