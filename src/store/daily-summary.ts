@@ -44,7 +44,7 @@ export interface SummaryRead {
  */
 export type SummaryRow = [kind: number, time: number | string, value: number | string | null, packed: Uint8Array | null, minutes: Uint8Array | null];
 
-/** The statement's rows of one summary read, by kind then time. */
+/** The statement's rows of one summary read, in any order. */
 export type SummaryReader = (read: SummaryRead) => Promise<SummaryRow[]>;
 
 /** The `kind` of each row of the statement. */
@@ -74,8 +74,8 @@ export interface SummaryDialect {
 /**
  * The union of the six reads, each a range of its table's primary key (or of series_days' unique
  * index) guarded by its kind's bit, which the databases test once per read rather than per row.
- * Rows by kind, then time: the sums walk each kind's days in order (series-sums.ts), and a date's
- * weight is its last weighing.
+ * No ORDER BY: each read walks its key in time order, and sorting their union cost SQLite a
+ * temporary B-tree per read; the figures put each kind in order if it is not (inTimeOrder).
  */
 export function summaryStatement(dialect: SummaryDialect, detail: DayDetail): string {
   const { param: p, noValue, noBytes } = dialect;
@@ -157,6 +157,8 @@ export function createSummaryStore(read: SummaryReader): SummaryStore {
         else series[kind]!.push({ day_start: time, total: value!, hours: packed ?? EMPTY, minutes: minutes ?? EMPTY });
       }
       const figures: SummaryFigures = {};
+      const dayStart = (row: DayRow) => Number(row.day_start);
+      for (const rows of series) inTimeOrder(rows, dayStart);
       if (kinds & SUMMARY_KINDS.activity) {
         const steps = series[ROW_KIND.steps]!;
         figures.steps = sumsFromDays(boundaries, steps);
@@ -166,9 +168,21 @@ export function createSummaryStore(read: SummaryReader): SummaryStore {
       if (kinds & SUMMARY_KINDS.heartRate) {
         figures.resting = bucketsFromDays(plan, detail, series[ROW_KIND.heartrate] as HeartRateDayRow[]).resting ?? [];
       }
-      if (kinds & SUMMARY_KINDS.sleep) figures.sleep = sleep;
-      if (kinds & SUMMARY_KINDS.weight) figures.weights = weights;
+      if (kinds & SUMMARY_KINDS.sleep) figures.sleep = inTimeOrder(sleep, (session) => session.end_time);
+      // A date's weight is its last weighing.
+      if (kinds & SUMMARY_KINDS.weight) figures.weights = inTimeOrder(weights, (weighing) => weighing.time);
       return figures;
     },
   };
+}
+
+/**
+ * `list` by `timeOf`, ascending: the sums walk days in order (series-sums.ts). Sorted only when
+ * out of order; a read's rows come in its key's order.
+ */
+function inTimeOrder<T>(list: T[], timeOf: (item: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) {
+    if (timeOf(list[i - 1]!) > timeOf(list[i]!)) return list.sort((a, b) => timeOf(a) - timeOf(b));
+  }
+  return list;
 }

@@ -13,7 +13,9 @@ import { parseDateRange } from '../../src/domain/local-dates.js';
 import { seriesChange } from '../../src/domain/minute-samples.js';
 import { keptPlans } from '../../src/domain/step-series.js';
 import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, synthesizePerson, type Life } from '../../src/domain/synthetic-person.js';
-import { SUMMARY_KINDS, type SummaryFigures } from '../../src/store/daily-summary.js';
+import { createSummaryStore, SUMMARY_KINDS, type SummaryFigures } from '../../src/store/daily-summary.js';
+import { postgresSummaryReads } from '../../src/store/postgres/summary-reads.js';
+import { sqliteSummaryReads } from '../../src/store/sqlite/summary-reads.js';
 import { heartRateBuckets } from '../../src/store/heart-rate-series.js';
 import type { Stores } from '../../src/store/stores.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
@@ -114,6 +116,16 @@ forEachDialect('daily summary store', (dialect) => {
     assert.deepEqual(await figures(stores, office, 'Europe/Berlin', SUMMARY_KINDS.activity), { steps, distance, calories });
     assert.deepEqual(await figures(stores, office, 'Europe/Berlin', 0), {});
     assert.deepEqual(await figures(stores, randomUUID(), 'UTC', ALL), { steps: [], distance: [], calories: [], resting: new Array(DAYS).fill(null), sleep: [], weights: [] });
+  });
+
+  it('puts each kind in time order whatever order the rows come in', async () => {
+    const { db } = database;
+    const reader = db.sqlite ? sqliteSummaryReads(db.sqlite) : postgresSummaryReads(db.pool);
+    const reversed = createSummaryStore(async (read) => (await reader(read)).reverse());
+    for (const timezone of ['UTC', 'Asia/Kolkata']) {
+      const { range, plan } = rangeIn(timezone);
+      assert.deepEqual(await reversed.figures(office, plan, range, ALL, STRIDE_CM), await ownReads(database.stores, office, timezone));
+    }
   });
 
   it('gives summaries read at once each its own person\'s rows, whatever their kinds and zones', async () => {

@@ -34,8 +34,7 @@ function summariesOfMany(pool: pg.Pool, detail: DayDetail) {
     from unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) with ordinality as k("user", kinds, "dayFrom", "dayTo", "from", "to", i)
     cross join lateral (
     ${summaryStatement(POSTGRES, detail)}
-    ) s
-    order by k.i, s.kind, s.time`;
+    ) s`;
   return batchedCalls<SummaryRead, SummaryRow[]>(async (calls) => {
     const result = await pool.query<[string, ...SummaryRow]>({
       name: `stride_summary_${detail}`,

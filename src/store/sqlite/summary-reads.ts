@@ -25,7 +25,7 @@ export function sqliteSummaryReads(sqlite: SQLite.Database): SummaryReader {
     turnRead(() => {
       let statement = statements.get(read.detail);
       if (statement === undefined) {
-        statement = sqlite.prepare(`${summaryStatement(SQLITE, read.detail)}\n    order by kind, time`).raw(true);
+        statement = sqlite.prepare(summaryStatement(SQLITE, read.detail)).raw(true);
         statements.set(read.detail, statement);
       }
       return statement.all({
