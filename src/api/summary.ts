@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES, summaryDays, visibleFields, type SummarySources } from '../domain/daily-summary.js';
-import { DATE_RANGE_QUERY_JSON_SCHEMA, parseDateRange, type DateRangeQuery } from '../domain/local-dates.js';
+import { DATE_RANGE_QUERY_JSON_SCHEMA, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
 import { keptPlans } from '../domain/step-series.js';
 import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import { BEARER, errorAnswers } from '../http/schemas.js';
@@ -20,6 +20,7 @@ const inUnits = (sums: readonly number[], scale: number) => (scale === 1 ? sums 
 export async function summaryRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const planOf = keptPlans();
+  const rangeOf = keptDateRanges(SUMMARY_DATE_RULES);
   const schema = {
     tags: ['Daily summary'],
     summary: 'A row per local date: steps, distance, calories, resting heart rate, minutes asleep and weight, each only with the scope that reads it (any valid token)',
@@ -30,7 +31,7 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(SUMMARY_PATH, { config: apiRateLimit(app), schema }, async (request) => {
     const { auth } = request;
-    const range = parseDateRange(request.query as DateRangeQuery, auth.profile.timezone, clock(), SUMMARY_DATE_RULES);
+    const range = rangeOf(request.query as DateRangeQuery, auth.profile.timezone, clock());
     const plan = planOf({ timezone: range.timezone, granularity: 'day', start: range.from, end: range.to });
     const fields = visibleFields(auth.scopes);
     const kinds =
