@@ -3,8 +3,9 @@
  * steps, distance, calories and heart rate over the UTC days of the range's plan, the sleep
  * sessions ending within the range (their packed stages) and the weighings within it — each kind
  * only when the token may see it. On PostgreSQL the summaries of one event-loop turn share that
- * statement (store/postgres/summary-reads.ts): six statements a request had cost 0.8–1.2 ms of
- * event loop, one round trip each (docs/performance.md, "The daily summary in one statement").
+ * statement (store/postgres/summary-reads.ts): six reads a request, the sleep and weight ones a
+ * round trip each, had cost 1.0–3.8 ms of event loop a summary against about 0.5 ms now
+ * (docs/performance.md, "The daily summary in one statement").
  * On SQLite it is one statement in the turn's read transaction (store/sqlite/summary-reads.ts).
  *
  * The day rows are summed as the series routes sum them (series-sums.ts, heart-rate-series.ts);
@@ -39,8 +40,9 @@ export interface SummaryRead {
 /**
  * A row of the statement, as an array: [kind, time, value, packed, minutes]. For a day row: its
  * ROW_KIND, day_start, total (heart rate's as text: 58 bits), hours and minutes (null when the
- * detail leaves them out); for a session: SLEEP, end_time, null, its packed stages, null; for a
- * weighing: WEIGHT, time, kg_hundredths, null, null. Integers may come as text (PostgreSQL).
+ * detail leaves them out); for a session: ROW_KIND.sleep, end_time, null, its packed stages, null;
+ * for a weighing: ROW_KIND.weight, time, kg_hundredths, null, null. Integers may come as text
+ * (PostgreSQL).
  */
 export type SummaryRow = [kind: number, time: number | string, value: number | string | null, packed: Uint8Array | null, minutes: Uint8Array | null];
 
