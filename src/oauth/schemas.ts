@@ -41,7 +41,7 @@ export const TOKEN = {
   },
   response: {
     200: {
-      description: 'Cache-Control: no-store',
+      description: 'The tokens (RFC 6749 §5.1), with Cache-Control: no-store',
       type: 'object',
       required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
       additionalProperties: false,
@@ -72,7 +72,7 @@ export const DEVICE_AUTHORIZATION = {
   },
   response: {
     200: {
-      description: 'Cache-Control: no-store',
+      description: 'The device code for polling and the user code for the person (RFC 8628 §3.2), with Cache-Control: no-store',
       type: 'object',
       required: ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'],
       additionalProperties: false,
@@ -114,6 +114,7 @@ export const INTROSPECT = {
   body: { type: 'object', properties: TOKEN_HINT },
   response: {
     200: {
+      description: 'Whether the token is active, and for an active one its scope, client and person (RFC 7662 §2.2); `{"active": false}` for any other token',
       type: 'object',
       required: ['active'],
       additionalProperties: false,
@@ -145,6 +146,7 @@ export const METADATA = {
   summary: 'Authorization server metadata',
   response: {
     200: {
+      description: 'The endpoints, scopes, grants and methods this server supports (RFC 8414 §3.2)',
       type: 'object',
       additionalProperties: false,
       properties: {
@@ -197,7 +199,7 @@ export const PAR = {
   },
   response: {
     201: {
-      description: 'Cache-Control: no-store. 201 as RFC 9126 §2.2 says (SPEC §5 otherwise answers 200).',
+      description: 'The request_uri to send to the authorization endpoint with client_id; Cache-Control: no-store. 201 as RFC 9126 §2.2 says.',
       type: 'object',
       required: ['request_uri', 'expires_in'],
       additionalProperties: false,
