@@ -50,6 +50,13 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       openapi: '3.1.0',
       info: { title: 'Stride API', version: '1', description: documentDescription(publicUrl) },
       servers: [{ url: publicUrl }],
+      // The order the reference shows them in: connecting first, the data, then the plumbing.
+      tags: [
+        { name: 'OAuth 2.0', description: 'The authorization server\'s endpoints: authorization, tokens, pushed requests, the device grant, client registration.' },
+        ...['Profile', 'Steps', 'Distance', 'Calories', 'Heart rate', 'Sleep', 'Body', 'Daily summary'].map((name) => ({ name })),
+        { name: 'Events and webhooks', description: 'What changed in the data of the people who use an app, as a feed and as signed HTTP calls.' },
+        { name: 'Health', description: 'For load balancers and orchestrators.' },
+      ],
       components: {
         securitySchemes: {
           oauth: {

@@ -20,7 +20,7 @@ export const AUTHORIZATION_ENDPOINT_PATH_ITEM = {
     parameters: [
       query('client_id', 'The app\'s client ID.', { type: 'string' }, true),
       query('response_type', 'Always `code`; required unless `request_uri` is sent.', { type: 'string', enum: ['code'] }),
-      query('redirect_uri', 'One of the app\'s registered redirect URIs, exactly; may be left out when the app has only one. A loopback one (http://127.0.0.1/…) matches on any port.'),
+      query('redirect_uri', 'One of the app\'s registered redirect URIs, exactly (a loopback one, http://127.0.0.1/…, on any port); required unless `request_uri` is sent. `redirect_url`, the name of Stride\'s first interface, works too.'),
       query('scope', 'Space-separated; the app\'s registered scopes when left out.', { type: 'string', examples: ['read_profile read_activity'] }),
       query('state', 'Sent back unchanged with the answer: the app\'s check that the answer belongs to its request (CSRF).'),
       query('code_challenge', 'base64url(SHA-256(code_verifier)), 43 characters (RFC 7636 §4.2); required of public apps.'),

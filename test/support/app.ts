@@ -62,3 +62,20 @@ export async function createTestApp(
     },
   };
 }
+
+/** A Stride listening on a loopback port over `database` (the server a second-terminal command talks to). */
+export interface ServedStride {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the test database `database` at http://127.0.0.1:PORT; `env` may set another PUBLIC_URL. */
+export async function serveDatabase(database: TestDatabase, env: Record<string, string> = {}): Promise<ServedStride> {
+  const { freePort } = await import('./cli.js');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT: 'off', DATABASE_URL: database.url, PUBLIC_URL: url, ...env });
+  const app = await buildApp({ config, stores: database.stores, clock: () => Math.floor(Date.now() / 1000) });
+  await app.listen({ host: '127.0.0.1', port });
+  return { url, close: () => app.close() };
+}
