@@ -36,7 +36,7 @@ function documentDescription(publicUrl: string): string {
     '**Trying it from this page.** Every call of the resource API takes an access token. Either paste one under *Bearer*, or let the page get one with OAuth 2.0 (authorization code with PKCE, S256):',
     '',
     `1. In the dashboard (${publicUrl}/dashboard) register a **public** app whose redirect URIs include \`${publicUrl}${REFERENCE_PATH}\`.`,
-    '2. Here, under *Authentication*, choose *oauth*, paste that app\'s client ID (no secret), tick the scopes and press *Authorize*.',
+    '2. Here, under *Authentication*, choose *oauth*, paste that app\'s client ID (no secret), tick scopes it is registered for and press *Authorize*.',
     '3. Sign in and approve in the window that opens; the page exchanges the code at the token endpoint and sends the token with each request.',
   ].join('\n');
 }

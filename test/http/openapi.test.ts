@@ -9,12 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { LightMyRequestResponse } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import type { Browser as Chromium } from 'playwright-core';
 import { browserUnavailable, launchBrowser, screenshotPath } from '../support/browser.js';
 import { rendererStyles } from '../../src/http/api-reference.js';
 import { createTestApp } from '../support/app.js';
 import { createAccount } from '../../src/domain/users.js';
+import { registerApp } from '../../src/domain/apps.js';
+import { ALL_SCOPES } from '../../src/domain/scopes.js';
+import { freePort } from '../support/cli.js';
 import { createFixture, createOAuthTestApp, encodeForm, REDIRECT_URI, obtainTokens, type Fixture, type Tokens } from '../oauth/flow.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { bearer, userWithToken } from '../support/tokens.js';
@@ -414,9 +416,13 @@ describe('the OpenAPI document', () => {
 describe('the API reference in a browser', { skip: browserUnavailable() ?? false }, () => {
   let t: TestApp;
   let browser: Chromium;
+  let origin: string;
   before(async () => {
-    t = await createTestApp('sqlite');
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    // The page's links and its OAuth flow go to the public URL: here, where the server listens.
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    t = await createTestApp('sqlite', { PUBLIC_URL: origin });
+    await t.app.listen({ host: '127.0.0.1', port });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -424,8 +430,7 @@ describe('the API reference in a browser', { skip: browserUnavailable() ?? false
     await t.close();
   });
 
-  it('renders on a phone in dark mode and on a wide light screen, asking nothing of another host', async () => {
-    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  it('renders on a phone in dark mode and on a wide light screen, asking nothing of another host; its OAuth flow gets a token', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
     const page = await context.newPage();
     const violations: string[] = [];
@@ -438,14 +443,14 @@ describe('the API reference in a browser', { skip: browserUnavailable() ?? false
       });
     });
     page.on('pageerror', (error) => errors.push(error.message));
-    page.on('request', (request) => {
+    context.on('request', (request) => {
       if (!request.url().startsWith(`${origin}/`)) elsewhere.push(request.url());
     });
     await page.goto(`${origin}/docs`);
     await page.getByRole('heading', { name: 'Stride API', level: 1 }).waitFor();
     assert.equal(await page.evaluate(() => document.body.classList.contains('dark-mode')), true, 'dark, as the system asks');
     const guide = page.getByRole('link', { name: 'Connecting an app (OAuth 2.0)' });
-    assert.equal(await guide.getAttribute('href'), 'http://stride.test/docs/guides/oauth.md', 'at the public URL');
+    assert.equal(await guide.getAttribute('href'), `${origin}/docs/guides/oauth.md`);
     const { width, screen } = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, screen: window.innerWidth }));
     assert.ok(width <= screen, `${width} px wide on a ${screen} px screen`);
     if (SCREENSHOTS) await page.screenshot({ path: screenshotPath('docs/390-dark') });
@@ -456,6 +461,28 @@ describe('the API reference in a browser', { skip: browserUnavailable() ?? false
     // The wide layout's sidebar, with the tags of the document.
     for (const tag of ['OAuth 2.0', 'Steps', 'Events and webhooks']) await page.getByText(tag, { exact: true }).first().waitFor();
     if (SCREENSHOTS) await page.screenshot({ path: screenshotPath('docs/1280-light') });
+
+    // A developer's public app with the page as its redirect URI, as the document's description says.
+    const developer = await createAccount(t.database.stores.users, t.clock, { email: 'docs-developer@example.com', password: 'correct horse battery', displayName: 'Docs Developer' });
+    const registered = await registerApp(t.database.stores.apps, t.clock, developer.id, { name: 'Trying the API', redirectUris: [`${origin}/docs`], scopes: [...ALL_SCOPES], isPublic: true });
+    const tokenAnswers: Array<{ status: number; body: string }> = [];
+    context.on('response', (response) => {
+      if (response.url() === `${origin}/oauth2/token`) void response.text().then((body) => tokenAnswers.push({ status: response.status(), body }));
+    });
+    await page.getByRole('combobox', { name: 'Client ID' }).first().click();
+    await page.keyboard.type(registered.app.clientId);
+    await page.getByText('Select All').first().click();
+    const [popup] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Authorize' }).first().click()]);
+    await popup.getByLabel('Email').fill('docs-developer@example.com');
+    await popup.getByLabel('Password').fill('correct horse battery');
+    await popup.getByRole('button', { name: 'Sign in' }).click();
+    await popup.getByRole('button', { name: 'Allow' }).click();
+    await popup.waitForEvent('close');
+    await page.getByRole('button', { name: 'Clear tokens' }).first().waitFor();
+    assert.equal(tokenAnswers.length, 1);
+    assert.equal(tokenAnswers[0]!.status, 200, tokenAnswers[0]!.body);
+    const { access_token: accessToken } = JSON.parse(tokenAnswers[0]!.body) as { access_token: string };
+    assert.equal((await t.app.inject({ url: '/v1/users/me', headers: { authorization: `Bearer ${accessToken}` } })).statusCode, 200, 'the token the page holds works');
 
     assert.deepEqual(errors, []);
     assert.deepEqual(elsewhere, []);
