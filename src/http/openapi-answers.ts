@@ -52,6 +52,22 @@ const EXAMPLE_DESCRIPTIONS: Record<ErrorCode, string> = {
   temporarily_unavailable: 'the database cannot be reached or written for now; try again shortly',
 };
 
+/** What an error answer of a status carries besides its code (RFC 6750 §3, RFC 9110 §10.2.3). */
+const STATUS_NOTES: Record<number, string> = {
+  401: ', with a WWW-Authenticate challenge',
+  403: ', with a WWW-Authenticate challenge naming the scope needed',
+  413: ': the body is over the route\'s limit (1 MiB, more for heart rate)',
+  429: ', with Retry-After',
+  500: ', with the request_id to look for in the log',
+  503: ': the database cannot be reached for now; with Retry-After',
+};
+
+function noteOf(status: number, codes: ErrorCode[]): string {
+  if (status === 401 && codes.includes('invalid_client')) return ', with WWW-Authenticate: Basic when HTTP Basic was tried (RFC 6749 §5.2)';
+  if (status === 400 && codes.length === 1) return ': error_description names the field and the rule it breaks; nothing was changed';
+  return STATUS_NOTES[status] ?? '';
+}
+
 /** The 400 codes of the authorization server's endpoints (RFC 6749 §5.2, RFC 8628 §3.5, RFC 9449, RFC 7591 §3.2.2). */
 const OAUTH_400: Record<string, ErrorCode[]> = {
   'post /oauth2/token': ['invalid_request', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'unauthorized_client', 'authorization_pending', 'slow_down', 'expired_token', 'access_denied', 'invalid_dpop_proof', 'use_dpop_nonce'],
@@ -98,6 +114,7 @@ export function finishDocument<T extends OpenApiDocument>(document: T, extraPath
         if (Number(status) < 400 || json === undefined) continue;
         const codes = errorCodes(method, path, operation, Number(status));
         json.examples = Object.fromEntries(codes.map((code) => [code, example(code)]));
+        response.description = `${codes.map((code) => `\`${code}\``).join(' or ')}${noteOf(Number(status), codes)}`;
       }
     }
   }
