@@ -95,7 +95,11 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
           ...schema,
           // The scope the route's own hook demands is the one an OAuth token needs here.
           ...(scope !== undefined && schema.security && { security: [{ oauth: scope === '' ? [] : [scope] }, ...schema.security] }),
-          ...(alias !== undefined && { deprecated: true, description: `The alias of \`${alias}\` for apps written before /v1: the same answers. New code uses \`${alias}\`.` }),
+          ...(alias !== undefined && {
+            deprecated: true,
+            summary: `${String(schema.summary)}, at the old path (alias of ${alias})`,
+            description: `The alias of \`${alias}\` for apps written before /v1: the same answers. New code uses \`${alias}\`.`,
+          }),
         },
       };
     },
