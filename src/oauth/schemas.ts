@@ -17,6 +17,11 @@ export const TOKEN = {
   tags,
   summary: 'Exchange an authorization code or a device code, or rotate a refresh token',
   description:
+    'The grants (`grant_type`): `authorization_code` (RFC 6749 §4.1.3: `code`, `redirect_uri`, and `code_verifier` with PKCE — required of public clients), ' +
+    '`refresh_token` (§6: `refresh_token`; the answer carries a new one and the old one stops working) and ' +
+    '`urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4: `device_code`, polled at the interval given). ' +
+    'There is no `client_credentials` grant: every token acts for a person, so it is answered `unsupported_grant_type`. ' +
+    'Clients authenticate with HTTP Basic or the `client_id` and `client_secret` fields; a public client sends `client_id` alone.\n\n' +
     'With a `DPoP` header (a proof, RFC 9449 §4) the access token, and a public client\'s refresh token, are bound to the proof\'s key and `token_type` is `DPoP`. ' +
     'A refresh token so bound is refused without a proof of that key; an app that requires DPoP gets no token without a proof (`invalid_dpop_proof`). ' +
     'With DPOP_NONCE=true a proof without the current nonce is answered `use_dpop_nonce` with a `DPoP-Nonce` header.',
@@ -38,6 +43,11 @@ export const TOKEN = {
       },
       ...CLIENT_FIELDS,
     },
+    examples: [
+      { grant_type: 'authorization_code', code: 'sac_…', redirect_uri: 'https://app.example/callback', code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', client_id: '627dde1d4cafeac8e9a67191be804232', client_secret: 'scs_…' },
+      { grant_type: 'refresh_token', refresh_token: 'srt_…', client_id: '627dde1d4cafeac8e9a67191be804232', client_secret: 'scs_…' },
+      { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'sdc_…', client_id: '627dde1d4cafeac8e9a67191be804232' },
+    ],
   },
   response: {
     200: {
