@@ -432,6 +432,9 @@ describe('the API reference in a browser', { skip: browserUnavailable() ?? false
 
   it('renders on a phone in dark mode and on a wide light screen, asking nothing of another host; its OAuth flow gets a token', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+    // The renderer parses 5 MB of JavaScript per page (the popup too): on a busy machine that alone
+    // can pass Playwright's 30 s default.
+    context.setDefaultTimeout(120_000);
     const page = await context.newPage();
     const violations: string[] = [];
     const errors: string[] = [];
