@@ -24,6 +24,8 @@ import { countUsage, type UsageCounter } from './http/usage.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { createMetrics } from './metrics.js';
+import { SCOPES } from './domain/scopes.js';
+import { AUTHORIZATION_ENDPOINT_PATH_ITEM } from './oauth/authorize-document.js';
 import { clientEndpointRoutes, metadataRoutes } from './oauth/routes.js';
 import { registrationRoutes } from './oauth/registration-routes.js';
 import { observeStoreCalls } from './store/observed.js';
@@ -118,7 +120,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   });
 
   installSchemaValidation(app);
-  await registerOpenApi(app);
+  await registerOpenApi(app, { scopes: SCOPES, extraPaths: { '/oauth2/authorize': AUTHORIZATION_ENDPOINT_PATH_ITEM } });
   await app.register(healthRoutes);
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
   // What an app running in a browser calls with fetch from its own origin: the metadata, the client

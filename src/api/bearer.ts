@@ -51,6 +51,7 @@ export function insufficientScope(scope: string): ApiError {
 }
 
 import { bearerToken } from '../http/bearer-token.js';
+import { demandsScope } from '../http/schemas.js';
 
 export { bearerToken };
 
@@ -129,7 +130,8 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
 
 /** An onRequest hook that answers 403 `insufficient_scope` unless the token carries `scope`. */
 export function requireScope(scope: string): onRequestHookHandler {
-  return (request, _reply, done) => {
+  const hook: onRequestHookHandler = (request, _reply, done) => {
     done(request.auth.scopes.includes(scope) ? undefined : insufficientScope(scope));
   };
+  return demandsScope(hook, scope);
 }

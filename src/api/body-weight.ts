@@ -17,7 +17,7 @@ import {
   type WeightBody,
 } from '../domain/body-weight.js';
 import { DATE_RANGE_QUERY_JSON_SCHEMA, dataChange, parseDateRange, profileZone, type DateRangeQuery } from '../domain/local-dates.js';
-import { BEARER, errorAnswers } from '../http/schemas.js';
+import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { requireScope } from './bearer.js';
 import { requireJsonBody } from './json-body.js';
 import { apiRateLimit } from './rate-limit.js';
@@ -37,21 +37,21 @@ const read = {
   summary: 'The weight measurements of a range of local dates, oldest first (read_body)',
   security: BEARER,
   querystring: DATE_RANGE_QUERY_JSON_SCHEMA,
-  response: { 200: WEIGHT_LIST_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+  response: { 200: answer('The measurements of the dates asked for, oldest first', WEIGHT_LIST_JSON_SCHEMA), ...errorAnswers(400, 401, 403) },
 };
 const write = {
   tags,
   summary: 'Store a weight measurement; the same time replaces a stored one (write_body)',
   security: BEARER,
   body: WEIGHT_BODY_JSON_SCHEMA,
-  response: { 200: WEIGHT_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+  response: { 200: answer('The measurement as stored, with its id', WEIGHT_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415) },
 };
 const remove = {
   tags,
   summary: 'Delete a measurement; the answer is the measurement as it was, with "deleted": true (write_body)',
   security: BEARER,
   params: ID_PARAMS,
-  response: { 200: DELETED_WEIGHT_JSON_SCHEMA, ...errorAnswers(401, 403, 404) },
+  response: { 200: answer('The measurement was deleted', DELETED_WEIGHT_JSON_SCHEMA), ...errorAnswers(401, 403, 404) },
 };
 
 export async function bodyWeightRoutes(app: FastifyInstance): Promise<void> {

@@ -1,6 +1,6 @@
 /** The schemas of the event feed and the webhook endpoints an app manages (docs/webhooks.md). */
 import { EVENT_TYPES } from '../store/events.js';
-import { CLIENT_BASIC, errorAnswers } from '../http/schemas.js';
+import { CLIENT_BASIC, answer, errorAnswers } from '../http/schemas.js';
 
 const tags = ['Events and webhooks'];
 
@@ -60,6 +60,7 @@ export const FEED = {
   },
   response: {
     200: {
+      description: 'A page of the app\'s events, oldest first; next_cursor continues after the last one',
       type: 'object',
       required: ['data', 'next_cursor'],
       additionalProperties: false,
@@ -73,7 +74,7 @@ export const LIST = {
   tags,
   summary: 'The app\'s webhook endpoints',
   security: CLIENT_BASIC,
-  response: { 200: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: ENDPOINT } } }, ...errorAnswers(401) },
+  response: { 200: answer('The app\'s webhook endpoints', { type: 'object', required: ['data'], properties: { data: { type: 'array', items: ENDPOINT } } }), ...errorAnswers(401) },
 };
 
 export const ADD = {
@@ -88,7 +89,7 @@ export const ADD = {
       events: { anyOf: [{ type: 'array', minItems: 1, items: { type: 'string', enum: EVENT_TYPES } }, { type: 'string', description: 'the names separated by commas' }] },
     },
   },
-  response: { 200: ENDPOINT_WITH_SECRET, ...errorAnswers(400, 401, 413, 415) },
+  response: { 200: answer('The endpoint, with its signing secret (shown here and at rotation only); a verification challenge is on its way to the URL', ENDPOINT_WITH_SECRET), ...errorAnswers(400, 401, 413, 415) },
 };
 
 export const CHANGE = {
@@ -104,7 +105,7 @@ export const CHANGE = {
       state: { type: 'string', enum: ['active', 'paused'] },
     },
   },
-  response: { 200: ENDPOINT, ...errorAnswers(400, 401, 404, 413, 415) },
+  response: { 200: answer('The endpoint as changed', ENDPOINT), ...errorAnswers(400, 401, 404, 413, 415) },
 };
 
 export const ROTATE = {
@@ -112,7 +113,7 @@ export const ROTATE = {
   summary: 'A new signing secret; the old one signs beside it for 24 hours',
   security: CLIENT_BASIC,
   params: ID,
-  response: { 200: ENDPOINT_WITH_SECRET, ...errorAnswers(401, 404) },
+  response: { 200: answer('The endpoint with its new secret; the old one signs nothing from now on', ENDPOINT_WITH_SECRET), ...errorAnswers(401, 404) },
 };
 
 export const DELETE = {
@@ -120,5 +121,5 @@ export const DELETE = {
   summary: 'Delete an endpoint and its pending deliveries; the answer is the endpoint as it was, with "deleted": true',
   security: CLIENT_BASIC,
   params: ID,
-  response: { 200: DELETED_ENDPOINT, ...errorAnswers(401, 404) },
+  response: { 200: answer('The endpoint was deleted', DELETED_ENDPOINT), ...errorAnswers(401, 404) },
 };

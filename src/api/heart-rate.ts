@@ -11,7 +11,7 @@ import { createHeartRateSeriesReader, HEART_RATE_SERIES_JSON_SCHEMA } from '../d
 import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf } from '../domain/minute-samples.js';
 import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
 import { parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA } from '../domain/step-series.js';
-import { BEARER, errorAnswers } from '../http/schemas.js';
+import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { heartRateBuckets } from '../store/heart-rate-series.js';
 import { requireScope } from './bearer.js';
 import { requireJsonBody } from './json-body.js';
@@ -42,7 +42,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
     summary: 'A dense series of heart rate per minute, hour or local day: avg, min, max, minutes with data; resting per day (read_heartrate)',
     security: BEARER,
     querystring: SERIES_QUERY_JSON_SCHEMA,
-    response: { 200: HEART_RATE_SERIES_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+    response: { 200: answer('The heart rate series: minimum, average and maximum per minute, hour or day', HEART_RATE_SERIES_JSON_SCHEMA), ...errorAnswers(400, 401, 403) },
   };
   // The body comes as JSON bytes, written without the schema's serializer (domain/heart-rate-series-json.ts).
   app.get(HEART_RATE_PATH, { config: limit, schema: read, onRequest: requireScope('read_heartrate') }, async (request, reply) => {
@@ -56,7 +56,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
     summary: 'Store readings; each minute\'s readings replace what it held, all or nothing (write_heartrate)',
     security: BEARER,
     body: HEART_RATE_UPLOAD_JSON_SCHEMA,
-    response: { 200: ACCEPTED_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+    response: { 200: answer('Every reading was stored (all or nothing): how many', ACCEPTED_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415) },
   };
   app.post(
     HEART_RATE_PATH,
@@ -78,7 +78,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
     summary: 'Remove the minutes of a range of at most 31 days (write_heartrate)',
     security: BEARER,
     querystring: DELETE_RANGE_JSON_SCHEMA,
-    response: { 200: DELETED_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+    response: { 200: answer('The readings of the range were deleted: how many', DELETED_JSON_SCHEMA), ...errorAnswers(400, 401, 403) },
   };
   app.delete(HEART_RATE_PATH, { config: limit, schema: remove, onRequest: requireScope('write_heartrate') }, async (request) => {
     const { start: from, end: to } = deleteRangeOf(request.query as { start_time: string; end_time: string });

@@ -15,7 +15,7 @@ import {
   sessionProblem,
   sessionView,
 } from '../domain/sleep-sessions.js';
-import { BEARER, errorAnswers } from '../http/schemas.js';
+import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import type { SleepSessionInput } from '../store/sleep.js';
 import { requireScope } from './bearer.js';
 import { requireJsonBody } from './json-body.js';
@@ -36,21 +36,21 @@ const read = {
   summary: 'The sessions that end on a range of local dates, oldest first (read_sleep)',
   security: BEARER,
   querystring: DATE_RANGE_QUERY_JSON_SCHEMA,
-  response: { 200: SLEEP_LIST_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+  response: { 200: answer('The sleep sessions that end on the dates asked for, oldest first', SLEEP_LIST_JSON_SCHEMA), ...errorAnswers(400, 401, 403) },
 };
 const write = {
   tags,
   summary: 'Store a session with its stages; the same start_time replaces a stored one, an overlap is 409 (write_sleep)',
   security: BEARER,
   body: SLEEP_SESSION_BODY_JSON_SCHEMA,
-  response: { 200: SLEEP_SESSION_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 409, 413, 415) },
+  response: { 200: answer('The session as stored, with its id', SLEEP_SESSION_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 409, 413, 415) },
 };
 const remove = {
   tags,
   summary: 'Delete a session; the answer is the session as it was, with "deleted": true (write_sleep)',
   security: BEARER,
   params: ID_PARAMS,
-  response: { 200: DELETED_SESSION_JSON_SCHEMA, ...errorAnswers(401, 403, 404) },
+  response: { 200: answer('The session was deleted', DELETED_SESSION_JSON_SCHEMA), ...errorAnswers(401, 403, 404) },
 };
 
 export async function sleepRoutes(app: FastifyInstance): Promise<void> {

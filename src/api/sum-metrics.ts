@@ -22,7 +22,7 @@ import {
   type SeriesQuery,
 } from '../domain/step-series.js';
 import { SUM_METRICS, type SumMetricDefinition } from '../domain/sum-metrics.js';
-import { BEARER, errorAnswers } from '../http/schemas.js';
+import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { refuseSchemaViolation } from '../http/validation.js';
 import type { MinuteSample } from '../store/minute-series.js';
 import { requireScope } from './bearer.js';
@@ -45,21 +45,21 @@ export async function sumMetricRoutes(app: FastifyInstance, definition: SumMetri
     summary: `A dense series of ${definition.unit} summed per minute, hour or local day (read_activity)`,
     security: BEARER,
     querystring: handParsed ? SERIES_QUERY_JSON_SCHEMA : STRICT_SERIES_QUERY_JSON_SCHEMA,
-    response: { 200: sumSeriesJsonSchema(metric, definition.decimals === 0 ? 'integer' : 'number'), ...errorAnswers(400, 401, 403) },
+    response: { 200: answer(`The ${metric} series: one bucket per minute, hour or day of the range, empty ones included`, sumSeriesJsonSchema(metric, definition.decimals === 0 ? 'integer' : 'number')), ...errorAnswers(400, 401, 403) },
   };
   const write = {
     tags,
     summary: `Store minute samples of ${definition.unit}, all or nothing (write_activity)`,
     security: BEARER,
     body: handParsed ? SAMPLE_BATCH_JSON_SCHEMA : sampleBatchJsonSchema(definition),
-    response: { 200: ACCEPTED_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+    response: { 200: answer('Every sample was stored (all or nothing): how many were added or replaced', ACCEPTED_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415) },
   };
   const remove = {
     tags,
     summary: 'Remove the minutes of a range of at most 31 days (write_activity)',
     security: BEARER,
     querystring: DELETE_RANGE_JSON_SCHEMA,
-    response: { 200: DELETED_JSON_SCHEMA, ...errorAnswers(400, 401, 403) },
+    response: { 200: answer('The samples of the range were deleted: how many', DELETED_JSON_SCHEMA), ...errorAnswers(400, 401, 403) },
   };
   const readScope = { config: limit, onRequest: requireScope('read_activity') };
   const writeScope = { config: limit, onRequest: requireScope('write_activity') };

@@ -8,7 +8,7 @@ import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES, summaryDays, visibleFiel
 import { DATE_RANGE_QUERY_JSON_SCHEMA, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
 import { keptPlans } from '../domain/step-series.js';
 import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
-import { BEARER, errorAnswers } from '../http/schemas.js';
+import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { SUMMARY_KINDS } from '../store/daily-summary.js';
 import { apiRateLimit } from './rate-limit.js';
 
@@ -26,7 +26,7 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
     summary: 'A row per local date: steps, distance, calories, resting heart rate, minutes asleep and weight, each only with the scope that reads it (any valid token)',
     security: BEARER,
     querystring: DATE_RANGE_QUERY_JSON_SCHEMA,
-    response: { 200: DAILY_SUMMARY_JSON_SCHEMA, ...errorAnswers(400, 401) },
+    response: { 200: answer('One summary per local date of the range; each field only with the scope that reads it', DAILY_SUMMARY_JSON_SCHEMA), ...errorAnswers(400, 401) },
   };
 
   app.get(SUMMARY_PATH, { config: apiRateLimit(app), schema }, async (request) => {

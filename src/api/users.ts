@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { PROFILE_CHANGES_JSON_SCHEMA, PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
-import { BEARER, errorAnswers } from '../http/schemas.js';
+import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { refuseSchemaViolation } from '../http/validation.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
@@ -15,13 +15,13 @@ import { requireJsonBody } from './json-body.js';
 export const PROFILE_PATHS = ['/v1/users/me', '/users'] as const;
 
 const tags = ['Profile'];
-const read = { tags, summary: 'The profile (read_profile)', security: BEARER, response: { 200: PROFILE_JSON_SCHEMA, ...errorAnswers(401, 403) } };
+const read = { tags, summary: 'The profile (read_profile)', security: BEARER, response: { 200: answer('The person\'s profile', PROFILE_JSON_SCHEMA), ...errorAnswers(401, 403) } };
 const write = {
   tags,
   summary: 'Change any of the editable fields (write_profile); answers the profile',
   security: BEARER,
   body: PROFILE_CHANGES_JSON_SCHEMA,
-  response: { 200: PROFILE_JSON_SCHEMA, ...errorAnswers(400, 401, 403, 413, 415) },
+  response: { 200: answer('The profile as changed', PROFILE_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415) },
 };
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {

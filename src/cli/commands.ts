@@ -19,6 +19,7 @@ import type { User } from '../store/users.js';
 import { createStores, type Stores } from '../store/stores.js';
 import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
 import { runDemo } from './demo.js';
+import { DemoServerProblem } from './demo-server.js';
 import { ImportFileError, isDataKind, parseExportFile, parseKindFile, type ImportedFile } from './import.js';
 
 export type CommandResult = { text: string; json: unknown } | undefined;
@@ -367,7 +368,7 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   async demo({ config }) {
-    const result = await withStores(config, (stores) => runDemo(stores, config, systemClock));
+    const result = await withStores(config, (stores) => runDemo(stores, config, systemClock)).catch(failWith(DemoServerProblem));
     return { text: result.text, json: result.json };
   },
 

@@ -2,7 +2,8 @@
  * `stride demo`: a developer, a demo user with 90 days of plausible data of every kind (steps,
  * distance from them, calories, heart rate, sleep in stages, weight), and a confidential demo app,
  * then the credentials and a ready-to-open authorization URL. Safe to run again: it reuses the
- * accounts and app, issues a fresh password and client secret, and stores the days again.
+ * accounts and app, issues a fresh password and client secret, and stores the days again. It
+ * first checks that the server it points at answers, on the same database (demo-server.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
@@ -14,6 +15,7 @@ import { writePersonData, type WrittenCounts } from '../domain/person-data.js';
 import { OFFICE_WORKER, synthesizePerson } from '../domain/synthetic-person.js';
 import { createAccount } from '../domain/users.js';
 import { ALL_SCOPES } from '../domain/scopes.js';
+import { checkServerAnswers, checkServerKnowsApp } from './demo-server.js';
 import { hashPassword } from '../security/passwords.js';
 import type { DataChange, SleepSessionInput } from '../store/sleep.js';
 import type { Stores } from '../store/stores.js';
@@ -71,6 +73,7 @@ export async function storeDemoDays(stores: Stores, user: User, now: number, coa
 }
 
 export async function runDemo(stores: Stores, config: Config, clock: Clock) {
+  await checkServerAnswers(config);
   const developerPassword = randomBytes(9).toString('base64url');
   const userPassword = randomBytes(9).toString('base64url');
   const developer = await ensureUser(stores.users, clock, DEMO_DEVELOPER_EMAIL, 'Demo Developer', developerPassword);
@@ -94,6 +97,8 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
     clientId = registered.app.clientId;
     clientSecret = registered.clientSecret!;
   }
+
+  await checkServerKnowsApp(config, clientId, clientSecret);
 
   const data = await storeDemoDays(stores, user, clock(), config.webhooks.coalesceSeconds);
   const { written } = data;

@@ -49,3 +49,24 @@ export const BEARER: SecurityRequirements = [{ bearer: [] }, { dpop: [] }];
 /** HTTP Basic, or client_id (and client_secret) as form fields: the empty requirement. */
 export const CLIENT: SecurityRequirements = [{ clientBasic: [] }, {}];
 export const CLIENT_BASIC: SecurityRequirements = [{ clientBasic: [] }];
+
+/** The property of a hook that demands a scope (api/bearer.ts), read back for /openapi.json. */
+const REQUIRED_SCOPE = Symbol('requiredScope');
+
+/** Marks `hook` as the one that demands `scope`, so the document names the scope the route enforces. */
+export function demandsScope<T extends object>(hook: T, scope: string): T {
+  return Object.assign(hook, { [REQUIRED_SCOPE]: scope });
+}
+
+/** The scope demanded by one of a route's onRequest hooks (demandsScope), if any. */
+export function documentedScope(hooks: unknown): string | undefined {
+  for (const hook of [hooks].flat()) {
+    if (typeof hook === 'function' && REQUIRED_SCOPE in hook) return (hook as { [REQUIRED_SCOPE]: string })[REQUIRED_SCOPE];
+  }
+  return undefined;
+}
+
+/** A success answer's schema with the sentence the reference shows for it (OpenAPI requires one). */
+export function answer<T extends object>(description: string, schema: T): T & { description: string } {
+  return { ...schema, description };
+}

@@ -53,7 +53,7 @@ export const REGISTER = {
   body: METADATA_IN,
   response: {
     201: {
-      description: 'Cache-Control: no-store. 201 as RFC 7591 §3.2.1 says. The secret and the registration access token are shown only here.',
+      description: 'The client is registered: its client_id, its metadata, and (shown only here) its secret and registration access token. Cache-Control: no-store; 201 as RFC 7591 §3.2.1 says.',
       ...CLIENT_INFORMATION,
       required: [...CLIENT_INFORMATION.required, 'registration_access_token'],
       properties: {
@@ -73,7 +73,7 @@ export const REGISTERED_CLIENT_READ = {
   summary: 'Read a registered client (with its registration access token)',
   security: BEARER,
   params: PARAMS,
-  response: { 200: { description: 'Cache-Control: no-store', ...CLIENT_INFORMATION }, ...errorAnswers(401, 404) },
+  response: { 200: { description: 'The client\'s current metadata (RFC 7592 §2.1), with Cache-Control: no-store', ...CLIENT_INFORMATION }, ...errorAnswers(401, 404) },
 };
 
 /** RFC 7592 §2.2. */
@@ -83,7 +83,7 @@ export const REGISTERED_CLIENT_UPDATE = {
   security: BEARER,
   params: PARAMS,
   body: METADATA_IN,
-  response: { 200: { description: 'Cache-Control: no-store', ...CLIENT_INFORMATION }, ...errorAnswers(400, 401, 404, 413, 415) },
+  response: { 200: { description: 'The client\'s metadata as replaced (RFC 7592 §2.2), with Cache-Control: no-store', ...CLIENT_INFORMATION }, ...errorAnswers(400, 401, 404, 413, 415) },
 };
 
 /** RFC 7592 §2.3. */

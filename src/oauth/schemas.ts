@@ -17,6 +17,11 @@ export const TOKEN = {
   tags,
   summary: 'Exchange an authorization code or a device code, or rotate a refresh token',
   description:
+    'The grants (`grant_type`): `authorization_code` (RFC 6749 §4.1.3: `code`, `redirect_uri`, and `code_verifier` with PKCE — required of public clients), ' +
+    '`refresh_token` (§6: `refresh_token`; the answer carries a new one and the old one stops working) and ' +
+    '`urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4: `device_code`, polled at the interval given). ' +
+    'There is no `client_credentials` grant: every token acts for a person, so it is answered `unsupported_grant_type`. ' +
+    'Clients authenticate with HTTP Basic or the `client_id` and `client_secret` fields; a public client sends `client_id` alone.\n\n' +
     'With a `DPoP` header (a proof, RFC 9449 §4) the access token, and a public client\'s refresh token, are bound to the proof\'s key and `token_type` is `DPoP`. ' +
     'A refresh token so bound is refused without a proof of that key; an app that requires DPoP gets no token without a proof (`invalid_dpop_proof`). ' +
     'With DPOP_NONCE=true a proof without the current nonce is answered `use_dpop_nonce` with a `DPoP-Nonce` header.',
@@ -38,10 +43,15 @@ export const TOKEN = {
       },
       ...CLIENT_FIELDS,
     },
+    examples: [
+      { grant_type: 'authorization_code', code: 'sac_…', redirect_uri: 'https://app.example/callback', code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', client_id: '627dde1d4cafeac8e9a67191be804232', client_secret: 'scs_…' },
+      { grant_type: 'refresh_token', refresh_token: 'srt_…', client_id: '627dde1d4cafeac8e9a67191be804232', client_secret: 'scs_…' },
+      { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'sdc_…', client_id: '627dde1d4cafeac8e9a67191be804232' },
+    ],
   },
   response: {
     200: {
-      description: 'Cache-Control: no-store',
+      description: 'The tokens (RFC 6749 §5.1), with Cache-Control: no-store',
       type: 'object',
       required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
       additionalProperties: false,
@@ -72,7 +82,7 @@ export const DEVICE_AUTHORIZATION = {
   },
   response: {
     200: {
-      description: 'Cache-Control: no-store',
+      description: 'The device code for polling and the user code for the person (RFC 8628 §3.2), with Cache-Control: no-store',
       type: 'object',
       required: ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'],
       additionalProperties: false,
@@ -114,6 +124,7 @@ export const INTROSPECT = {
   body: { type: 'object', properties: TOKEN_HINT },
   response: {
     200: {
+      description: 'Whether the token is active, and for an active one its scope, client and person (RFC 7662 §2.2); `{"active": false}` for any other token',
       type: 'object',
       required: ['active'],
       additionalProperties: false,
@@ -145,6 +156,7 @@ export const METADATA = {
   summary: 'Authorization server metadata',
   response: {
     200: {
+      description: 'The endpoints, scopes, grants and methods this server supports (RFC 8414 §3.2)',
       type: 'object',
       additionalProperties: false,
       properties: {
@@ -197,7 +209,7 @@ export const PAR = {
   },
   response: {
     201: {
-      description: 'Cache-Control: no-store. 201 as RFC 9126 §2.2 says (SPEC §5 otherwise answers 200).',
+      description: 'The request_uri to send to the authorization endpoint with client_id; Cache-Control: no-store. 201 as RFC 9126 §2.2 says.',
       type: 'object',
       required: ['request_uri', 'expires_in'],
       additionalProperties: false,

@@ -11,6 +11,7 @@ import { verifyPassword } from '../../src/security/passwords.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
 import { runCliInProcess } from '../support/cli.js';
+import { serveDatabase } from '../support/app.js';
 import { insertGrant } from '../support/tokens.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 import { minutesOfDays } from '../support/series-days.js';
@@ -224,20 +225,27 @@ forEachDialect('stride CLI', (dialect) => {
   });
 
   it('prints demo credentials and a working authorization URL', async () => {
-    const run = await cli('demo', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    const demo = JSON.parse(run.stdout);
-    const url = new URL(demo.authorization_url);
-    assert.equal(url.origin + url.pathname, 'http://localhost:4321/oauth2/authorize');
-    assert.equal(url.searchParams.get('client_id'), demo.app.client_id);
-    assert.equal(url.searchParams.get('redirect_uri'), demo.app.redirect_uri);
-    assert.equal(url.searchParams.get('response_type'), 'code');
-    const app = await findAppByClientId(database.db.kysely, demo.app.client_id);
-    assert.deepEqual(app?.redirectUris, [demo.app.redirect_uri]);
-    assert.equal(app?.clientSecretHash, hashCredential(demo.app.client_secret));
-    assert.ok(demo.user.step_samples > 1000, 'the demo user has 90 days of steps');
-    const again = JSON.parse((await cli('demo', '--json')).stdout);
-    assert.equal(again.app.client_id, demo.app.client_id, 'a second run reuses the demo app');
+    // demo points at the server it finds at PUBLIC_URL (test/cli/demo.test.ts refuses the others).
+    const server = await serveDatabase(database);
+    try {
+      const demoCli = () => runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: server.url });
+      const run = await demoCli();
+      assert.equal(run.code, 0, run.stderr);
+      const demo = JSON.parse(run.stdout);
+      const url = new URL(demo.authorization_url);
+      assert.equal(url.origin + url.pathname, `${server.url}/oauth2/authorize`);
+      assert.equal(url.searchParams.get('client_id'), demo.app.client_id);
+      assert.equal(url.searchParams.get('redirect_uri'), demo.app.redirect_uri);
+      assert.equal(url.searchParams.get('response_type'), 'code');
+      const app = await findAppByClientId(database.db.kysely, demo.app.client_id);
+      assert.deepEqual(app?.redirectUris, [demo.app.redirect_uri]);
+      assert.equal(app?.clientSecretHash, hashCredential(demo.app.client_secret));
+      assert.ok(demo.user.step_samples > 1000, 'the demo user has 90 days of steps');
+      const again = JSON.parse((await demoCli()).stdout);
+      assert.equal(again.app.client_id, demo.app.client_id, 'a second run reuses the demo app');
+    } finally {
+      await server.close();
+    }
   });
 
   it('manages webhook endpoints: add (secret once), list, update, rotate, delete; bad input fails', async () => {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
 import { after, before, it } from 'node:test';
 import { DEMO_USER_EMAIL, storeDemoDays } from '../../src/cli/demo.js';
-import { runCliInProcess } from '../support/cli.js';
+import { freePort, runCliInProcess } from '../support/cli.js';
+import { serveDatabase, type ServedStride } from '../support/app.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
@@ -16,15 +17,51 @@ cheapPasswordHashing();
 
 forEachDialect('stride demo', (dialect) => {
   let database: TestDatabase;
+  let server: ServedStride;
   before(async () => {
     database = await createTestDatabase(dialect);
+    server = await serveDatabase(database);
   });
-  after(() => database.drop());
+  after(async () => {
+    await server.close();
+    await database.drop();
+  });
   const demo = async () => {
-    const run = await runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: 'http://localhost:4321' });
+    const run = await runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: server.url });
     assert.equal(run.code, 0, run.stderr);
     return JSON.parse(run.stdout) as { user: Record<string, number | string> };
   };
+
+  it('refuses to point at no server, or at another one, and says what to set', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const alone = await runCliInProcess(['demo'], { DATABASE_URL: database.url, PUBLIC_URL: nobody });
+    assert.equal(alone.code, 1);
+    assert.match(alone.stderr, new RegExp(`No Stride server answers at ${nobody}`));
+    assert.match(alone.stderr, /PORT=<the server's PORT> npm run stride -- demo/);
+    assert.match(alone.stderr, /PUBLIC_URL=<the server's PUBLIC_URL> npm run stride -- demo/);
+    assert.equal(await database.stores.users.findByEmail(DEMO_USER_EMAIL), undefined, 'nothing was written');
+
+    // A second terminal without the server's PORT: demo's default URL is not the server's.
+    const elsewhere = await serveDatabase(database, { PUBLIC_URL: 'http://localhost:4999' });
+    try {
+      const mismatch = await runCliInProcess(['demo'], { DATABASE_URL: database.url, PUBLIC_URL: elsewhere.url });
+      assert.equal(mismatch.code, 1);
+      assert.match(mismatch.stderr, /runs with PUBLIC_URL=http:\/\/localhost:4999/);
+      assert.match(mismatch.stderr, /Run: PUBLIC_URL=http:\/\/localhost:4999 npm run stride -- demo/);
+    } finally {
+      await elsewhere.close();
+    }
+
+    const other = await createTestDatabase(dialect);
+    try {
+      const wrongDatabase = await runCliInProcess(['demo'], { DATABASE_URL: other.url, PUBLIC_URL: server.url });
+      assert.equal(wrongDatabase.code, 1);
+      assert.match(wrongDatabase.stderr, /does not know the demo app: it reads another database/);
+      assert.match(wrongDatabase.stderr, /DATABASE_URL=<the server's> npm run stride -- demo/);
+    } finally {
+      await other.drop();
+    }
+  });
   const sessionsOf = async (userId: string) => database.stores.sleep.sessionsAfter(userId, -1, 10_000);
 
   it('gives the demo walker 90 days of every kind, and says what it made', async () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/database.js';
+import { freePort } from './cli.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 
 /** A clock tests can move: `clock.advance(3600)`. */
@@ -61,4 +62,20 @@ export async function createTestApp(
       await database.drop();
     },
   };
+}
+
+/** A Stride listening on a loopback port over `database` (the server a second-terminal command talks to). */
+export interface ServedStride {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the test database `database` at http://127.0.0.1:PORT; `env` may set another PUBLIC_URL. */
+export async function serveDatabase(database: TestDatabase, env: Record<string, string> = {}): Promise<ServedStride> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT: 'off', DATABASE_URL: database.url, PUBLIC_URL: url, ...env });
+  const app = await buildApp({ config, stores: database.stores, clock: () => Math.floor(Date.now() / 1000) });
+  await app.listen({ host: '127.0.0.1', port });
+  return { url, close: () => app.close() };
 }
