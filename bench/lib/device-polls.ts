@@ -67,6 +67,57 @@ export function pollOffsets(devices: number, periodMs: number): number[] {
   return Array.from({ length: devices }, (_, i) => (i * periodMs) / devices);
 }
 
+/** Devices by the time their next poll is due: a binary min-heap. */
+export class DueQueue {
+  readonly #due: number[] = [];
+  readonly #device: number[] = [];
+
+  get size(): number {
+    return this.#due.length;
+  }
+
+  nextDue(): number | undefined {
+    return this.#due[0];
+  }
+
+  push(device: number, due: number): void {
+    let i = this.#due.length;
+    this.#due.push(due);
+    this.#device.push(device);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.#due[parent]! <= due) break;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** The device due first, taken out of the queue. */
+  pop(): number | undefined {
+    if (this.#due.length === 0) return undefined;
+    const device = this.#device[0]!;
+    const last = this.#due.length - 1;
+    this.#swap(0, last);
+    this.#due.pop();
+    this.#device.pop();
+    for (let i = 0; ; ) {
+      const [left, right] = [2 * i + 1, 2 * i + 2];
+      let least = i;
+      if (left < last && this.#due[left]! < this.#due[least]!) least = left;
+      if (right < last && this.#due[right]! < this.#due[least]!) least = right;
+      if (least === i) break;
+      this.#swap(i, least);
+      i = least;
+    }
+    return device;
+  }
+
+  #swap(a: number, b: number): void {
+    [this.#due[a], this.#due[b]] = [this.#due[b]!, this.#due[a]!];
+    [this.#device[a], this.#device[b]] = [this.#device[b]!, this.#device[a]!];
+  }
+}
+
 /** What a poll's answer was, to the device. */
 export type PollAnswer = 'pending' | 'slow_down' | 'other';
 
@@ -98,11 +149,12 @@ export function devicePollWorkload(
 ): Workload {
   const periodMs = (interval + POLL_MARGIN_SECONDS) * 1000;
   const periods = new Float64Array(deviceCodes.length).fill(periodMs);
-  const offsets = pollOffsets(deviceCodes.length, periodMs);
   const bodies = deviceCodes.map((code) => formBody({ grant_type: DEVICE_CODE_GRANT, device_code: code, client_id: target.clientId }));
   // The schedule runs on its own clock, which stands still between slices: a slice takes it up
-  // where the previous one stopped, so spacing within a slice is the period, and never less across.
-  const lastPolled = new Float64Array(deviceCodes.length).fill(-Infinity);
+  // where the previous one stopped, so polls of a device are a period apart within a slice, and
+  // never less across slices. The first round follows the offsets.
+  const queue = new DueQueue();
+  pollOffsets(deviceCodes.length, periodMs).forEach((offset, device) => queue.push(device, offset));
   let scheduleMs = 0;
   const clients = Array.from({ length: connections }, () => connection(target.origin));
   const latencies: number[] = [];
@@ -110,7 +162,6 @@ export function devicePollWorkload(
   let failed = 0;
   let slowDowns = 0;
   let measuredSeconds = 0;
-  let next = 0;
 
   const poll = async (device: number, record: boolean) => {
     const sent = performance.now();
@@ -139,22 +190,29 @@ export function devicePollWorkload(
     const started = performance.now();
     const scheduleStart = scheduleMs;
     const scheduleEnd = scheduleStart + seconds * 1000;
+    const scheduleNow = () => scheduleStart + performance.now() - started;
     const inFlight = new Set<Promise<void>>();
-    // The devices in turn: a device is due when every one before it in the round has been sent.
     for (;;) {
-      const device = next % deviceCodes.length;
-      // The first round follows the offsets; later polls of a device come a period after its last.
-      const due = lastPolled[device] === -Infinity ? offsets[device]! : lastPolled[device]! + periods[device]!;
-      if (due >= scheduleEnd) break;
-      const wait = started + (due - scheduleStart) - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      lastPolled[device] = Math.max(due, scheduleStart + performance.now() - started);
-      const pending = poll(device, record);
+      const due = queue.nextDue();
+      if (due === undefined || due >= scheduleEnd) {
+        // A device whose answer is still to come may fall due again within the slice.
+        if (inFlight.size === 0) break;
+        await Promise.race(inFlight);
+        continue;
+      }
+      const wait = due - scheduleNow();
+      if (wait > 1) {
+        // In steps, so that a device put back meanwhile with an earlier due time is not passed over.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 10)));
+        continue;
+      }
+      const device = queue.pop()!;
+      const sentAt = Math.max(due, scheduleNow());
+      // Back in the queue once answered: the period may have grown (slow_down).
+      const pending = poll(device, record).then(() => queue.push(device, sentAt + periods[device]!));
       inFlight.add(pending);
       void pending.finally(() => inFlight.delete(pending));
-      next++;
     }
-    await Promise.all(inFlight);
     scheduleMs = scheduleEnd;
     return (performance.now() - started) / 1000;
   };
