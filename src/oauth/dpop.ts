@@ -64,21 +64,20 @@ interface CachedKey {
  */
 const importedKeys = new Map<string, CachedKey>();
 
-function cachedKey(header: JWSHeaderParameters): { cacheKey: string; entry: CachedKey } | undefined {
+/** What a cached key is found by: the header's exact `alg` and `jwk`; undefined without them. */
+function cacheKeyOf(header: JWSHeaderParameters): string | undefined {
   if (typeof header.alg !== 'string' || header.jwk === null || typeof header.jwk !== 'object') return undefined;
-  const cacheKey = `${header.alg}.${JSON.stringify(header.jwk)}`;
-  const entry = importedKeys.get(cacheKey);
-  return entry && { cacheKey, entry };
+  return `${header.alg}.${JSON.stringify(header.jwk)}`;
 }
 
 /** EmbeddedJWK, through the cache of imported keys. */
 function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput): ReturnType<typeof EmbeddedJWK> {
-  const hit = cachedKey(header);
-  if (hit) return hit.entry.key;
+  const cacheKey = cacheKeyOf(header);
+  const cached = cacheKey === undefined ? undefined : importedKeys.get(cacheKey);
+  if (cached) return cached.key;
   const key = EmbeddedJWK(header, token);
-  if (typeof header.alg === 'string' && header.jwk !== null && typeof header.jwk === 'object') {
+  if (cacheKey !== undefined) {
     if (importedKeys.size >= MAX_CACHED_KEYS) importedKeys.delete(importedKeys.keys().next().value!);
-    const cacheKey = `${header.alg}.${JSON.stringify(header.jwk)}`;
     importedKeys.set(cacheKey, { key });
     // A key jose refused is not kept.
     key.catch(() => importedKeys.delete(cacheKey));
@@ -88,10 +87,11 @@ function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput): Ret
 
 /** The RFC 7638 thumbprint of a verified proof's key, computed once per cached key. */
 function thumbprint(header: JWSHeaderParameters, jwk: JWK): Promise<string> {
-  const hit = cachedKey(header);
-  if (!hit) return calculateJwkThumbprint(jwk, 'sha256');
-  hit.entry.jkt ??= calculateJwkThumbprint(jwk, 'sha256');
-  return hit.entry.jkt;
+  const cacheKey = cacheKeyOf(header);
+  const cached = cacheKey === undefined ? undefined : importedKeys.get(cacheKey);
+  if (!cached) return calculateJwkThumbprint(jwk, 'sha256');
+  cached.jkt ??= calculateJwkThumbprint(jwk, 'sha256');
+  return cached.jkt;
 }
 
 /** `htu` and the request's URI compared as RFC 9449 §4.3 says: no query, no fragment, normalised. */
