@@ -1,6 +1,9 @@
 /**
  * The peer: oidc-provider configured as the server people would pick instead of Stride — opaque
- * access tokens, refresh-token rotation, its default in-memory adapter, one confidential client.
+ * access tokens, refresh-token rotation, its default in-memory adapter, one confidential client,
+ * and one public client (CLIENT_ID-public, no secret) for the DPoP loads: its DPoP feature is on
+ * (RFC 9449, replays refused, without nonces, as Stride by default), so tokens obtained with a proof are bound to
+ * the proof's key, and its refresh tokens too since the client is public.
  * Its development interactions (a login form that accepts any name, a one-button consent form)
  * let the benchmark script obtain tokens over HTTP; the loads themselves never touch them.
  *
@@ -35,6 +38,14 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
       token_endpoint_auth_method: 'client_secret_post',
       id_token_signed_response_alg: 'ES256',
     },
+    {
+      client_id: `${clientId}-public`,
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
   ],
   jwks: { keys: [signingKey] },
   // Matches Stride's profile scope; `openid` is what userinfo (GET /me) needs.
@@ -50,6 +61,8 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
   },
   features: {
     devInteractions: { enabled: true },
+    // Its defaults, said here: proofs verified, each jti remembered (replays refused), no nonces.
+    dPoP: { enabled: true, allowReplay: false },
   },
   // Opaque access tokens are the default format; refresh tokens for every code grant of a client
   // allowed the refresh_token grant (like Stride), each rotated on use.

@@ -17,9 +17,20 @@
  *   8. a 30-day daily heart-rate series         vs bare node:http
  *   9. a day of minute heart rate               vs bare node:http answering a body of the same bytes
  *  10. the daily summary of 30 days, every scope vs bare node:http
- *   With DATABASE_URL=postgres://…, load 5 also takes loads 7–10 on PostgreSQL (rows 5/7 … 5/10).
+ *  11. DPoP-bound GET of the profile      vs the ES256 proof-verification bound (in this process)
+ *                                          and oidc-provider's userinfo with a DPoP-bound token
+ *  12. DPoP-bound refresh chains, a public client, vs oidc-provider doing the same
+ *  13. 10,000 devices polling their pending device codes at their interval (RFC 8628): the
+ *      server's CPU time over the run, as a share of one core (lib/device-polls.ts)
+ *   With DATABASE_URL=postgres://…, load 5 also takes loads 7–13 on PostgreSQL (rows 5/7 … 5/13).
  *  14. the profile GET through @stride/client vs the same GET with undici directly
  *      (client-load.ts; only when BENCH_LOADS names it)
+ *
+ * Every request of loads 11 and 12 carries a new DPoP proof (new jti and iat; its ath at the
+ * resource). The proofs are signed before each slice, outside its time and outside the CPU counted
+ * for the load driver (Workload.prepareSlice, lib/dpop-proofs.ts: one ES256 signature over a
+ * header encoded once per key), about half again as many as the previous slices' rate needs; the
+ * slice only takes them off a list, and a row's note says how many had to be signed during it.
  *
  * The bench user of loads 1–3 and 8–10 has 30 days of minute steps (imported with the CLI) and the
  * same 30 days of a made-up person's calories, heart rate, sleep and weight (uploaded through the
@@ -49,6 +60,7 @@ import {
   fixedRequestWorkload,
   hashingWorkload,
   interleave,
+  proofVerificationWorkload,
   refreshChainWorkload,
   type LoadSettings,
   type Measurement,
@@ -80,6 +92,8 @@ import {
   type StrideSetup,
 } from './lib/servers.js';
 import { obtainTokens } from './lib/oauth-client.js';
+import { accessTokenHash, newProofKey, ProofPool } from './lib/dpop-proofs.js';
+import { devicePollWorkload, POLL_MARGIN_SECONDS, startDeviceRequests } from './lib/device-polls.js';
 import { OFFICE_WORKER, synthesizePerson } from '../src/domain/synthetic-person.js';
 import { connection, send } from './lib/browser.js';
 import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
@@ -103,7 +117,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -395,6 +409,129 @@ async function refreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void>
   }
 }
 
+/** Load 11: the DPoP-bound profile GET of every Stride, with the verification bound's and the peer's slices. */
+async function dpopProfileLoad(strides: StrideRun[], peer: PeerSetup): Promise<void> {
+  const peerKey = newProofKey();
+  const [peerToken] = await peerTokens(peer, 'openid', 1, peerKey);
+  const peerProofs = new ProofPool(peerKey, { htm: 'GET', htu: peer.endpoints.userinfo, ath: accessTokenHash(peerToken!.access_token) });
+  const strideWorkloads = [];
+  for (const s of strides) {
+    const key = newProofKey();
+    const [token] = await obtainTokens(s.server.origin, STRIDE_ENDPOINTS(s.server.origin), s.setup.publicClient, s.setup.user, { scope: 'read_profile', dpopKey: key }, 1);
+    const url = `${s.server.origin}/v1/users/me`;
+    const proofs = new ProofPool(key, { htm: 'GET', htu: url, ath: accessTokenHash(token!.access_token) });
+    strideWorkloads.push(fixedRequestWorkload(url, { authorization: `DPoP ${token!.access_token}` }, CONNECTIONS, s.server.pid, undefined, proofs));
+  }
+  const [boundM, peerM, ...strideMs] = await interleave(
+    [
+      proofVerificationWorkload(),
+      fixedRequestWorkload(peer.endpoints.userinfo, { authorization: `DPoP ${peerToken!.access_token}` }, CONNECTIONS, peer.server.pid, undefined, peerProofs),
+      ...strideWorkloads,
+    ],
+    settings,
+  );
+  row('11 proof-verification bound', 'ES256 verify, one core (this machine)', 'verify/s', boundM!);
+  row('11 DPoP profile GET', 'oidc-provider userinfo', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
+  strides.forEach((s, i) => {
+    const m = strideMs[i]!;
+    const { ratios, checks } = withRatios(m, [
+      against(m, boundM!, 'verification bound', 'vs the proof-verification bound', 0.5),
+      against(m, peerM!, 'oidc-provider', 'vs oidc-provider userinfo with DPoP', 2),
+    ]);
+    row(`${s.prefix}11 DPoP profile GET`, s.label, 'req/s', m, ratios, [...checks, p99Check(m), rssCheck(m)]);
+  });
+}
+
+/** Load 12: DPoP-bound refresh chains of a public client, on every Stride and on the peer. */
+async function dpopRefreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void> {
+  const before = await Promise.all(strides.map((s) => s.countRotations()));
+  const peerKey = newProofKey();
+  const [peerM, ...strideMs] = await interleave(
+    [
+      refreshChainWorkload(
+        { tokenUrl: peer.endpoints.token, client: peer.publicClient, proofs: new ProofPool(peerKey, { htm: 'POST', htu: peer.endpoints.token }) },
+        async (count) => (await peerTokens(peer, 'read_profile', count, peerKey)).map((t) => t.refresh_token!),
+        CONNECTIONS,
+        peer.server.pid,
+      ),
+      ...strides.map((s) => {
+        const key = newProofKey();
+        const endpoints = STRIDE_ENDPOINTS(s.server.origin);
+        return refreshChainWorkload(
+          { tokenUrl: endpoints.token, client: s.setup.publicClient, proofs: new ProofPool(key, { htm: 'POST', htu: endpoints.token }) },
+          async (count) => (await obtainTokens(s.server.origin, endpoints, s.setup.publicClient, s.setup.user, { scope: 'read_profile', dpopKey: key }, count)).map((t) => t.refresh_token!),
+          CONNECTIONS,
+          s.server.pid,
+        );
+      }),
+    ],
+    settings,
+  );
+  row('12 DPoP refresh chains', 'oidc-provider', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
+  for (const [i, s] of strides.entries()) {
+    const m = strideMs[i]!;
+    const rotated = (await s.countRotations()) - before[i]!;
+    const rotations = m.ok + (m.warmupOk ?? 0);
+    const committed: Check = {
+      target: 'every rotation committed to the database',
+      pass: rotated === rotations && rotations > 0,
+      actual: `${rotated} rotated rows for ${rotations} answered rotations`,
+    };
+    const { ratios, checks } = withRatios(m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider DPoP refresh', 1.5)]);
+    row(`${s.prefix}12 DPoP refresh chains`, s.label, 'req/s', m, ratios, [...checks, committed, p99Check(m), rssCheck(m)]);
+  }
+}
+
+/** Load 13: how many devices wait at once, and the most of one core their polls may cost. */
+const DEVICES = 10_000;
+const DEVICE_CPU_SHARE = 0.1;
+/** Connections the devices' polls share (as through a reverse proxy's kept-alive connections). */
+const DEVICE_CONNECTIONS = 16;
+
+/**
+ * Load 13: each Stride's pending devices polling at their interval, its CPU time over the slices;
+ * in the same rotation, the bare server answering the same polls (the cost of the HTTP alone).
+ */
+async function devicePollLoad(strides: StrideRun[], bare: ServerProcess): Promise<void> {
+  const workloads = [];
+  let interval = 5;
+  let codes: string[] = [];
+  for (const s of strides) {
+    log(`${s.label}: ${DEVICES} device authorization requests…`);
+    const target = { origin: s.server.origin, clientId: s.setup.publicClient.clientId };
+    const started = await startDeviceRequests(target, DEVICES, CONNECTIONS);
+    interval = started.interval;
+    codes = started.deviceCodes;
+    workloads.push(devicePollWorkload(target, started.deviceCodes, started.interval, DEVICE_CONNECTIONS, s.server.pid));
+  }
+  const bareTarget = { origin: bare.origin, clientId: strides[0]!.setup.publicClient.clientId };
+  const anySuccess = (status: number) => (status >= 200 && status < 300 ? 'pending' : 'other');
+  const [bareM, ...measurements] = await interleave([devicePollWorkload(bareTarget, codes, interval, DEVICE_CONNECTIONS, bare.pid, anySuccess), ...workloads], settings);
+  const expected = DEVICES / (interval + POLL_MARGIN_SECONDS);
+  const load = `13 ${DEVICES} devices polling`;
+  const share = (m: Measurement) => {
+    const us = (m.cpu.serverLoopUs ?? NaN) + (m.cpu.serverThreadsUs ?? NaN);
+    return { us, share: (us * m.rate) / 1e6 };
+  };
+  const pace = (m: Measurement): Check => ({
+    target: `${DEVICES} devices polled every ${interval} s (≥ 95 % of ${expected.toFixed(0)} polls/s)`,
+    pass: m.rate >= 0.95 * expected,
+    actual: `${m.rate.toFixed(0)} polls/s`,
+  });
+  const withShare = (m: Measurement) => ({ ...m, note: [m.note, `${(share(m).share * 100).toFixed(1)} % of one core`].filter(Boolean).join('; ') });
+  row(load, 'bare node:http (same polls)', 'polls/s', withShare(bareM!), {}, [pace(bareM!)]);
+  strides.forEach((s, i) => {
+    const m = measurements[i]!;
+    const cost = share(m);
+    const checks: Check[] = [
+      noErrorsCheck(m),
+      pace(m),
+      { target: `server CPU < ${DEVICE_CPU_SHARE * 100} % of one core`, pass: cost.share < DEVICE_CPU_SHARE, actual: `${(cost.share * 100).toFixed(1)} % (${cost.us.toFixed(0)} µs a poll)` },
+    ];
+    row(`${s.prefix}${load}`, s.label, 'polls/s', withShare(m), {}, [...checks, rssCheck(m)]);
+  });
+}
+
 /** A flow takes about 0.4 s under load: two slices of 5 s each leave little idle tail. */
 const FLOW_SLICE_SECONDS = 5;
 
@@ -501,22 +638,22 @@ async function main(): Promise<number> {
   }
   log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load in interleaved slices, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
 
-  const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10'].filter((load) => selected.has(load)));
-  // Load 5 is loads 1–3 and 7–10 again on PostgreSQL: those of them selected, or all when none is.
-  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10'];
+  const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13'].filter((load) => selected.has(load)));
+  // Load 5 is loads 1–3 and 7–13 again on PostgreSQL: those of them selected, or all when none is.
+  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13'];
   let postgresLoads = new Set<string>();
   if (selected.has('5')) {
     if (postgresUrl) {
       postgresLoads = new Set(postgresKinds.filter((load) => selected.has(load)));
       if (postgresLoads.size === 0) postgresLoads = new Set(postgresKinds);
     } else {
-      log('load 5 skipped: set DATABASE_URL=postgres://… to run loads 1–3 and 7–10 on PostgreSQL');
+      log('load 5 skipped: set DATABASE_URL=postgres://… to run loads 1–3 and 7–13 on PostgreSQL');
     }
   }
   // The size row first, on databases of its own, before the servers of the other loads start.
   if (selected.has('7')) await sizeLoad('sqlite');
   if (postgresLoads.has('7')) await sizeLoad('postgres');
-  const strideLoads = ['1', '2', '3', '8', '9', '10'];
+  const strideLoads = ['1', '2', '3', '8', '9', '10', '11', '12', '13'];
   if (postgresLoads.size > 0 && !strideLoads.some((load) => postgresLoads.has(load))) postgresLoads = new Set();
   const strides: StrideRun[] = [];
   if (sqliteLoads.size > 0) strides.push(await sqliteStride(sqliteLoads));
@@ -529,8 +666,8 @@ async function main(): Promise<number> {
   if (postgresLoads.size > 0) strides.push(await postgresStride(postgresLoads));
   const taking = (load: string) => strides.filter((s) => s.loads.has(load));
 
-  const needsBare = ['1', '2', '8', '10'].some((load) => taking(load).length > 0);
-  const needsPeer = taking('1').length + taking('3').length > 0;
+  const needsBare = ['1', '2', '8', '10', '13'].some((load) => taking(load).length > 0);
+  const needsPeer = ['1', '3', '11', '12'].some((load) => taking(load).length > 0);
   const bare = needsBare ? await startBare() : undefined;
   const peer = needsPeer ? await startPeer() : undefined;
 
@@ -541,6 +678,9 @@ async function main(): Promise<number> {
   if (taking('8').length > 0) await readLoad('8 heart rate 30 days', taking('8'), bare!, READS.heartRate30, 0.3);
   if (taking('9').length > 0) await minuteHeartRateLoad(taking('9'));
   if (taking('10').length > 0) await readLoad('10 daily summary 30 days', taking('10'), bare!, READS.summary30, 0.2);
+  if (taking('11').length > 0) await dpopProfileLoad(taking('11'), peer!);
+  if (taking('12').length > 0) await dpopRefreshLoad(taking('12'), peer!);
+  if (taking('13').length > 0) await devicePollLoad(taking('13'), bare!);
   await stopAll();
   if (selected.has('6')) await uploadLoad();
   if (selected.has('14')) await clientRow();

@@ -18,6 +18,7 @@ import { verify, hash } from '@node-rs/argon2';
 import type { Client } from 'undici';
 import { Browser, connection } from './browser.js';
 import { authorizeInBrowser, exchangeCode, refreshBody, type ClientCredentials, type Credentials, type ServerEndpoints } from './oauth-client.js';
+import { newProofKey, proofsForSlice, signProof, verifySignature, type ProofPool } from './dpop-proofs.js';
 import { processCpu, sampleRss } from './processes.js';
 
 export interface LoadSettings {
@@ -65,6 +66,12 @@ export interface Workload {
   result(): Omit<Measurement, 'rssMb' | 'cpu'>;
   /** Lets go of connections kept between slices. */
   close?(): void;
+  /**
+   * Called before the warm-up and before each slice, outside what the slice measures (its time
+   * and this process's CPU): work of the client that is not part of the load, such as signing
+   * the DPoP proofs the next `seconds` will send.
+   */
+  prepareSlice?(seconds: number): void | Promise<void>;
 }
 
 /** About this long per slice: long enough for 32 connections to settle, short against noise. */
@@ -78,13 +85,17 @@ export const SLICE_SECONDS = 2;
  */
 export async function interleave(workloads: readonly Workload[], settings: LoadSettings, sliceSeconds = SLICE_SECONDS): Promise<Measurement[]> {
   if (settings.warmupSeconds > 0) {
-    for (const workload of workloads) await workload.warmUp(settings.warmupSeconds);
+    for (const workload of workloads) {
+      await workload.prepareSlice?.(settings.warmupSeconds);
+      await workload.warmUp(settings.warmupSeconds);
+    }
   }
   const slices = Math.max(1, Math.round(settings.durationSeconds / sliceSeconds));
   const peaks: Array<number | null> = workloads.map(() => null);
   const cpu = workloads.map(() => ({ loopMs: 0, threadsMs: 0, driverMs: 0 }));
   for (let slice = 0; slice < slices; slice++) {
     for (const [i, workload] of workloads.entries()) {
+      await workload.prepareSlice?.(settings.durationSeconds / slices);
       const { pid } = workload;
       const rss = pid === null ? null : sampleRss(pid);
       const serverBefore = pid === null ? null : processCpu(pid);
@@ -129,10 +140,22 @@ export function percentile(sorted: number[], p: number): number {
  * counts as 0), too coarse for answers that take a fraction of one; with `latencies`, each 2xx
  * answer's time is also recorded there in microseconds, as autocannon measured it.
  */
-function autocannonRun(url: string, headers: Record<string, string>, connections: number, seconds: number, latencies?: RecordableHistogram, body?: string): Promise<AutocannonResult> {
+function autocannonRun(url: string, headers: Record<string, string>, connections: number, seconds: number, latencies?: RecordableHistogram, body?: string, perRequest?: () => Record<string, string>): Promise<AutocannonResult> {
+  // With `perRequest`, autocannon rebuilds each request with its headers added (a new DPoP proof).
+  const requests = perRequest && [{ setupRequest: (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...headers, ...perRequest() } }) }];
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url, headers, connections, pipelining: 1, duration: seconds, timeout: 10, skipAggregateResult: true, ...(body !== undefined && { method: 'POST' as const, body }) },
+      {
+        url,
+        headers,
+        connections,
+        pipelining: 1,
+        duration: seconds,
+        timeout: 10,
+        skipAggregateResult: true,
+        ...(body !== undefined && { method: 'POST' as const, body }),
+        ...(requests && { requests }),
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
     if (latencies) {
@@ -143,21 +166,35 @@ function autocannonRun(url: string, headers: Record<string, string>, connections
   });
 }
 
-/** The same GET (or, with `body`, POST) over and over on `connections` keep-alive connections (autocannon). */
-export function fixedRequestWorkload(url: string, headers: Record<string, string>, connections: number, pid: number, body?: string): Workload {
+/**
+ * The same GET (or, with `body`, POST) over and over on `connections` keep-alive connections
+ * (autocannon); with `proofs`, each request also carries a new DPoP proof from the pool, signed
+ * before the slice.
+ */
+export function fixedRequestWorkload(url: string, headers: Record<string, string>, connections: number, pid: number, body?: string, proofs?: ProofPool): Workload {
   const slices: AutocannonResult[] = [];
   const latencies = createHistogram();
   let seconds = 0;
+  let answered = 0;
+  const perRequest = proofs && (() => ({ dpop: proofs.take() }));
   return {
     pid,
     async warmUp(duration) {
-      await autocannonRun(url, headers, connections, duration, undefined, body);
+      await autocannonRun(url, headers, connections, duration, undefined, body, perRequest);
+      if (proofs) proofs.signedLate = 0;
     },
     async runSlice(duration) {
       const started = performance.now();
-      slices.push(await autocannonRun(url, headers, connections, duration, latencies, body));
+      const slice = await autocannonRun(url, headers, connections, duration, latencies, body, perRequest);
+      slices.push(slice);
+      answered += slice.statusCodeStats['200']?.count ?? 0;
       seconds += (performance.now() - started) / 1000;
     },
+    ...(proofs && {
+      prepareSlice(duration: number) {
+        proofs.refill(proofsForSlice(duration, answered, seconds, 4000));
+      },
+    }),
     result() {
       let ok = 0;
       let failed = 0;
@@ -168,6 +205,10 @@ export function fixedRequestWorkload(url: string, headers: Record<string, string
         for (const status of Object.keys(slice.statusCodeStats)) statuses.add(status);
       }
       const ms = (percentile: number) => (latencies.count > 0 ? latencies.percentile(percentile) / 1000 : NaN);
+      const notes = [
+        ...(failed > 0 ? [`${failed} failed (status ${[...statuses].join(',')})`] : []),
+        ...(proofs && proofs.signedLate > 0 ? [`${proofs.signedLate} DPoP proofs signed during the slices`] : []),
+      ];
       return {
         rate: ok / seconds,
         p50: ms(50),
@@ -175,7 +216,7 @@ export function fixedRequestWorkload(url: string, headers: Record<string, string
         ok,
         failed,
         seconds,
-        ...(failed > 0 && { note: `${failed} failed (status ${[...statuses].join(',')})` }),
+        ...(notes.length > 0 && { note: notes.join('; ') }),
       };
     },
   };
@@ -235,6 +276,8 @@ async function forSeconds<W>(tally: DriverTally, workers: readonly W[], seconds:
 export interface RefreshTarget {
   tokenUrl: string;
   client: ClientCredentials;
+  /** DPoP-bound chains: each rotation carries a new proof of the key the chains are bound to. */
+  proofs?: ProofPool;
 }
 
 interface Chain {
@@ -243,8 +286,10 @@ interface Chain {
   broken: boolean;
 }
 
-/** One headers object for every rotation, so that no request builds its own. */
+/** One headers object for every rotation, so that no request builds its own (but for a DPoP proof). */
 const REFRESH_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+
+const refreshHeaders = (target: RefreshTarget) => (target.proofs ? { ...REFRESH_HEADERS, dpop: target.proofs.take() } : REFRESH_HEADERS);
 const REFRESH_TIMEOUT_MS = 10_000;
 
 /** Sends the chain's refresh token until the deadline, keeping the one each answer returns. */
@@ -252,7 +297,7 @@ async function refreshUntil(target: RefreshTarget, path: string, chain: Chain, d
   while (!chain.broken && performance.now() < deadline) {
     const sent = performance.now();
     try {
-      const response = await chain.client.request({ path, method: 'POST', headers: REFRESH_HEADERS, body: refreshBody(target.client, chain.token) });
+      const response = await chain.client.request({ path, method: 'POST', headers: refreshHeaders(target), body: refreshBody(target.client, chain.token) });
       const body = await response.body.text();
       const next = response.statusCode === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
       if (!next || next === chain.token) {
@@ -291,23 +336,39 @@ export function refreshChainWorkload(
   const newChains = async () =>
     (await obtainRefreshTokens(connections)).map((token) => ({ client: connection(origin, REFRESH_TIMEOUT_MS), token, broken: false }));
   const close = (list: Chain[]) => list.forEach((chain) => void chain.client.destroy());
+  const { proofs } = target;
+  let warmedUp = false;
   return {
     pid,
     async warmUp(seconds) {
       const warmupChains = await newChains();
       await forSeconds(warmup, warmupChains, seconds, (chain, deadline) => refreshUntil(target, path, chain, deadline, warmup));
       close(warmupChains);
+      warmedUp = true;
+      if (proofs) proofs.signedLate = 0;
     },
+    ...(proofs && {
+      async prepareSlice(seconds: number) {
+        // The measured chains (after the warm-up's) are obtained first, so that the proofs are
+        // signed last, just before the slice.
+        if (warmedUp) chains ??= await newChains();
+        proofs.refill(proofsForSlice(seconds, measured.latencies.length, measured.seconds, 1000));
+      },
+    }),
     async runSlice(seconds) {
       chains ??= await newChains();
       await forSeconds(measured, chains, seconds, (chain, deadline) => refreshUntil(target, path, chain, deadline, measured));
     },
     result() {
       const failed = measured.failed + warmup.failed;
+      const notes = [
+        ...(failed > 0 ? [`${measured.failed} chain(s) broke (${warmup.failed} in the warm-up): ${[...measured.errors, ...warmup.errors].join(' | ')}`] : []),
+        ...(proofs && proofs.signedLate > 0 ? [`${proofs.signedLate} DPoP proofs signed during the slices`] : []),
+      ];
       return {
         ...measured.summary(),
         warmupOk: warmup.latencies.length,
-        ...(failed > 0 && { note: `${measured.failed} chain(s) broke (${warmup.failed} in the warm-up): ${[...measured.errors, ...warmup.errors].join(' | ')}` }),
+        ...(notes.length > 0 && { note: notes.join('; ') }),
       };
     },
     close() {
@@ -395,6 +456,35 @@ export function hashingWorkload(options: Parameters<typeof hash>[1], concurrency
     async runSlice(seconds) {
       stored ??= await hash(password, options);
       await forSeconds(measured, workers, seconds, verifyUntil(measured));
+    },
+    result: () => measured.summary(),
+  };
+}
+
+/**
+ * The proof-verification bound: ES256 signature checks per second on one core of this machine
+ * with nothing else (the bench process's event loop, synchronously), of a DPoP proof as the loads
+ * send them. A server's DPoP request costs at least this check; the key is imported once, so the
+ * bound leaves out the JWK import and the thumbprint a server also has to do.
+ */
+export function proofVerificationWorkload(): Workload {
+  const key = newProofKey();
+  const proof = signProof(key, { htm: 'GET', htu: 'http://127.0.0.1/v1/users/me', ath: 'x'.repeat(43) });
+  const measured = new DriverTally();
+  const verifyUntil = (tally: DriverTally) => async (_worker: number, deadline: number) => {
+    while (performance.now() < deadline) {
+      const began = performance.now();
+      if (verifySignature(proof, key.publicKey)) tally.latencies.push(performance.now() - began);
+      else tally.fail('a signature did not verify');
+    }
+  };
+  return {
+    pid: null,
+    async warmUp(seconds) {
+      await forSeconds(new DriverTally(), [0], seconds, verifyUntil(new DriverTally()));
+    },
+    async runSlice(seconds) {
+      await forSeconds(measured, [0], seconds, verifyUntil(measured));
     },
     result: () => measured.summary(),
   };

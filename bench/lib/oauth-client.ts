@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { Browser, connection, formBody, parseForms, send, type HtmlForm, type Page } from './browser.js';
+import { signProof, type ProofKey } from './dpop-proofs.js';
 
 export interface ServerEndpoints {
   authorize: string;
@@ -13,6 +14,7 @@ export interface ServerEndpoints {
 
 export interface ClientCredentials {
   clientId: string;
+  /** '' for a public client (RFC 6749 §2.1): it sends only its client_id. */
   clientSecret: string;
   redirectUri: string;
 }
@@ -33,6 +35,8 @@ export interface AuthorizeOptions {
   scope: string;
   /** Extra authorization parameters, e.g. prompt=consent. */
   extra?: Record<string, string>;
+  /** Binds the tokens to this key: the code exchange carries a DPoP proof of it (RFC 9449 §5). */
+  dpopKey?: ProofKey;
 }
 
 function pkcePair(): { verifier: string; challenge: string } {
@@ -100,38 +104,43 @@ export async function authorizeInBrowser(
   throw new Error('authorization: too many pages before the redirect to the client');
 }
 
-/** RFC 6749 §4.1.3 with client_secret_post, on the connection to the token endpoint's origin. */
+/**
+ * RFC 6749 §4.1.3 with client_secret_post (or only client_id, for a public client), on the
+ * connection to the token endpoint's origin; with `dpopKey`, a DPoP proof of it (RFC 9449 §5).
+ */
 export async function exchangeCode(
   dispatcher: Dispatcher,
   endpoints: ServerEndpoints,
   client: ClientCredentials,
   code: string,
   verifier: string,
+  dpopKey?: ProofKey,
 ): Promise<TokenSet> {
   const token = new URL(endpoints.token);
+  const proof = dpopKey && signProof(dpopKey, { htm: 'POST', htu: endpoints.token });
   const response = await send(dispatcher, token.pathname + token.search, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...(proof && { dpop: proof }) },
     body: formBody({
       grant_type: 'authorization_code',
       code,
       redirect_uri: client.redirectUri,
       code_verifier: verifier,
       client_id: client.clientId,
-      client_secret: client.clientSecret,
+      client_secret: client.clientSecret || undefined,
     }),
   });
   if (response.status !== 200) throw new Error(`code exchange: ${response.status} ${response.body.slice(0, 200)}`);
   return JSON.parse(response.body) as TokenSet;
 }
 
-/** The form body of one rotation (RFC 6749 §6) with client_secret_post. */
+/** The form body of one rotation (RFC 6749 §6) with client_secret_post, or a public client's id. */
 export function refreshBody(client: ClientCredentials, refreshToken: string): string {
   return formBody({
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
     client_id: client.clientId,
-    client_secret: client.clientSecret,
+    client_secret: client.clientSecret || undefined,
   });
 }
 
@@ -149,7 +158,7 @@ export async function obtainTokens(
     const tokens: TokenSet[] = [];
     for (let i = 0; i < count; i++) {
       const { code, verifier } = await authorizeInBrowser(browser, endpoints, client, credentials, options);
-      tokens.push(await exchangeCode(browser.client, endpoints, client, code, verifier));
+      tokens.push(await exchangeCode(browser.client, endpoints, client, code, verifier, options.dpopKey));
     }
     return tokens;
   } finally {

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { ALL_SCOPES as SCOPE_NAMES } from '../../src/domain/scopes.js';
 import { sendOnce } from './browser.js';
+import type { ProofKey } from './dpop-proofs.js';
 import { obtainTokens, type ClientCredentials, type Credentials, type ServerEndpoints, type TokenSet } from './oauth-client.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
 
@@ -90,6 +91,11 @@ export const ALL_SCOPES = SCOPE_NAMES.join(' ');
 export interface StrideSetup {
   databaseUrl: string;
   client: ClientCredentials;
+  /**
+   * A public app (no secret, as an app on a phone or a device) allowed the code, refresh and
+   * device grants: the DPoP loads and the devices' polls.
+   */
+  publicClient: ClientCredentials;
   /** The user whose profile and steps the loads read, and who owns the refresh chains. */
   user: Credentials;
   /** A second user for the authorization-code flows, so they do not touch the chains' grant. */
@@ -109,6 +115,11 @@ export async function prepareStride(databaseUrl: string, workDir: string): Promi
     'apps', 'create', '--owner', user.username, '--name', 'Bench App', '--redirect-uri', REDIRECT_URI, '--scopes', ALL_SCOPES.replaceAll(' ', ','),
   ]);
 
+  const publicApp = await cli<{ client_id: string }>(databaseUrl, [
+    'apps', 'create', '--owner', user.username, '--name', 'Bench Device', '--public', '--redirect-uri', REDIRECT_URI,
+    '--scopes', ALL_SCOPES.replaceAll(' ', ','), '--grant-types', 'authorization_code,refresh_token,device_code',
+  ]);
+
   const end = Math.floor(Date.now() / 1000 / 86400) * 86400;
   const start = end - 30 * 86400;
   const lines = ['start_time,value'];
@@ -124,6 +135,7 @@ export async function prepareStride(databaseUrl: string, workDir: string): Promi
   return {
     databaseUrl,
     client: { clientId: app.client_id, clientSecret: app.client_secret, redirectUri: REDIRECT_URI },
+    publicClient: { clientId: publicApp.client_id, clientSecret: '', redirectUri: REDIRECT_URI },
     user,
     flowUser,
     steps: { start, end, samples: imported.imported },
@@ -137,12 +149,16 @@ export interface ServerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Stride on `databaseUrl`, its public URL the origin the bench sends to (DPoP proofs name it in
+ * `htu`, RFC 9449 §4.3).
+ */
 export async function startStride(databaseUrl: string, name: string, options: ServerOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   return startServer({
     name,
     args: [...strideNodeFlags(), ...(options.nodeFlags ?? []), STRIDE_CLI, 'serve'],
-    env: { ...strideEnv(databaseUrl, port), ...options.env },
+    env: { ...strideEnv(databaseUrl, port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env },
     port,
     ready: ok200('/healthz'),
   });
@@ -167,6 +183,8 @@ export async function startBare(bodyFile?: string): Promise<ServerProcess> {
 export interface PeerSetup {
   server: ServerProcess;
   client: ClientCredentials;
+  /** The public client of the DPoP loads (no secret). */
+  publicClient: ClientCredentials;
   endpoints: ServerEndpoints & { userinfo: string };
 }
 
@@ -190,11 +208,16 @@ export async function startPeer(options: ServerOptions = {}): Promise<PeerSetup>
   return {
     server,
     client,
+    publicClient: { clientId: `${client.clientId}-public`, clientSecret: '', redirectUri: REDIRECT_URI },
     endpoints: { authorize: discovery.authorization_endpoint, token: discovery.token_endpoint, userinfo: discovery.userinfo_endpoint },
   };
 }
 
-/** Tokens from the peer through its login and consent pages; any login name is accepted. */
-export function peerTokens(peer: PeerSetup, scope: string, count: number): Promise<TokenSet[]> {
-  return obtainTokens(peer.server.origin, peer.endpoints, peer.client, { username: 'bench-user', password: 'any' }, { scope }, count);
+/**
+ * Tokens from the peer through its login and consent pages; any login name is accepted. With
+ * `dpopKey`, its public client's, bound to that key.
+ */
+export function peerTokens(peer: PeerSetup, scope: string, count: number, dpopKey?: ProofKey): Promise<TokenSet[]> {
+  const client = dpopKey ? peer.publicClient : peer.client;
+  return obtainTokens(peer.server.origin, peer.endpoints, client, { username: 'bench-user', password: 'any' }, { scope, ...(dpopKey && { dpopKey }) }, count);
 }

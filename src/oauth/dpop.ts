@@ -8,7 +8,7 @@
  * access token (§4.3, §7). When the server asks for nonces it also carries a current `nonce` (§8).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
 import { ApiError } from '../errors.js';
 import type { AppContext } from '../context.js';
 
@@ -46,6 +46,52 @@ export interface ProofCheck {
 export interface VerifiedProof {
   /** RFC 7638 thumbprint (SHA-256, base64url) of the proof's key. */
   jkt: string;
+}
+
+/** Proof keys kept imported, at most; beyond, the oldest is let go. */
+const MAX_CACHED_KEYS = 10_000;
+
+interface CachedKey {
+  key: ReturnType<typeof EmbeddedJWK>;
+  jkt?: Promise<string>;
+}
+
+/**
+ * A client signs every proof with the same key (RFC 9449 §2), and importing it from the `jwk`
+ * header costs several times the signature check. The key jose's EmbeddedJWK imported (after its
+ * checks) is kept by the exact `alg` and `jwk` of the header, with its thumbprint: the same header
+ * always gives the same key, and the signature is still checked on every proof.
+ */
+const importedKeys = new Map<string, CachedKey>();
+
+/** What a cached key is found by: the header's exact `alg` and `jwk`; undefined without them. */
+function cacheKeyOf(header: JWSHeaderParameters): string | undefined {
+  if (typeof header.alg !== 'string' || header.jwk === null || typeof header.jwk !== 'object') return undefined;
+  return `${header.alg}.${JSON.stringify(header.jwk)}`;
+}
+
+/** EmbeddedJWK, through the cache of imported keys. */
+function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput): ReturnType<typeof EmbeddedJWK> {
+  const cacheKey = cacheKeyOf(header);
+  const cached = cacheKey === undefined ? undefined : importedKeys.get(cacheKey);
+  if (cached) return cached.key;
+  const key = EmbeddedJWK(header, token);
+  if (cacheKey !== undefined) {
+    if (importedKeys.size >= MAX_CACHED_KEYS) importedKeys.delete(importedKeys.keys().next().value!);
+    importedKeys.set(cacheKey, { key });
+    // A key jose refused is not kept.
+    key.catch(() => importedKeys.delete(cacheKey));
+  }
+  return key;
+}
+
+/** The RFC 7638 thumbprint of a verified proof's key, computed once per cached key. */
+function thumbprint(header: JWSHeaderParameters, jwk: JWK): Promise<string> {
+  const cacheKey = cacheKeyOf(header);
+  const cached = cacheKey === undefined ? undefined : importedKeys.get(cacheKey);
+  if (!cached) return calculateJwkThumbprint(jwk, 'sha256');
+  cached.jkt ??= calculateJwkThumbprint(jwk, 'sha256');
+  return cached.jkt;
 }
 
 /** `htu` and the request's URI compared as RFC 9449 §4.3 says: no query, no fragment, normalised. */
@@ -107,7 +153,7 @@ export async function verifyProof(ctx: AppContext, proof: string, check: ProofCh
   const now = ctx.clock();
   let verified: Awaited<ReturnType<typeof jwtVerify>>;
   try {
-    verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
+    verified = await jwtVerify(proof, embeddedKey, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
   } catch {
     throw refuse(check, `the DPoP proof must be a JWT of typ dpop+jwt signed with one of ${DPOP_ALGORITHMS.join(', ')} by the public key in its jwk header`);
   }
@@ -132,7 +178,7 @@ export async function verifyProof(ctx: AppContext, proof: string, check: ProofCh
     if (check.challenge) headers['www-authenticate'] = check.challenge('use_dpop_nonce', description);
     throw new ApiError('use_dpop_nonce', description, headers, check.status);
   }
-  const jkt = await calculateJwkThumbprint(jwk, 'sha256');
+  const jkt = await thumbprint(protectedHeader, jwk);
   // A jti is unique per key; the row outlives the last moment the proof's iat is accepted.
   const proofKey = createHash('sha256').update(`${jkt}.${jti}`).digest('base64url');
   if (!(await ctx.stores.dpopProofs.remember(proofKey, Math.max(iat, now) + DPOP_IAT_WINDOW + 1))) {

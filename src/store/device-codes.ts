@@ -1,10 +1,11 @@
 /**
  * Device authorization requests (RFC 8628, docs/oauth.md "Device authorization"), kept only as the
- * SHA-256 of the device code and of the normalised user code. A poll reads one row by its primary
- * key; it writes only the time of the poll (and, when the device polls too fast, the raised
- * interval).
+ * SHA-256 of the device code and of the normalised user code. The common poll — pending, live, on
+ * time, by the client it was issued to — is one conditional write of the poll's time by the
+ * primary key (recordPendingPoll); any other poll reads the row, and writes the time of the poll
+ * (and, when the device polls too fast, the raised interval).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Db } from '../db/database.js';
 import type { Database, DeviceCodeTable } from '../db/schema.js';
@@ -15,6 +16,22 @@ export type DeviceCode = Selectable<DeviceCodeTable>;
 
 const selectByDeviceCode = preparedQuery((db: Q, hash: string) => db.selectFrom('device_codes').selectAll().where('device_code_hash', '=', hash));
 const selectByUserCode = preparedQuery((db: Q, hash: string) => db.selectFrom('device_codes').selectAll().where('user_code_hash', '=', hash));
+
+/**
+ * The poll's time, only if the request is pending, live, the client's, and the device waited its
+ * interval since its last poll (RFC 8628 §3.5): the database decides, so that polls reaching
+ * different processes are paced alike.
+ */
+const markPendingPoll = preparedQuery((db: Q, now: number, hash: string, appId: string, liveAt: number, pacedAt: number) =>
+  db
+    .updateTable('device_codes')
+    .set({ last_polled_at: now })
+    .where('device_code_hash', '=', hash)
+    .where('app_id', '=', appId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', liveAt)
+    .where(sql<boolean>`(last_polled_at IS NULL OR last_polled_at + poll_interval <= ${pacedAt})`),
+);
 
 const markPolled = preparedQuery((db: Q, now: number, hash: string) =>
   db.updateTable('device_codes').set({ last_polled_at: now }).where('device_code_hash', '=', hash).where('status', '=', 'pending'),
@@ -54,7 +71,12 @@ export async function approveDeviceCode(db: Q, hash: string, approval: { userId:
 
 export interface DeviceCodeStore {
   insert(row: DeviceCode): Promise<void>;
-  /** The poll's one read. */
+  /**
+   * A poll of `appId`'s pending, live request, at or past its interval: its time recorded, and
+   * true. False (nothing written) for any other poll, which then reads the row.
+   */
+  recordPendingPoll(hash: string, appId: string, now: number): Promise<boolean>;
+  /** The read of a poll that is not a pending one on time. */
   findByDeviceCode(hash: string): Promise<DeviceCode | undefined>;
   /** The /device page's read of what a person typed. */
   findByUserCode(hash: string): Promise<DeviceCode | undefined>;
@@ -74,6 +96,7 @@ export function createDeviceCodeStore(db: Db): DeviceCodeStore {
     insert: async (row) => {
       await q.insertInto('device_codes').values(row).execute();
     },
+    recordPendingPoll: async (hash, appId, now) => Number((await markPendingPoll(q, now, hash, appId, now, now)).numAffectedRows) === 1,
     findByDeviceCode: async (hash) => (await selectByDeviceCode(q, hash)).rows[0],
     findByUserCode: async (hash) => (await selectByUserCode(q, hash)).rows[0],
     recordPoll: async (hash, now) => {

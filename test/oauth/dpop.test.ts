@@ -211,6 +211,20 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     await refused(await call(good), 'invalid_dpop_proof');
   });
 
+  it('checks the signature of every proof of a key it has seen: the key in the header, signed by another, is refused', async () => {
+    const { keys, tokens } = await publicPair();
+    const token = tokens.access_token;
+    const url = resourceUrl().href;
+    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    // The key is imported (and kept) by the first proofs.
+    for (let i = 0; i < 3; i++) assert.equal((await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) }))).status, 200);
+    const forged = await handProof(await generateKeyPair('ES256'), { htm: 'GET', htu: url, ath: ath(token) }, { jwk: await exportJWK(keys.publicKey) });
+    const refused = await call(forged);
+    assert.equal(refused.status, 401);
+    assert.equal((await refused.json()).error, 'invalid_dpop_proof');
+    assert.equal((await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) }))).status, 200);
+  });
+
   it('answers a refresh retried within the replay window with the same DPoP-bound pair', async () => {
     const { c, DPoP, tokens } = await publicPair();
     const refresh = async () =>
