@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { codeBlocks } from './markdown.js';
+import { blockAfter, codeBlocks } from './markdown.js';
 
 const PAGE = [
   '# Title',
@@ -49,4 +49,14 @@ it('keeps only the languages asked for', () => {
 
 it('runs an unclosed fence to the end of the page, as CommonMark does', () => {
   assert.deepEqual(codeBlocks('text\n```sh\necho unclosed'), [{ lang: 'sh', code: 'echo unclosed\n', line: 2 }]);
+});
+
+it('finds the first block of a language after a heading, and says what is missing', () => {
+  const page = `# Guide\n\n## Node\n\n\`\`\`sh\nnpm i\n\`\`\`\n\n\`\`\`js\nconsole.log(1);\n\`\`\`\n\n## Python\n\n\`\`\`python\nprint(1)\n\`\`\`\n`;
+  assert.equal(blockAfter(page, '## Node', 'js').code, 'console.log(1);\n');
+  assert.equal(blockAfter(page, '## Python', 'python').line, 15);
+  assert.throws(() => blockAfter(page, '## Python', 'js'), /no js block after "## Python"/);
+  assert.throws(() => blockAfter(page, '## Ruby', 'ruby'), /no heading "## Ruby"/);
+  // A heading must be a whole line: a mention in prose is not one.
+  assert.throws(() => blockAfter('See ## Node\n```js\nx\n```\n', '## Node', 'js'), /no heading/);
 });

@@ -35,3 +35,12 @@ export function codeBlocks(markdown: string, lang?: string | string[]): CodeBloc
   }
   return blocks;
 }
+
+/** The first block of `lang` after the line `heading` (as written, `## …` included); throws when there is none. */
+export function blockAfter(markdown: string, heading: string, lang: string): CodeBlock {
+  const headingLine = markdown.split('\n').indexOf(heading) + 1;
+  if (headingLine === 0) throw new Error(`no heading "${heading}"`);
+  const block = codeBlocks(markdown, lang).find((candidate) => candidate.line > headingLine);
+  if (!block) throw new Error(`no ${lang} block after "${heading}"`);
+  return block;
+}
