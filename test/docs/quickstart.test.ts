@@ -143,7 +143,7 @@ forEachDialect('docs/quickstart.md, run as written', (dialect) => {
       STRIDE_URL: strideUrl,
       APP_PORT: String(appPort),
       HOOK_PORT: String(hookPort),
-      // Eight days are enough for a week; the page's 90 cost seconds of CPU per person.
+      // Eight days are enough for a week; the page's 90 cost about a second of CPU per person (performance.md).
       SANDBOX_DAYS: '8',
       LOG_LEVEL: 'warn',
       RATE_LIMIT: 'off',
