@@ -1,5 +1,5 @@
 /**
- * Load 11 of `npm run bench`, run only when asked (BENCH_LOADS=11): the profile GET through
+ * Load 14 of `npm run bench`, run only when asked (BENCH_LOADS=14): the profile GET through
  * @stride/client (openapi-fetch over the platform's fetch, the bearer, the typed answer) against
  * the same GET with undici's `request` directly, both parsing the JSON, interleaved in slices on
  * one SQLite Stride of its own. The client's cost is in this process, where both drivers run: the
@@ -64,7 +64,7 @@ function concurrentWorkload(pid: number, workers: number, operation: () => Promi
 export async function clientLoad(settings: LoadSettings, log: (message: string) => void): Promise<ClientLoadResult> {
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-client-'));
   const setup = await prepareStride(`sqlite:${join(workDir, 'stride.sqlite')}`, workDir);
-  const server = await startStride(setup.databaseUrl, 'Stride SQLite (load 11)');
+  const server = await startStride(setup.databaseUrl, 'Stride SQLite (load 14)');
   const agent = new Agent({ connections: settings.connections });
   try {
     const [tokens] = await obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), setup.client, setup.user, { scope: 'read_profile' }, 1);
@@ -87,7 +87,7 @@ export async function clientLoad(settings: LoadSettings, log: (message: string) 
       const profile = await person.get('/v1/users/me');
       if (profile.id === undefined) throw new Error('no profile');
     };
-    log('load 11: the profile GET through @stride/client against undici directly…');
+    log('load 14: the profile GET through @stride/client against undici directly…');
     const [directM, clientM] = await interleave(
       [concurrentWorkload(server.pid, settings.connections, direct), concurrentWorkload(server.pid, settings.connections, throughClient)],
       settings,

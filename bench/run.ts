@@ -18,7 +18,7 @@
  *   9. a day of minute heart rate               vs bare node:http answering a body of the same bytes
  *  10. the daily summary of 30 days, every scope vs bare node:http
  *   With DATABASE_URL=postgres://…, load 5 also takes loads 7–10 on PostgreSQL (rows 5/7 … 5/10).
- *  11. the profile GET through @stride/client vs the same GET with undici directly
+ *  14. the profile GET through @stride/client vs the same GET with undici directly
  *      (client-load.ts; only when BENCH_LOADS names it)
  *
  * The bench user of loads 1–3 and 8–10 has 30 days of minute steps (imported with the CLI) and the
@@ -438,12 +438,12 @@ async function uploadLoad(): Promise<void> {
   row('6 webhook deliveries', 'Stride SQLite', 'msg/s', delivered, {}, [{ target: 'deliveries ≥ 1000 msg/s', pass: rate >= 1000, actual: `${rate.toFixed(0)} msg/s` }]);
 }
 
-/** Load 11 on a SQLite Stride of its own (client-load.ts). */
+/** Load 14 on a SQLite Stride of its own (client-load.ts). */
 async function clientRow(): Promise<void> {
   const { direct, client } = await clientLoad(settings, log);
-  row('11 profile GET', 'undici request, directly', 'req/s', direct);
+  row('14 profile GET', 'undici request, directly', 'req/s', direct);
   const { ratios, checks } = withRatios(client, [against(client, direct, 'undici', 'vs the same GET with undici directly', 0.8)]);
-  row('11 profile GET', '@stride/client', 'req/s', client, ratios, checks);
+  row('14 profile GET', '@stride/client', 'req/s', client, ratios, checks);
 }
 
 /** What a person-day may weigh, in bytes (issue 30: 4 KB on SQLite, 6 KB on PostgreSQL). */
@@ -543,7 +543,7 @@ async function main(): Promise<number> {
   if (taking('10').length > 0) await readLoad('10 daily summary 30 days', taking('10'), bare!, READS.summary30, 0.2);
   await stopAll();
   if (selected.has('6')) await uploadLoad();
-  if (selected.has('11')) await clientRow();
+  if (selected.has('14')) await clientRow();
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
 
   if (rows.length === 0) {

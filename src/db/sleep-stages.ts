@@ -49,28 +49,52 @@ export function packStages(stages: readonly SleepStage[]): Buffer {
   return Buffer.from(out);
 }
 
+/** A reader of the varints of packed stages, in order. */
+function varints(bytes: Uint8Array) {
+  let position = 0;
+  return {
+    more: () => position < bytes.length,
+    next(): number {
+      let value = 0;
+      let scale = 1;
+      for (;;) {
+        const byte = bytes[position++];
+        if (byte === undefined) throw new Error('packed sleep stages end inside a number');
+        value += (byte & 0x7f) * scale;
+        if (byte < 0x80) return value;
+        scale *= 128;
+      }
+    },
+  };
+}
+
 /** The stages of a session that starts at `start`, from their packed form. */
 export function unpackStages(start: number, bytes: Uint8Array): SleepStage[] {
-  let position = 0;
-  const varint = () => {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = bytes[position++];
-      if (byte === undefined) throw new Error('packed sleep stages end inside a number');
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 128;
-    }
-  };
+  const packed = varints(bytes);
+  const varint = packed.next;
   const unit = varint();
   const stages: SleepStage[] = [];
   let time = start;
-  while (position < bytes.length) {
+  while (packed.more()) {
     const value = varint();
     const end = time + Math.floor(value / 4) * unit;
     stages.push({ stage: SLEEP_STAGE_CODES[value % 4]!, start_time: time, end_time: end });
     time = end;
   }
   return stages;
+}
+
+/**
+ * Seconds asleep (every stage but awake) of a session, from its packed stages without unpacking
+ * them: what the daily summary needs of each session (its minutes asleep).
+ */
+export function asleepSeconds(bytes: Uint8Array): number {
+  const packed = varints(bytes);
+  const unit = packed.next();
+  let asleep = 0;
+  while (packed.more()) {
+    const value = packed.next();
+    if (SLEEP_STAGE_CODES[value % 4] !== 'awake') asleep += Math.floor(value / 4) * unit;
+  }
+  return asleep;
 }

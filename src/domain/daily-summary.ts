@@ -5,9 +5,8 @@
  * than the kind-specific routes would.
  */
 import { DateTime } from 'luxon';
-import type { StoredWeight } from '../store/body-weight.js';
-import type { StoredSleepSession } from '../store/sleep.js';
-import { asleepMinutes } from './sleep-sessions.js';
+import type { SessionAsleep, Weighing } from '../store/daily-summary.js';
+import { minutesShown } from './sleep-sessions.js';
 
 /** Dates of a summary: today by default, at most 366 (a leap year). */
 export const SUMMARY_DATE_RULES = { defaultDays: 1, maxDays: 366 } as const;
@@ -41,9 +40,9 @@ export interface SummarySources {
   distance?: readonly number[];
   calories?: readonly number[];
   resting?: ReadonlyArray<number | null>;
-  /** Sessions ending within the range, and measurements taken within it. */
-  sleep?: readonly StoredSleepSession[];
-  weights?: readonly StoredWeight[];
+  /** Sessions ending within the range, and measurements taken within it (oldest first). */
+  sleep?: readonly SessionAsleep[];
+  weights?: readonly Weighing[];
 }
 
 const nullableNumber = { type: ['number', 'null'] } as const;
@@ -120,7 +119,8 @@ export function summaryDays(boundaries: readonly number[], timezone: string, fie
     asleep = new Array<number>(count).fill(0);
     for (const session of sources.sleep ?? []) {
       const index = dayIndex(boundaries, session.end_time);
-      if (index !== -1) asleep[index]! += asleepMinutes(session);
+      // Each session's minutes as the sleep route shows them, summed per date.
+      if (index !== -1) asleep[index]! += minutesShown(session.asleep_seconds);
     }
   }
   // The last measurement of each date: measurements come oldest first.

@@ -51,14 +51,46 @@ export function localDateOf(time: number, zone: string): string {
   return DateTime.fromSeconds(time, { zone }).toISODate()!;
 }
 
+/** The zone a query's dates are in: the one it names, else the profile's. */
+function zoneOf(query: DateRangeQuery, personZone: string): string {
+  if (query.timezone === undefined) return profileZone(personZone);
+  const zone = canonicalTimeZone(query.timezone);
+  if (zone === null) throw invalidRequest(`querystring/timezone must be an IANA time zone name such as Europe/Berlin, got "${query.timezone}"`);
+  return zone;
+}
+
 /** The range a query asks for; `personZone` the profile's zone, `now` the server's clock. */
 export function parseDateRange(query: DateRangeQuery, personZone: string, now: number, rules: DateRangeRules): DateRange {
-  let timezone = profileZone(personZone);
-  if (query.timezone !== undefined) {
-    const zone = canonicalTimeZone(query.timezone);
-    if (zone === null) throw invalidRequest(`querystring/timezone must be an IANA time zone name such as Europe/Berlin, got "${query.timezone}"`);
-    timezone = zone;
-  }
+  return rangeInZone(query, zoneOf(query, personZone), now, rules);
+}
+
+/** Most ranges kept by one keeper; then it starts afresh. */
+const MAX_KEPT_RANGES = 256;
+
+/**
+ * parseDateRange with the ranges of explicit dates kept, as series plans are (decision 0005): such
+ * a range depends only on its zone and its two dates, which apps ask for again and again ("the
+ * last 30 days" in a zone), and working it out with luxon cost a summary more than reading a
+ * kind of data (docs/performance.md). A range ending today (no end_date) follows the clock and is
+ * worked out each time; a query that is refused is never kept.
+ */
+export function keptDateRanges(rules: DateRangeRules): (query: DateRangeQuery, personZone: string, now: number) => DateRange {
+  const ranges = new Map<string, DateRange>();
+  return (query, personZone, now) => {
+    const timezone = zoneOf(query, personZone);
+    if (query.start_date === undefined || query.end_date === undefined) return rangeInZone(query, timezone, now, rules);
+    const key = `${timezone} ${query.start_date} ${query.end_date}`;
+    let range = ranges.get(key);
+    if (range === undefined) {
+      range = rangeInZone(query, timezone, now, rules);
+      if (ranges.size >= MAX_KEPT_RANGES) ranges.clear();
+      ranges.set(key, range);
+    }
+    return range;
+  };
+}
+
+function rangeInZone(query: DateRangeQuery, timezone: string, now: number, rules: DateRangeRules): DateRange {
   // Local midnights (luxon puts a date's start where the clock jumps if midnight itself is skipped).
   const last = query.end_date === undefined ? DateTime.fromSeconds(now, { zone: timezone }).startOf('day') : localDate('end_date', query.end_date, timezone);
   const first = query.start_date === undefined ? last.minus({ days: rules.defaultDays - 1 }) : localDate('start_date', query.start_date, timezone);

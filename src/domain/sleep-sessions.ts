@@ -116,7 +116,12 @@ function secondsByState(session: SleepSessionInput): { asleep: number; awake: nu
 
 /** A session's minutes asleep as the API shows them: light, deep and rem, rounded to whole minutes. */
 export function asleepMinutes(session: SleepSessionInput): number {
-  return Math.round(secondsByState(session).asleep / 60);
+  return minutesShown(secondsByState(session).asleep);
+}
+
+/** Seconds of a session as the API shows them: whole minutes, rounded. */
+export function minutesShown(seconds: number): number {
+  return Math.round(seconds / 60);
 }
 
 /** A stored session as the API shows it, its date in `zone`. */
@@ -127,8 +132,8 @@ export function sessionView(session: StoredSleepSession, zone: string): SleepSes
     date: localDateOf(session.end_time, zone),
     start_time: session.start_time,
     end_time: session.end_time,
-    minutes_asleep: Math.round(asleep / 60),
-    minutes_awake: Math.round(awake / 60),
+    minutes_asleep: minutesShown(asleep),
+    minutes_awake: minutesShown(awake),
     stages: session.stages,
   };
 }

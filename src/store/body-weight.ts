@@ -60,7 +60,7 @@ async function recordBodyEvent(trx: Kysely<Database>, userId: string, time: numb
 
 export function createBodyWeightStore(db: Db): BodyWeightStore {
   const q = db.kysely;
-  // Read by every daily summary with read_body: compiled once, in the turn's reads.
+  // Read by the weight list (GET /v1/users/me/body/weight/): compiled once, in the turn's reads.
   const measuredWithin = preparedRead<[string, number, number], WeightRow>(db, (k, userId, from, to) =>
     k.selectFrom('body_weights').select(COLUMNS).where('user_id', '=', userId).where('time', '>=', from).where('time', '<', to).orderBy('time'),
   );

@@ -6,7 +6,7 @@
 import type { Histogram } from 'prom-client';
 import type { Stores } from './stores.js';
 
-const TIMED: ReadonlyArray<keyof Stores> = ['apps', 'users', 'sessions', 'grants', 'codes', 'tokens', 'rotation', 'bearer', 'steps', 'distance', 'calories', 'heartRate', 'sleep', 'bodyWeight', 'webhooks', 'usage'];
+const TIMED: ReadonlyArray<keyof Stores> = ['apps', 'users', 'sessions', 'grants', 'codes', 'tokens', 'rotation', 'bearer', 'steps', 'distance', 'calories', 'heartRate', 'sleep', 'bodyWeight', 'summary', 'webhooks', 'usage'];
 
 export function observeStoreCalls(stores: Stores, histogram: Histogram<'call'>): Stores {
   const observed: Record<string, unknown> = { ...stores };

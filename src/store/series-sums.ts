@@ -78,16 +78,21 @@ export function createDistanceSums(readDays: DayReader): SeriesSums {
     const distance = readDays(userId, 'distance', from, to, detail);
     if (detail !== 'minutes') return sumsFromDays(boundaries, await distance);
     const steps = readDays(userId, 'steps', from, to, 'minutes');
-    const stride = strideOf(strideCm);
-    const sum = (distanceRows: DayRow[], stepRows: DayRow[]) => {
-      const stepsOfDay = new Map(stepRows.map((row) => [Number(row.day_start), row.minutes]));
-      return sumsFromDays(boundaries, distanceRows, (row) => {
-        const stepMinutes = stepsOfDay.get(Number(row.day_start));
-        return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, stride);
-      });
-    };
-    return sum(await distance, await steps);
+    return distanceSumsFromDays(boundaries, await distance, await steps, strideCm);
   };
+}
+
+/**
+ * Sums of distance per bucket from its day rows and, when an hour is cut (the rows read with their
+ * minutes), the steps rows of the same days with the profile's stride length.
+ */
+export function distanceSumsFromDays(boundaries: readonly number[], distanceRows: readonly DayRow[], stepRows: readonly DayRow[], strideCm?: number | null): number[] {
+  const stride = strideOf(strideCm);
+  const stepsOfDay = new Map(stepRows.map((row) => [Number(row.day_start), row.minutes]));
+  return sumsFromDays(boundaries, distanceRows, (row) => {
+    const stepMinutes = stepsOfDay.get(Number(row.day_start));
+    return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, stride);
+  });
 }
 
 const storedMinutes = (row: DayRow): DayMinutes => unpackMinutes(row.minutes);

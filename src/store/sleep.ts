@@ -83,7 +83,7 @@ async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions:
 
 export function createSleepStore(db: Db): SleepStore {
   const q = db.kysely;
-  // Read by every daily summary with read_sleep: compiled once, in the turn's reads.
+  // Read by the sleep list (GET /v1/users/me/sleep/): compiled once, in the turn's reads.
   const sessionsEnding = preparedRead<[string, number, number, number, number], SessionRow>(db, (k, userId, earliestStart, to, from, before) =>
     k
       .selectFrom('sleep_sessions')

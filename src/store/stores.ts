@@ -30,6 +30,9 @@ import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
 import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
 import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
+import { createSummaryStore, type SummaryStore } from './daily-summary.js';
+import { postgresSummaryReads } from './postgres/summary-reads.js';
+import { sqliteSummaryReads } from './sqlite/summary-reads.js';
 import { createDpopProofStore, type DpopProofStore } from './dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTestPeopleStore, type TestPeopleStore } from './test-people.js';
@@ -67,6 +70,8 @@ export interface Stores {
   sleep: SleepStore;
   /** Body weight measurements, read from the primary. */
   bodyWeight: BodyWeightStore;
+  /** What the daily summary reads of every kind, in one statement; from the primary. */
+  summary: SummaryStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
   /** Each app's usage counters and last errors, for its dashboard page. */
@@ -119,6 +124,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     heartRate: createHeartRateStore(db, db.sqlite ? sqliteHeartRateDays(db.sqlite) : postgresHeartRateDays(db.pool)),
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),
+    summary: createSummaryStore(db.sqlite ? sqliteSummaryReads(db.sqlite) : postgresSummaryReads(db.pool)),
     webhooks: createWebhookStore(db),
     usage: createUsageStore(db),
     testPeople: createTestPeopleStore(db),

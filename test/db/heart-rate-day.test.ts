@@ -73,6 +73,21 @@ it('keeps the largest total in 58 bits, exactly', () => {
   assert.deepEqual(unpackTotal(packTotal(largest).toString()), largest, 'as PostgreSQL sends it, text');
 });
 
+it('gives back each field of a total on its own, at the top of its bits and beside the others', () => {
+  const fields = { minutes: 2047, sum: 2 ** 19 - 1, min: 255, max: 255, restingTenths: 4095 };
+  const zero = { minutes: 0, sum: 0, min: 0, max: 0, restingTenths: 0 };
+  for (const [name, top] of Object.entries(fields)) {
+    const alone = { ...zero, [name]: top };
+    assert.deepEqual(unpackTotal(packTotal(alone)), alone, name);
+    const others = { ...fields, [name]: 0 };
+    assert.deepEqual(unpackTotal(packTotal(others).toString()), others, `all but ${name}`);
+  }
+  for (let i = 0; i < 200; i++) {
+    const total = { minutes: (i * 7) % 1441, sum: (i * 1789) % 360_001, min: (i * 13) % 256, max: (i * 29) % 256, restingTenths: (i * 37) % 2501 };
+    assert.deepEqual(unpackTotal(packTotal(total)), total);
+  }
+});
+
 it('packs 16 waking hours of readings every 5 seconds in under 1,150 bytes of minutes and 240 of summary', () => {
   const start = Date.UTC(2026, 10, 26) / 1000;
   for (let seed = 1; seed <= 5; seed++) {

@@ -1,7 +1,7 @@
 /** The packed stages of a sleep session (db/sleep-stages.ts). */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { packStages, SLEEP_STAGE_CODES, unpackStages, type SleepStage } from '../../src/db/sleep-stages.js';
+import { asleepSeconds, packStages, SLEEP_STAGE_CODES, unpackStages, type SleepStage } from '../../src/db/sleep-stages.js';
 
 function stagesOf(start: number, lengths: number[]): SleepStage[] {
   let time = start;
@@ -34,4 +34,16 @@ it('refuses what it cannot pack, and a packed form cut short', () => {
   assert.throws(() => packStages([{ stage: 'nap' as never, start_time: 0, end_time: 60 }]), /no known kind/);
   assert.throws(() => packStages([{ stage: 'deep', start_time: 60, end_time: 60 }]), /no length/);
   assert.throws(() => unpackStages(0, Uint8Array.of(60, 0x80)), /end inside a number/);
+});
+
+it('counts the seconds asleep of packed stages as the unpacked stages do, awake left out', () => {
+  const start = 1_718_000_017;
+  const asleepOf = (stages: SleepStage[]) => stages.filter((s) => s.stage !== 'awake').reduce((sum, s) => sum + s.end_time - s.start_time, 0);
+  for (const lengths of [[60], [1, 59, 3600, 17], [30, 90, 600, 1800], Array.from({ length: 41 }, (_, i) => (5 + ((i * 7) % 26)) * 60), [86_400]]) {
+    const stages = stagesOf(start, lengths);
+    assert.equal(asleepSeconds(packStages(stages)), asleepOf(stages), lengths.slice(0, 5).join(' '));
+  }
+  const awake = [{ stage: 'awake' as const, start_time: start, end_time: start + 3600 }];
+  assert.equal(asleepSeconds(packStages(awake)), 0);
+  assert.throws(() => asleepSeconds(Uint8Array.of(60, 0x85)), /end inside a number/);
 });

@@ -1,0 +1,190 @@
+/**
+ * What the daily summary (api/summary.ts) reads of a person, in ONE statement: the day rows of
+ * steps, distance, calories and heart rate over the UTC days of the range's plan, the sleep
+ * sessions ending within the range (their packed stages) and the weighings within it — each kind
+ * only when the token may see it. On PostgreSQL the summaries of one event-loop turn share that
+ * statement (store/postgres/summary-reads.ts): six reads a request, the sleep and weight ones a
+ * round trip each, had cost 1.0–3.8 ms of event loop a summary against about 0.5 ms now
+ * (docs/performance.md, "The daily summary in one statement").
+ * On SQLite it is one statement in the turn's read transaction (store/sqlite/summary-reads.ts).
+ *
+ * The day rows are summed as the series routes sum them (series-sums.ts, heart-rate-series.ts);
+ * a session gives only its end and its seconds asleep, counted from the packed stages without
+ * unpacking them. Everything is read from the primary, as heart rate, sleep and weight always are
+ * (a replica serves only the step series, store/replica.ts).
+ */
+import type { BucketPlan } from '../calendar/step-buckets.js';
+import { dayStartOf } from '../db/series-day.js';
+import { asleepSeconds } from '../db/sleep-stages.js';
+import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
+import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
+import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
+
+/** The kinds a summary may read, as bits of `SummaryRead.kinds`. */
+export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8 } as const;
+
+/** One summary's read. */
+export interface SummaryRead {
+  userId: string;
+  /** Bits of SUMMARY_KINDS. */
+  kinds: number;
+  /** Day rows with day_start in [dayFrom, dayTo), with `detail` (series-sums.ts). */
+  dayFrom: number;
+  dayTo: number;
+  detail: DayDetail;
+  /** Sessions whose end_time, and weighings whose time, is in [from, to). */
+  from: number;
+  to: number;
+}
+
+/**
+ * A row of the statement, as an array: [kind, time, value, packed, minutes]. For a day row: its
+ * ROW_KIND, day_start, total (heart rate's as text: 58 bits), hours and minutes (null when the
+ * detail leaves them out); for a session: ROW_KIND.sleep, end_time, null, its packed stages, null;
+ * for a weighing: ROW_KIND.weight, time, kg_hundredths, null, null. Integers may come as text
+ * (PostgreSQL).
+ */
+export type SummaryRow = [kind: number, time: number | string, value: number | string | null, packed: Uint8Array | null, minutes: Uint8Array | null];
+
+/** The statement's rows of one summary read, in any order. */
+export type SummaryReader = (read: SummaryRead) => Promise<SummaryRow[]>;
+
+/** The `kind` of each row of the statement. */
+export const ROW_KIND = { steps: 1, distance: 2, calories: 3, heartrate: 4, sleep: 5, weight: 6 } as const;
+
+const SERIES_BRANCHES = [
+  { metric: 'steps', kind: ROW_KIND.steps, bit: SUMMARY_KINDS.activity },
+  { metric: 'distance', kind: ROW_KIND.distance, bit: SUMMARY_KINDS.activity },
+  { metric: 'calories', kind: ROW_KIND.calories, bit: SUMMARY_KINDS.activity },
+  { metric: 'heartrate', kind: ROW_KIND.heartrate, bit: SUMMARY_KINDS.heartRate },
+] as const;
+
+/** How a dialect writes the parts of the statement that differ. */
+export interface SummaryDialect {
+  /** A parameter of the read: a placeholder, or a column of the batch's input. */
+  param(name: 'user' | 'kinds' | 'dayFrom' | 'dayTo' | 'from' | 'to'): string;
+  /**
+   * An integer column in the union's value column; `exact`: one that may pass 2^53 (a heart-rate
+   * total, 58 bits, db/heart-rate-day.ts), which comes as text.
+   */
+  value(column: string, exact: boolean): string;
+  /** An absent value, and absent bytes. */
+  noValue: string;
+  noBytes: string;
+}
+
+/**
+ * The union of the six reads, each a range of its table's primary key (or of series_days' unique
+ * index) guarded by its kind's bit, which the databases test once per read rather than per row.
+ * No ORDER BY: each read walks its key in time order, and sorting their union cost SQLite a
+ * temporary B-tree per read; the figures put each kind in order if it is not (inTimeOrder).
+ */
+export function summaryStatement(dialect: SummaryDialect, detail: DayDetail): string {
+  const { param: p, noValue, noBytes } = dialect;
+  const hours = detail === 'totals' ? noBytes : 'hours';
+  const minutes = detail === 'minutes' ? 'minutes' : noBytes;
+  const series = SERIES_BRANCHES.map(
+    ({ metric, kind, bit }) =>
+      `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutes} as minutes
+      from series_days where user_id = ${p('user')} and metric = '${metric}' and day_start >= ${p('dayFrom')} and day_start < ${p('dayTo')} and (${p('kinds')} & ${bit}) <> 0`,
+  );
+  // A session ends at most MAX_SLEEP_SESSION_SECONDS after its start, the key's second column.
+  const sleep = `select ${ROW_KIND.sleep}, end_time, ${noValue}, stages, ${noBytes}
+      from sleep_sessions where user_id = ${p('user')} and start_time >= ${p('from')} - ${MAX_SLEEP_SESSION_SECONDS} and start_time < ${p('to')}
+      and end_time >= ${p('from')} and end_time < ${p('to')} and (${p('kinds')} & ${SUMMARY_KINDS.sleep}) <> 0`;
+  const weight = `select ${ROW_KIND.weight}, time, ${dialect.value('kg_hundredths', false)}, ${noBytes}, ${noBytes}
+      from body_weights where user_id = ${p('user')} and time >= ${p('from')} and time < ${p('to')} and (${p('kinds')} & ${SUMMARY_KINDS.weight}) <> 0`;
+  return [...series, sleep, weight].join('\n    union all ');
+}
+
+/** A session of the summary: when it ended, and its seconds asleep. */
+export interface SessionAsleep {
+  end_time: number;
+  asleep_seconds: number;
+}
+
+/** A weighing of the summary. */
+export interface Weighing {
+  time: number;
+  kg_hundredths: number;
+}
+
+/** What a summary read gives, per kind read; a kind not asked for is absent. */
+export interface SummaryFigures {
+  /** Per day of the plan (missing index: 0), in stored units (calories in tenths). */
+  steps?: number[];
+  distance?: number[];
+  calories?: number[];
+  /** Per day: the resting heart rate, or null. */
+  resting?: Array<number | null>;
+  /** Sessions ending within the range, by end. */
+  sleep?: SessionAsleep[];
+  /** Weighings within the range, oldest first. */
+  weights?: Weighing[];
+}
+
+/**
+ * The summary's figures for a day plan: `kinds` bits of SUMMARY_KINDS; [from, to) the range's
+ * instants; `strideCm` the profile's stride length, for distance derived from steps.
+ */
+export type SummaryFiguresReader = (userId: string, plan: BucketPlan, range: { from: number; to: number }, kinds: number, strideCm: number | null) => Promise<SummaryFigures>;
+
+const EMPTY = new Uint8Array(0);
+
+export interface SummaryStore {
+  figures: SummaryFiguresReader;
+}
+
+export function createSummaryStore(read: SummaryReader): SummaryStore {
+  return {
+    async figures(userId, plan, range, kinds, strideCm) {
+      const { boundaries } = plan;
+      const detail = dayDetailFor(boundaries);
+      const days = boundaries.length >= 2;
+      const rows = await read({
+        userId,
+        kinds,
+        dayFrom: days ? dayStartOf(boundaries[0]!) : 0,
+        dayTo: days ? boundaries[boundaries.length - 1]! : 0,
+        detail,
+        from: range.from,
+        to: range.to,
+      });
+      const series: DayRow[][] = [[], [], [], [], []];
+      const sleep: SessionAsleep[] = [];
+      const weights: Weighing[] = [];
+      for (const [kind, time, value, packed, minutes] of rows) {
+        if (kind === ROW_KIND.sleep) sleep.push({ end_time: Number(time), asleep_seconds: asleepSeconds(packed!) });
+        else if (kind === ROW_KIND.weight) weights.push({ time: Number(time), kg_hundredths: Number(value) });
+        else series[kind]!.push({ day_start: time, total: value!, hours: packed ?? EMPTY, minutes: minutes ?? EMPTY });
+      }
+      const figures: SummaryFigures = {};
+      const dayStart = (row: DayRow) => Number(row.day_start);
+      for (const rows of series) inTimeOrder(rows, dayStart);
+      if (kinds & SUMMARY_KINDS.activity) {
+        const steps = series[ROW_KIND.steps]!;
+        figures.steps = sumsFromDays(boundaries, steps);
+        figures.distance = detail === 'minutes' ? distanceSumsFromDays(boundaries, series[ROW_KIND.distance]!, steps, strideCm) : sumsFromDays(boundaries, series[ROW_KIND.distance]!);
+        figures.calories = sumsFromDays(boundaries, series[ROW_KIND.calories]!);
+      }
+      if (kinds & SUMMARY_KINDS.heartRate) {
+        figures.resting = bucketsFromDays(plan, detail, series[ROW_KIND.heartrate] as HeartRateDayRow[]).resting ?? [];
+      }
+      if (kinds & SUMMARY_KINDS.sleep) figures.sleep = inTimeOrder(sleep, (session) => session.end_time);
+      // A date's weight is its last weighing.
+      if (kinds & SUMMARY_KINDS.weight) figures.weights = inTimeOrder(weights, (weighing) => weighing.time);
+      return figures;
+    },
+  };
+}
+
+/**
+ * `list` by `timeOf`, ascending: the sums walk days in order (series-sums.ts). Sorted only when
+ * out of order; a read's rows come in its key's order.
+ */
+function inTimeOrder<T>(list: T[], timeOf: (item: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) {
+    if (timeOf(list[i - 1]!) > timeOf(list[i]!)) return list.sort((a, b) => timeOf(a) - timeOf(b));
+  }
+  return list;
+}
