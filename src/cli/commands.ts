@@ -12,7 +12,6 @@ import { addTestPeople, LIFE_NAMES } from '../domain/test-people.js';
 import { isLifeName } from '../domain/synthetic-person.js';
 import { createAccount, deleteAccount, setPassword } from '../domain/users.js';
 import { parseScopeString } from '../domain/scopes.js';
-import { serve } from '../server.js';
 import type { App } from '../store/apps.js';
 import type { TestPerson } from '../store/test-people.js';
 import type { User } from '../store/users.js';
@@ -199,6 +198,9 @@ async function developerByEmail(stores: Stores, email: string): Promise<User> {
 
 export const COMMANDS: Record<string, Command> = {
   async serve({ config }) {
+    // Loaded here: the server (Fastify, every route) is most of the command line's start-up, and
+    // the other commands never use it.
+    const { serve } = await import('../server.js');
     await serve(config);
     return undefined;
   },
