@@ -15,6 +15,7 @@ import { authorizeAndAllow, Browser, createOAuthTestApp, signIn } from '../oauth
 import type { TestApp } from '../support/app.js';
 import { freePort } from '../support/cli.js';
 import { missing } from '../support/dependencies.js';
+import { blockAfter } from '../support/markdown.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
@@ -22,15 +23,8 @@ cheapPasswordHashing();
 const PYTHON = '/usr/bin/python3';
 const PASSWORD = 'correct horse battery';
 
-/** The first code block of `language` after the heading `heading` of docs/oauth.md. */
-function codeBlock(heading: string, language: string): string {
-  const guide = readFileSync('docs/oauth.md', 'utf8');
-  const start = guide.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `docs/oauth.md has no heading "${heading}"`);
-  const block = new RegExp(`\\n\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(guide.slice(start));
-  assert.ok(block, `no ${language} block under "${heading}"`);
-  return block[1]!;
-}
+/** The first code block of `language` after the heading `heading` of docs/oauth.md, as a reader copies it. */
+const codeBlock = (heading: string, language: string) => blockAfter(readFileSync('docs/oauth.md', 'utf8'), heading, language).code;
 
 /** Why the Python program cannot run here (Debian's python3-authlib and python3-requests), or null. */
 function pythonUnavailable(): string | null {

@@ -12,18 +12,13 @@ import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/wo
 import { createFixture, createOAuthTestApp, obtainTokens, type Fixture } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
 import { freePort } from '../support/cli.js';
+import { blockAfter } from '../support/markdown.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
 
-/** The first js block under the heading of docs/webhooks.md. */
-function receiverProgram(): string {
-  const guide = readFileSync('docs/webhooks.md', 'utf8');
-  const section = guide.slice(guide.indexOf('\n## A receiver that registers itself\n'));
-  const block = /\n```js\n([\s\S]*?)\n```\n/.exec(section);
-  assert.ok(block, 'docs/webhooks.md has no receiver program');
-  return block[1]!;
-}
+/** The receiver program of docs/webhooks.md, as a reader copies it. */
+const receiverProgram = () => blockAfter(readFileSync('docs/webhooks.md', 'utf8'), '## A receiver that registers itself', 'js').code;
 
 interface Running {
   child: ChildProcess;
