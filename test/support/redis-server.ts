@@ -22,7 +22,8 @@ export const SHARED_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1
 
 /** Why the shared Redis cannot be used (nothing answers there), or null when it can; in CI, thrown. */
 export async function sharedRedisUnavailable(): Promise<string | null> {
-  const client = new Redis(SHARED_REDIS_URL, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // Five seconds: on a machine busy with the whole suite, a Redis that is there can take more than one.
+  const client = new Redis(SHARED_REDIS_URL, { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => undefined); // nothing there: connect() rejects as well
   try {
     await client.connect();

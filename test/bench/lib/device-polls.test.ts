@@ -85,7 +85,9 @@ describe('devices polling a server', () => {
     const periodMs = (0.2 + POLL_MARGIN_SECONDS) * 1000;
     for (const [code, times] of polls) {
       for (let i = 1; i < times.length; i++) {
-        assert.ok(times[i]! - times[i - 1]! >= periodMs - 5, `${code} polled ${(times[i]! - times[i - 1]!).toFixed(0)} ms after its last`);
+        // Times are of arrival: a poll held up on a busy machine shortens the gap to the next by as
+        // much. An early schedule (a slice starting its devices afresh) would be a whole period early.
+        assert.ok(times[i]! - times[i - 1]! >= periodMs - 100, `${code} polled ${(times[i]! - times[i - 1]!).toFixed(0)} ms after its last`);
       }
     }
     assert.equal(polls.get('dc-3')!.length, 1, 'told slow_down, the device waits 5 s more');
