@@ -373,6 +373,17 @@ async function minuteHeartRateLoad(strides: StrideRun[]): Promise<void> {
 }
 
 /** Load 3: refresh chains on every Stride and on the peer; every rotation must be in the database. */
+
+/** Every rotation answered (warm-up included) is a rotated row in the database: none lost, none invented. */
+async function rotationsCommitted(s: { countRotations(): Promise<number> }, before: number, m: Measurement): Promise<Check> {
+  const rotated = (await s.countRotations()) - before;
+  const rotations = m.ok + (m.warmupOk ?? 0);
+  return {
+    target: 'every rotation committed to the database',
+    pass: rotated === rotations && rotations > 0,
+    actual: `${rotated} rotated rows for ${rotations} answered rotations`,
+  };
+}
 async function refreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void> {
   const before = await Promise.all(strides.map((s) => s.countRotations()));
   const [peerM, ...strideMs] = await interleave(
@@ -397,13 +408,7 @@ async function refreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void>
   row('3 refresh chains', 'oidc-provider', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
   for (const [i, s] of strides.entries()) {
     const m = strideMs[i]!;
-    const rotated = (await s.countRotations()) - before[i]!;
-    const rotations = m.ok + (m.warmupOk ?? 0);
-    const committed: Check = {
-      target: 'every rotation committed to the database',
-      pass: rotated === rotations && rotations > 0,
-      actual: `${rotated} rotated rows for ${rotations} answered rotations`,
-    };
+    const committed = await rotationsCommitted(s, before[i]!, m);
     const { ratios, checks } = strideRatios(s, m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider refresh', 2)], strides, strideMs);
     row(`${s.prefix}3 refresh chains`, s.label, 'req/s', m, ratios, [...checks, committed, p99Check(m), rssCheck(m)]);
   }
@@ -470,13 +475,7 @@ async function dpopRefreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<v
   row('12 DPoP refresh chains', 'oidc-provider', 'req/s', peerM!, {}, [noErrorsCheck(peerM!)]);
   for (const [i, s] of strides.entries()) {
     const m = strideMs[i]!;
-    const rotated = (await s.countRotations()) - before[i]!;
-    const rotations = m.ok + (m.warmupOk ?? 0);
-    const committed: Check = {
-      target: 'every rotation committed to the database',
-      pass: rotated === rotations && rotations > 0,
-      actual: `${rotated} rotated rows for ${rotations} answered rotations`,
-    };
+    const committed = await rotationsCommitted(s, before[i]!, m);
     const { ratios, checks } = withRatios(m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider DPoP refresh', 1.5)]);
     row(`${s.prefix}12 DPoP refresh chains`, s.label, 'req/s', m, ratios, [...checks, committed, p99Check(m), rssCheck(m)]);
   }

@@ -10,7 +10,7 @@ import { after, before, it } from 'node:test';
 import { verifyPassword } from '../../src/security/passwords.js';
 import { hashCredential } from '../../src/security/secrets.js';
 import { findAppByClientId } from '../../src/store/apps.js';
-import { runCliInProcess } from '../support/cli.js';
+import { runCliInProcess, expectCliFailure } from '../support/cli.js';
 import { serveDatabase } from '../support/app.js';
 import { insertGrant } from '../support/tokens.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
@@ -33,13 +33,7 @@ forEachDialect('stride CLI', (dialect) => {
   });
   after(() => database.drop());
 
-  const expectFailure = async (args: string[], pattern: RegExp) => {
-    const run = await cli(...args);
-    assert.notEqual(run.code, 0, `expected ${args.join(' ')} to fail`);
-    assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trim().split('\n').length, 1, `one line, got: ${run.stderr}`);
-    assert.match(run.stderr, pattern);
-  };
+  const expectFailure = (args: string[], pattern: RegExp) => expectCliFailure(cli, args, pattern);
 
   it('creates a user and refuses a duplicate email in any letter case', async () => {
     const run = await cli('users', 'create', '--email', 'Dev@Example.com', '--password', 'correct horse', '--name', 'Dev', '--json');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import type { User } from '../../src/store/users.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { runCliInProcess } from '../support/cli.js';
+import { runCliInProcess, expectCliFailure } from '../support/cli.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { dataOf, uploadEveryKind } from '../support/person-uploads.js';
@@ -55,13 +55,7 @@ forEachDialect('stride import', (dialect) => {
       weight: (await stores.bodyWeight.weightsAfter(userId, -1, 1e6)).map(({ time, kg_hundredths, fat_hundredths }) => ({ time, kg_hundredths, fat_hundredths })),
     };
   };
-  const expectFailure = async (args: string[], pattern: RegExp) => {
-    const run = await cli(...args);
-    assert.equal(run.code, 1, `expected ${args.join(' ')} to fail`);
-    assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
-    assert.match(run.stderr, pattern);
-  };
+  const expectFailure = (args: string[], pattern: RegExp) => expectCliFailure(cli, args, pattern);
 
   it('takes a person\'s export back whole into another account, with the events the API records; again changes nothing', async () => {
     const from = await newAccount(t, 'Moving Out');

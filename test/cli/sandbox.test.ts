@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCliInProcess } from '../support/cli.js';
+import { runCliInProcess, expectCliFailure } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
@@ -22,13 +22,7 @@ describe('stride sandbox', () => {
   });
   after(() => database.drop());
 
-  const expectFailure = async (args: string[], pattern: RegExp) => {
-    const run = await cli(...args);
-    assert.equal(run.code, 1, `expected ${args.join(' ')} to fail`);
-    assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
-    assert.match(run.stderr, pattern);
-  };
+  const expectFailure = (args: string[], pattern: RegExp) => expectCliFailure(cli, args, pattern);
 
   it('adds one test person of each life for the developer, and lists them', async () => {
     const added = await cli('sandbox', 'add', '--owner', 'Dev@Example.com', '--json');

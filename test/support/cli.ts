@@ -2,6 +2,7 @@
  * Runs the `stride` command line: in this process (`runCliInProcess`, for the commands' behaviour),
  * or the compiled command in a child process, as an operator would (`runCli`, `startServer`).
  */
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +16,15 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** Runs `args` through `cli` and asserts what a refused command does: exit 1, nothing on stdout, one line on stderr matching `pattern`. */
+export async function expectCliFailure(cli: (...args: string[]) => Promise<CliResult>, args: string[], pattern: RegExp): Promise<void> {
+  const run = await cli(...args);
+  assert.equal(run.code, 1, `expected ${args.join(' ')} to fail`);
+  assert.equal(run.stdout, '');
+  assert.equal(run.stderr.trim().split('\n').length, 1, `one line, got: ${run.stderr}`);
+  assert.match(run.stderr, pattern);
 }
 
 /**
