@@ -17,8 +17,7 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
-import { insecure } from './listening.js';
-import { freePort } from '../support/cli.js';
+import { insecure, listeningStride, pkceAuthorizationUrl } from './listening.js';
 
 cheapPasswordHashing();
 
@@ -41,27 +40,13 @@ const ath = (token: string) => createHash('sha256').update(token).digest('base64
 
 /** A server on a free loopback port, its metadata, and a signed-in person to authorize apps. */
 async function startServer(dialect: Parameters<typeof createOAuthTestApp>[0], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const issuer = new URL(`http://127.0.0.1:${port}`);
-  const t = await createOAuthTestApp(dialect, { PUBLIC_URL: issuer.origin, ...env });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  const f = await createFixture(t);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-  return { t, f, issuer, as };
+  const listening = await listeningStride(dialect, env);
+  return { ...listening, f: await createFixture(listening.t) };
 }
 
 /** Signs in and allows; returns the callback URL with the code, and the PKCE verifier and state. */
 async function browserAuthorize(issuer: URL, as: oauth.AuthorizationServer, f: Fixture, clientId: string, scope: string) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint!);
-  url.searchParams.set('client_id', clientId);
-  url.searchParams.set('redirect_uri', redirectUri);
-  url.searchParams.set('response_type', 'code');
-  url.searchParams.set('scope', scope);
-  url.searchParams.set('state', state);
-  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
-  url.searchParams.set('code_challenge_method', 'S256');
+  const { url, verifier, state } = await pkceAuthorizationUrl(as, clientId, redirectUri, scope);
   const browser = new Browser(null, issuer.origin);
   const login = (await browser.get(url.pathname + url.search)).location();
   const signedIn = await signIn(browser, f.user.email, f.password, login.searchParams.get('return_to')!);

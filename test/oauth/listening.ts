@@ -25,3 +25,18 @@ export async function listeningStride(dialect: Dialect, env: Record<string, stri
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
   return { t, issuer, as };
 }
+
+/** An authorization request with PKCE (S256) and a state, as the libraries make it; its verifier and state kept. */
+export async function pkceAuthorizationUrl(as: oauth.AuthorizationServer, clientId: string, redirectUri: string, scope: string) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.searchParams.set('client_id', clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('scope', scope);
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  return { url, verifier, state };
+}

@@ -11,7 +11,7 @@ import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { authorizeAndAllow, Browser, createFixture, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
-import { insecure, listeningStride } from './listening.js';
+import { insecure, listeningStride, pkceAuthorizationUrl } from './listening.js';
 import { freePort } from '../support/cli.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
@@ -31,16 +31,7 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   after(() => t.close());
 
   async function browserAuthorize(client: oauth.Client, scope: string, returnTo = redirectUri): Promise<{ params: URLSearchParams; verifier: string }> {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.searchParams.set('client_id', client.client_id);
-    url.searchParams.set('redirect_uri', returnTo);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('scope', scope);
-    url.searchParams.set('state', state);
-    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
-    url.searchParams.set('code_challenge_method', 'S256');
+    const { url, verifier, state } = await pkceAuthorizationUrl(as, client.client_id, returnTo, scope);
 
     const browser = new Browser(null, issuer.origin);
     const toLogin = await browser.get(url.pathname + url.search);
