@@ -3,7 +3,7 @@
  * (@scalar/fastify-api-reference) reading /openapi.json, everything served by Stride itself
  * (docs/decisions/0026-api-reference.md) — and `/docs/guides/…`, the guides it links to.
  *
- * The plugin serves its bundle at /docs/js/scalar.js; the page itself is Stride's own, because the
+ * The plugin's bundle is served at /docs/js/scalar.js; the page itself is Stride's own, because the
  * plugin's page starts the renderer with an inline script. Stride's page loads both scripts from
  * itself: scripts stay 'self' only, no inline script, no eval. Styles are what the renderer needs
  * beyond the pages' CSP (RENDERER_STYLES).
@@ -13,8 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
 
 export const REFERENCE_PATH = '/docs';
@@ -95,40 +94,57 @@ function page(nonce: string, configuration: object): string {
 /** Starts the renderer with the page's configuration. */
 const STARTER = `Scalar.createApiReference('#reference', JSON.parse(document.getElementById('reference-configuration').textContent));\n`;
 
-/** The bundle (~5 MB) compressed once, on first request, for every browser that accepts gzip. */
-function gzipOnce(): (payload: string) => Promise<Buffer> {
-  let compressed: { source: string; body: Promise<Buffer> } | undefined;
-  return (payload) => {
-    if (compressed?.source !== payload) compressed = { source: payload, body: promisify(gzip)(payload, { level: 9 }) };
-    return compressed.body;
+const BUNDLE_PATH = `${REFERENCE_PATH}/js/scalar.js`;
+
+/**
+ * The renderer's bundle (~5 MB of JavaScript), loaded on its first request and kept, with its gzip.
+ * The plugin holds the bundle inside its own module: importing it costs a process about 190 ms and
+ * 30 MB, so a server nobody asks for /docs never imports it. The plugin is registered in a Fastify
+ * instance of its own, asked once for the bundle, and closed.
+ */
+function bundleOnce(): () => Promise<{ plain: Buffer; gzipped: Buffer }> {
+  let loading: Promise<{ plain: Buffer; gzipped: Buffer }> | undefined;
+  const load = async () => {
+    const { default: scalar } = await import('@scalar/fastify-api-reference');
+    const plugin = Fastify();
+    try {
+      await plugin.register(scalar, { routePrefix: REFERENCE_PATH, configuration: { url: '/openapi.json' } });
+      const answer = await plugin.inject(BUNDLE_PATH);
+      if (answer.statusCode !== 200) throw new Error(`the API reference plugin answered ${answer.statusCode} for its bundle`);
+      const plain = answer.rawPayload;
+      return { plain, gzipped: await promisify(gzip)(plain, { level: 9 }) };
+    } finally {
+      await plugin.close();
+    }
+  };
+  return () => {
+    // A failed load is tried again by the next request, not kept.
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
   };
 }
 
 export async function registerApiReference(app: FastifyInstance): Promise<void> {
   const configuration = rendererConfiguration(app.ctx.config.publicUrl);
   const pageCsp = app.securityHeaders['content-security-policy'];
-  const showPage: RouteHandlerMethod = async (_request, reply) => {
+  // The app ignores trailing slashes: this is /docs and /docs/.
+  app.get(REFERENCE_PATH, { schema: { hide: true } }, async (_request, reply) => {
     const nonce = randomBytes(16).toString('base64');
     return reply
       .header('content-security-policy', `${pageCsp};${rendererStyles(nonce)}`)
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
       .send(page(nonce, configuration));
-  };
-  const compress = gzipOnce();
-  const sendCompressed = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (typeof payload !== 'string' || !/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return payload;
-    reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding').removeHeader('content-length');
-    return compress(payload);
-  };
-
-  await app.register(async (docs) => {
-    // The plugin's page is replaced by Stride's (above); its bundle is sent compressed.
-    docs.addHook('onRoute', (route) => {
-      if (route.url === `${REFERENCE_PATH}/`) route.handler = showPage;
-      if (route.url === `${REFERENCE_PATH}/js/scalar.js`) route.onSend = sendCompressed;
-    });
-    await docs.register(scalar, { routePrefix: REFERENCE_PATH, configuration: { url: '/openapi.json' } });
+  });
+  const bundle = bundleOnce();
+  app.get(BUNDLE_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const { plain, gzipped } = await bundle();
+    reply.type('application/javascript; charset=utf-8').header('vary', 'accept-encoding');
+    if (!/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.send(plain);
+    return reply.header('content-encoding', 'gzip').send(gzipped);
   });
   app.get(`${REFERENCE_PATH}/reference.js`, { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').send(STARTER),
