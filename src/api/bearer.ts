@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import { ApiError, REALM } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
 import type { BearerGrant, BearerLookup } from '../store/bearer-lookup.js';
-import { DPOP_ALGORITHMS, proofHeader, verifyProof } from '../oauth/dpop.js';
+import { checkProof, DPOP_ALGORITHMS, proofHeader, rememberProof } from '../oauth/dpop.js';
 
 /** How stale a grant's "last used" time may get before a request refreshes it. */
 const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -74,7 +74,7 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
   async function acceptDpop(request: FastifyRequest, token: string): Promise<ApiError | undefined> {
     const proof = proofHeader(request.headers, PROOF_STATUS);
     if (proof === undefined) return new ApiError('invalid_dpop_proof', 'a DPoP proof is required with Authorization: DPoP', { 'www-authenticate': `Bearer realm="${REALM}", ${dpopChallenge('invalid_dpop_proof', 'a DPoP proof is required')}` }, 401);
-    const verified = await verifyProof(app.ctx, proof, {
+    const verified = await checkProof(app.ctx, proof, {
       ...PROOF_STATUS,
       method: request.method,
       url: `${config.publicUrl}${request.url}`,
@@ -82,7 +82,9 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
       nonceKey: nonceKey && (await nonceKey()),
     });
     const now = clock();
-    const grant = await lookup.find(tokenKey(token), now);
+    // The jti's record and the token's lookup go to the database together (each with the other
+    // requests' of the turn); a replayed proof is refused whatever the token.
+    const [, grant] = await Promise.all([rememberProof(app.ctx, verified, PROOF_STATUS), lookup.find(tokenKey(token), now)]);
     if (grant && grant.jkt !== null && grant.jkt !== verified.jkt) return invalidToken('the access token is bound to another DPoP key', true, 'DPoP');
     return accept(request, grant, now, 'DPoP');
   }

@@ -1,20 +1,35 @@
 /**
  * DPoP proofs (RFC 9449, docs/oauth.md "Sender-constrained tokens (DPoP)"): verified with `jose`
- * against the public key in their header. A valid proof is a JWT of `typ` dpop+jwt, signed with an
+ * against the public key in their header, and later proofs with the same header against that key,
+ * kept (keptKeys below). A valid proof is a JWT of `typ` dpop+jwt, signed with an
  * asymmetric algorithm of DPOP_ALGORITHMS, whose `htm` and `htu` name this request (§4.3: the URI
  * without query and fragment, against the server's public URL), whose `iat` is within
  * DPOP_IAT_WINDOW seconds of now, and whose `jti` was never seen before for that key — across every
  * process (store/dpop-proofs.ts). At the resource API it also carries `ath`, the hash of the
  * access token (§4.3, §7). When the server asks for nonces it also carries a current `nonce` (§8).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
+import { constants, createHash, createHmac, KeyObject, timingSafeEqual, verify, type VerifyKeyObjectInput } from 'node:crypto';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ApiError } from '../errors.js';
 import type { AppContext } from '../context.js';
 
-/** Exactly the algorithms accepted, and advertised as `dpop_signing_alg_values_supported`. */
-export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];
+/**
+ * How a signature of each accepted algorithm is checked with node:crypto once its key is kept
+ * (RFC 7518 §3.3–§3.5, RFC 8037 §3.1): the digest, and the signature's encoding or padding.
+ */
+const SIGNATURES: Readonly<Record<string, { digest: string | null; options: Omit<VerifyKeyObjectInput, 'key'> }>> = {
+  // §3.4: ECDSA signatures are R ‖ S, not DER.
+  ES256: { digest: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
+  ES384: { digest: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
+  EdDSA: { digest: null, options: {} },
+  Ed25519: { digest: null, options: {} },
+  // §3.5: the salt is as long as the digest.
+  PS256: { digest: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
+  RS256: { digest: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
+};
 
+/** Exactly the algorithms accepted, and advertised as `dpop_signing_alg_values_supported`. */
+export const DPOP_ALGORITHMS = Object.keys(SIGNATURES);
 /** How far a proof's `iat` may be from the server's clock, either way (seconds). */
 export const DPOP_IAT_WINDOW = 60;
 
@@ -48,50 +63,88 @@ export interface VerifiedProof {
   jkt: string;
 }
 
-/** Proof keys kept imported, at most; beyond, the oldest is let go. */
-const MAX_CACHED_KEYS = 10_000;
+/** Keys kept, at most; beyond, the oldest is let go. */
+const MAX_KEPT_KEYS = 10_000;
+/** A protected header longer than this (no key of the accepted algorithms needs it) is not kept. */
+const MAX_KEPT_HEADER_LENGTH = 2048;
 
-interface CachedKey {
-  key: ReturnType<typeof EmbeddedJWK>;
-  jkt?: Promise<string>;
+interface KeptKey {
+  /** The proof's key as node:crypto uses it. */
+  key: KeyObject;
+  signature: (typeof SIGNATURES)[string];
+  /** RFC 7638 thumbprint (SHA-256, base64url) of the key. */
+  jkt: string;
 }
 
 /**
- * A client signs every proof with the same key (RFC 9449 §2), and importing it from the `jwk`
- * header costs several times the signature check. The key jose's EmbeddedJWK imported (after its
- * checks) is kept by the exact `alg` and `jwk` of the header, with its thumbprint: the same header
- * always gives the same key, and the signature is still checked on every proof.
+ * A client signs every proof with the same key (RFC 9449 §2), and sends it in the same protected
+ * header. The first proof with a header is verified by jose (EmbeddedJWK: the header's `typ`,
+ * `alg` among DPOP_ALGORITHMS, `crit`, the key imported from `jwk` and fit for `alg`, the
+ * signature) and its key is refused if private; the key is then kept by the exact text of the
+ * encoded header. A later proof whose header is that same text has passed every check of the
+ * header already, so only its signature is checked, with node:crypto against the kept key, in the
+ * request's turn: jose's WebCrypto check costs a thread-pool round trip and the key's import each
+ * time. Any other header (another key, another `kid` or `alg`, the same members in another order)
+ * goes through jose.
  */
-const importedKeys = new Map<string, CachedKey>();
+const keptKeys = new Map<string, KeptKey>();
 
-/** What a cached key is found by: the header's exact `alg` and `jwk`; undefined without them. */
-function cacheKeyOf(header: JWSHeaderParameters): string | undefined {
-  if (typeof header.alg !== 'string' || header.jwk === null || typeof header.jwk !== 'object') return undefined;
-  return `${header.alg}.${JSON.stringify(header.jwk)}`;
-}
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** EmbeddedJWK, through the cache of imported keys. */
-function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput): ReturnType<typeof EmbeddedJWK> {
-  const cacheKey = cacheKeyOf(header);
-  const cached = cacheKey === undefined ? undefined : importedKeys.get(cacheKey);
-  if (cached) return cached.key;
-  const key = EmbeddedJWK(header, token);
-  if (cacheKey !== undefined) {
-    if (importedKeys.size >= MAX_CACHED_KEYS) importedKeys.delete(importedKeys.keys().next().value!);
-    importedKeys.set(cacheKey, { key });
-    // A key jose refused is not kept.
-    key.catch(() => importedKeys.delete(cacheKey));
+/** A proof's signature or claims set was refused; the caller answers with the generic refusal. */
+class InvalidProof extends Error {}
+
+/**
+ * The claims set of a proof whose encoded header is a kept key's, once its signature is checked
+ * with that key — refused in the cases jose refuses a JWT for (RFC 7515 §7.1, RFC 7519 §7.2): not
+ * three base64url parts, a bad signature, a claims set that is not a JSON object, `iat`, `nbf` or
+ * `exp` that is not a number, `nbf` in the future, `exp` past.
+ */
+function claimsSignedBy(kept: KeptKey, proof: string, headerEnd: number, now: number): JWTPayload {
+  const payloadEnd = proof.indexOf('.', headerEnd + 1);
+  if (payloadEnd === -1 || proof.indexOf('.', payloadEnd + 1) !== -1) throw new InvalidProof('not a compact JWS');
+  const encodedPayload = proof.slice(headerEnd + 1, payloadEnd);
+  const encodedSignature = proof.slice(payloadEnd + 1);
+  if (!BASE64URL.test(encodedPayload) || !BASE64URL.test(encodedSignature)) throw new InvalidProof('not base64url');
+  let valid: boolean;
+  try {
+    const signingInput = Buffer.from(proof.slice(0, payloadEnd), 'latin1');
+    valid = verify(kept.signature.digest, signingInput, { key: kept.key, ...kept.signature.options }, Buffer.from(encodedSignature, 'base64url'));
+  } catch {
+    valid = false;
   }
-  return key;
+  if (!valid) throw new InvalidProof('bad signature');
+  let claims: unknown;
+  try {
+    claims = JSON.parse(strictUtf8.decode(Buffer.from(encodedPayload, 'base64url')));
+  } catch {
+    throw new InvalidProof('the claims set is not JSON');
+  }
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw new InvalidProof('the claims set is not an object');
+  const { iat, nbf, exp } = claims as JWTPayload;
+  for (const date of [iat, nbf, exp]) if (date !== undefined && typeof date !== 'number') throw new InvalidProof('a date is not a number');
+  if (nbf !== undefined && nbf > now) throw new InvalidProof('not yet valid');
+  if (exp !== undefined && exp <= now) throw new InvalidProof('expired');
+  return claims as JWTPayload;
 }
 
-/** The RFC 7638 thumbprint of a verified proof's key, computed once per cached key. */
-function thumbprint(header: JWSHeaderParameters, jwk: JWK): Promise<string> {
-  const cacheKey = cacheKeyOf(header);
-  const cached = cacheKey === undefined ? undefined : importedKeys.get(cacheKey);
-  if (!cached) return calculateJwkThumbprint(jwk, 'sha256');
-  cached.jkt ??= calculateJwkThumbprint(jwk, 'sha256');
-  return cached.jkt;
+/** Verifies the proof's signature and header (through a kept key when its header is one's); refuses a private `jwk`. */
+async function verifiedClaims(proof: string, check: ProofCheck, now: number): Promise<{ payload: JWTPayload; jkt: string }> {
+  const headerEnd = proof.indexOf('.');
+  const encodedHeader = proof.slice(0, headerEnd);
+  const kept = headerEnd > 0 ? keptKeys.get(encodedHeader) : undefined;
+  if (kept !== undefined) return { payload: claimsSignedBy(kept, proof, headerEnd, now), jkt: kept.jkt };
+  const { payload, protectedHeader, key } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
+  const jwk = protectedHeader.jwk as JWK;
+  if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw refuse(check, 'the jwk header of the DPoP proof must be a public key');
+  const jkt = await calculateJwkThumbprint(jwk, 'sha256');
+  const signature = SIGNATURES[protectedHeader.alg!];
+  if (signature !== undefined && key instanceof CryptoKey && encodedHeader.length <= MAX_KEPT_HEADER_LENGTH) {
+    if (keptKeys.size >= MAX_KEPT_KEYS) keptKeys.delete(keptKeys.keys().next().value!);
+    keptKeys.set(encodedHeader, { key: KeyObject.from(key), signature, jkt });
+  }
+  return { payload, jkt };
 }
 
 /** `htu` and the request's URI compared as RFC 9449 §4.3 says: no query, no fragment, normalised. */
@@ -147,19 +200,26 @@ export function proofHeader(headers: Record<string, string | string[] | undefine
   return value;
 }
 
-/** Verifies `proof` for this request (RFC 9449 §4.3), records its `jti`, and returns its key's thumbprint. */
-export async function verifyProof(ctx: AppContext, proof: string, check: ProofCheck): Promise<VerifiedProof> {
+/** A proof that passed every check of RFC 9449 §4.3 but the `jti`'s: what recording it needs. */
+export interface CheckedProof extends VerifiedProof {
+  /** SHA-256 of the key's thumbprint and the `jti`: a jti is unique per key (§11.1). */
+  proofKey: string;
+  /** When the proof's `iat` has left the window (and its record may go). */
+  expiresAt: number;
+}
+
+/** Verifies `proof` for this request (RFC 9449 §4.3), all but the `jti` not seen before: see rememberProof. */
+export async function checkProof(ctx: AppContext, proof: string, check: ProofCheck): Promise<CheckedProof> {
   if (proof.length === 0 || proof.length > MAX_PROOF_LENGTH) throw refuse(check, 'the DPoP proof is empty or too long');
   const now = ctx.clock();
-  let verified: Awaited<ReturnType<typeof jwtVerify>>;
+  let verified: Awaited<ReturnType<typeof verifiedClaims>>;
   try {
-    verified = await jwtVerify(proof, embeddedKey, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
-  } catch {
+    verified = await verifiedClaims(proof, check, now);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw refuse(check, `the DPoP proof must be a JWT of typ dpop+jwt signed with one of ${DPOP_ALGORITHMS.join(', ')} by the public key in its jwk header`);
   }
-  const { payload, protectedHeader } = verified;
-  const jwk = protectedHeader.jwk as JWK;
-  if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw refuse(check, 'the jwk header of the DPoP proof must be a public key');
+  const { payload, jkt } = verified;
   if (payload.htm !== check.method) throw refuse(check, `the DPoP proof's htm must be ${check.method}`);
   const expected = withoutQuery(check.url);
   if (typeof payload.htu !== 'string' || withoutQuery(payload.htu) !== expected) throw refuse(check, `the DPoP proof's htu must be ${expected}`);
@@ -178,11 +238,21 @@ export async function verifyProof(ctx: AppContext, proof: string, check: ProofCh
     if (check.challenge) headers['www-authenticate'] = check.challenge('use_dpop_nonce', description);
     throw new ApiError('use_dpop_nonce', description, headers, check.status);
   }
-  const jkt = await thumbprint(protectedHeader, jwk);
-  // A jti is unique per key; the row outlives the last moment the proof's iat is accepted.
   const proofKey = createHash('sha256').update(`${jkt}.${jti}`).digest('base64url');
-  if (!(await ctx.stores.dpopProofs.remember(proofKey, Math.max(iat, now) + DPOP_IAT_WINDOW + 1))) {
-    throw refuse(check, 'the DPoP proof was used before (its jti was seen)');
+  // The record outlives the last moment the proof's iat is accepted.
+  return { jkt, proofKey, expiresAt: Math.max(iat, now) + DPOP_IAT_WINDOW + 1 };
+}
+
+/** Records a checked proof's `jti` (store/dpop-proofs.ts); refuses the proof if it was recorded before, by any process. */
+export async function rememberProof(ctx: AppContext, checked: CheckedProof, check: Pick<ProofCheck, 'status' | 'challenge'>): Promise<void> {
+  if (!(await ctx.stores.dpopProofs.remember(checked.proofKey, checked.expiresAt))) {
+    throw refuse(check as ProofCheck, 'the DPoP proof was used before (its jti was seen)');
   }
-  return { jkt };
+}
+
+/** Verifies `proof` for this request (RFC 9449 §4.3), records its `jti`, and returns its key's thumbprint. */
+export async function verifyProof(ctx: AppContext, proof: string, check: ProofCheck): Promise<VerifiedProof> {
+  const checked = await checkProof(ctx, proof, check);
+  await rememberProof(ctx, checked, check);
+  return { jkt: checked.jkt };
 }

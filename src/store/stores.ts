@@ -33,7 +33,9 @@ import { createSleepStore, type SleepStore } from './sleep.js';
 import { createSummaryStore, type SummaryStore } from './daily-summary.js';
 import { postgresSummaryReads } from './postgres/summary-reads.js';
 import { sqliteSummaryReads } from './sqlite/summary-reads.js';
-import { createDpopProofStore, type DpopProofStore } from './dpop-proofs.js';
+import type { DpopProofStore } from './dpop-proofs.js';
+import { postgresDpopProofStore } from './postgres/dpop-proofs.js';
+import { sqliteDpopProofStore } from './sqlite/dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { createTestPeopleStore, type TestPeopleStore } from './test-people.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
@@ -117,7 +119,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     tokens: createTokenStore(db),
     rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
     bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
-    dpopProofs: createDpopProofStore(db.kysely),
+    dpopProofs: db.sqlite ? sqliteDpopProofStore(db.kysely, db.sqlite) : postgresDpopProofStore(db.pool),
     steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
     distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
     calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),

@@ -210,6 +210,70 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     assert.equal((await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) }))).status, 200);
   });
 
+  it('refuses a proof whose header is a kept key\'s but whose signature or claims set is not that key\'s', async () => {
+    const { keys, tokens } = await publicPair();
+    const token = tokens.access_token;
+    const url = resourceUrl().href;
+    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const refused = async (proof: string, why: string) => {
+      const answer = await call(proof);
+      assert.equal(answer.status, 401, why);
+      assert.equal((await answer.json()).error, 'invalid_dpop_proof', why);
+    };
+    const claims = () => ({ htm: 'GET', htu: url, ath: ath(token) });
+    assert.equal((await call(await handProof(keys, claims()))).status, 200);
+    const [header, payload, signature] = (await handProof(keys, claims())).split('.') as [string, string, string];
+    // Another payload under a valid signature of the header and the first payload.
+    const [, otherPayload] = (await handProof(keys, claims())).split('.');
+    await refused(`${header}.${otherPayload}.${signature}`, 'the signature of another payload');
+    // The signature's bytes changed; cut short; not base64url; a part too many or too few.
+    const flipped = Buffer.from(signature, 'base64url');
+    flipped[5]! ^= 1;
+    await refused(`${header}.${payload}.${flipped.toString('base64url')}`, 'a changed signature');
+    await refused(`${header}.${payload}.${signature.slice(0, 40)}`, 'a short signature');
+    await refused(`${header}.${payload}.${signature.slice(0, -2)}+/`, 'a signature that is not base64url');
+    await refused(`${header}.${payload}.${signature}.${signature}`, 'four parts');
+    await refused(`${header}.${payload}`, 'two parts');
+    // Claims sets jose refuses too, signed by the key under its kept header.
+    const signed = async (body: unknown) => {
+      const encoded = Buffer.from(JSON.stringify(body)).toString('base64url');
+      const input = new TextEncoder().encode(`${header}.${encoded}`);
+      const raw = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, keys.privateKey, input);
+      return `${header}.${encoded}.${Buffer.from(raw).toString('base64url')}`;
+    };
+    const now = Math.floor(Date.now() / 1000);
+    assert.equal((await call(await signed({ jti: randomUUID(), iat: now, ...claims() }))).status, 200, 'the same claims, signed alike');
+    await refused(await signed([{ jti: randomUUID(), iat: now, ...claims() }]), 'an array');
+    await refused(await signed({ jti: randomUUID(), iat: now, exp: now - 300, ...claims() }), 'exp past');
+    await refused(await signed({ jti: randomUUID(), iat: now, nbf: now + 300, ...claims() }), 'nbf ahead');
+    await refused(await signed({ jti: randomUUID(), iat: String(now), ...claims() }), 'iat a string');
+    // The proof itself, sent again.
+    const good = await signed({ jti: randomUUID(), iat: now, ...claims() });
+    assert.equal((await call(good)).status, 200);
+    await refused(good, 'a replay');
+  });
+
+  it('tells apart two keys with the same kid: each header is verified as its own', async () => {
+    const { keys, tokens } = await publicPair();
+    const token = tokens.access_token;
+    const url = resourceUrl().href;
+    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const claims = () => ({ htm: 'GET', htu: url, ath: ath(token) });
+    const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'device-1' };
+    for (let i = 0; i < 2; i++) assert.equal((await call(await handProof(keys, claims(), { jwk }))).status, 200);
+    const other = await generateKeyPair('ES256');
+    const otherJwk = { ...(await exportJWK(other.publicKey)), kid: 'device-1' };
+    // Its own key under the same kid: a valid proof, of a key the token is not bound to.
+    const otherKey = await call(await handProof(other, claims(), { jwk: otherJwk }));
+    assert.equal(otherKey.status, 401);
+    assert.equal((await otherKey.json()).error, 'invalid_token');
+    // The kept key's header, signed by the other key.
+    const forged = await call(await handProof(other, claims(), { jwk }));
+    assert.equal(forged.status, 401);
+    assert.equal((await forged.json()).error, 'invalid_dpop_proof');
+    assert.equal((await call(await handProof(keys, claims(), { jwk }))).status, 200);
+  });
+
   it('answers a refresh retried within the replay window with the same DPoP-bound pair', async () => {
     const { c, DPoP, tokens } = await publicPair();
     const refresh = async () =>
@@ -238,8 +302,15 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
       const answer = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
       assert.equal(answer.status, 200, `${alg}: ${await answer.clone().text()}`);
       const { access_token: token } = await answer.json();
-      const call = await fetch(resourceUrl(), { headers: { authorization: `DPoP ${token}`, dpop: await handProof(keys, { htm: 'GET', htu: resourceUrl().href, ath: ath(token) }, { alg }) } });
-      assert.equal(call.status, 200, alg);
+      // The same header again: checked with the key kept from the first proof.
+      const call = (proof: string) => fetch(resourceUrl(), { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+      for (let i = 0; i < 2; i++) assert.equal((await call(await handProof(keys, { htm: 'GET', htu: resourceUrl().href, ath: ath(token) }, { alg }))).status, 200, alg);
+      // That header, signed by another key of the algorithm.
+      const jwk = await exportJWK(keys.publicKey);
+      const forger = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519' } : {});
+      const forged = await call(await handProof(forger, { htm: 'GET', htu: resourceUrl().href, ath: ath(token) }, { alg, jwk }));
+      assert.equal(forged.status, 401, alg);
+      assert.equal((await forged.json()).error, 'invalid_dpop_proof', alg);
     }
   });
 
