@@ -15,7 +15,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { heartRateChange, minutesOfReadings } from '../src/domain/heart-rate-readings.js';
 import { createHeartRateSeriesReader } from '../src/domain/heart-rate-series.js';
 import type { SeriesRequest } from '../src/domain/step-series.js';
-import { heartRateBuckets } from '../src/store/heart-rate-series.js';
+import { heartRateDaysOf } from '../src/store/heart-rate-series.js';
 import { createStores } from '../src/store/stores.js';
 import { wakingDayReadings } from './lib/heart-rate-data.js';
 
@@ -34,7 +34,7 @@ try {
     const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, day));
     await stores.heartRate.upsertMinutes(id, minutes, heartRateChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
   }
-  const read = createHeartRateSeriesReader((userId, plan) => heartRateBuckets(stores.heartRate.readDays, userId, plan));
+  const read = createHeartRateSeriesReader((userId, plan) => heartRateDaysOf(stores.heartRate.readDays, userId, plan));
   const cases: Array<[string, SeriesRequest]> = [
     ['30 days daily, UTC', { granularity: 'day', timezone: 'UTC', start: END - 30 * 86_400, end: END - 1 }],
     ['30 days daily, Europe/Berlin', { granularity: 'day', timezone: 'Europe/Berlin', start: END - 30 * 86_400, end: END - 1 }],
