@@ -2,6 +2,7 @@
  * Micro-benchmark of heart-rate series on SQLite (docs/api.md): one person with 30 days of 16
  * waking hours of readings every 5 seconds, read through the reader the route calls; median µs of
  * a 30-day daily series (UTC, Europe/Berlin, Asia/Kolkata), a 31-day hourly one and a day by minute,
+ * each written every time and sent again from the kept answers (src/domain/heart-rate-answers.ts),
  * and the bytes of their JSON.
  *
  *   npm run build && node dist/bench/heart-rate-series.js
@@ -13,9 +14,11 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { heartRateChange, minutesOfReadings } from '../src/domain/heart-rate-readings.js';
-import { createHeartRateSeriesReader } from '../src/domain/heart-rate-series.js';
+import type { BucketPlan } from '../src/calendar/step-buckets.js';
+import { keptHeartRateAnswers } from '../src/domain/heart-rate-answers.js';
+import { createHeartRateSeriesReader, type HeartRateSeriesReader } from '../src/domain/heart-rate-series.js';
 import type { SeriesRequest } from '../src/domain/step-series.js';
-import { heartRateBuckets } from '../src/store/heart-rate-series.js';
+import { heartRateDaysOf } from '../src/store/heart-rate-series.js';
 import { createStores } from '../src/store/stores.js';
 import { wakingDayReadings } from './lib/heart-rate-data.js';
 
@@ -34,7 +37,10 @@ try {
     const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, day));
     await stores.heartRate.upsertMinutes(id, minutes, heartRateChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
   }
-  const read = createHeartRateSeriesReader((userId, plan) => heartRateBuckets(stores.heartRate.readDays, userId, plan));
+  const days = (userId: string, plan: BucketPlan) => heartRateDaysOf(stores.heartRate.readDays, userId, plan);
+  // Written every time (no answer can be kept in 0 bytes), and sent again from the kept answers.
+  const written = createHeartRateSeriesReader(days, keptHeartRateAnswers(0));
+  const kept = createHeartRateSeriesReader(days);
   const cases: Array<[string, SeriesRequest]> = [
     ['30 days daily, UTC', { granularity: 'day', timezone: 'UTC', start: END - 30 * 86_400, end: END - 1 }],
     ['30 days daily, Europe/Berlin', { granularity: 'day', timezone: 'Europe/Berlin', start: END - 30 * 86_400, end: END - 1 }],
@@ -42,19 +48,22 @@ try {
     ['31 days hourly, Europe/Berlin', { granularity: 'hour', timezone: 'Europe/Berlin', start: END - 31 * 86_400, end: END }],
     ['1 day by minute, UTC', { granularity: 'minute', timezone: 'UTC', start: END - 86_400, end: END }],
   ];
-  console.log('| series | median µs | JSON bytes |\n|---|---|---|');
-  for (const [name, request] of cases) {
+  const median = async (read: HeartRateSeriesReader, request: SeriesRequest) => {
     const times: number[] = [];
     let bytes = 0;
     for (let i = 0; i < 600; i++) {
       const started = performance.now();
-      const series = await read(id, request);
-      const json = JSON.stringify(series);
+      bytes = (await read(id, request)).length;
       if (i >= 100) times.push((performance.now() - started) * 1000);
-      bytes = json.length;
     }
     times.sort((a, b) => a - b);
-    console.log(`| ${name} | ${times[times.length >> 1]!.toFixed(0)} | ${bytes} |`);
+    return { us: times[times.length >> 1]!, bytes };
+  };
+  console.log('| series | median µs, written | median µs, kept answer | JSON bytes |\n|---|---|---|---|');
+  for (const [name, request] of cases) {
+    const fresh = await median(written, request);
+    const again = await median(kept, request);
+    console.log(`| ${name} | ${fresh.us.toFixed(0)} | ${again.us.toFixed(1)} | ${fresh.bytes} |`);
   }
 } finally {
   await db.close();

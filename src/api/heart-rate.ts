@@ -12,7 +12,7 @@ import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf } from '../domain/minute-sample
 import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
 import { parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA } from '../domain/step-series.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
-import { heartRateBuckets } from '../store/heart-rate-series.js';
+import { heartRateDaysOf } from '../store/heart-rate-series.js';
 import { requireScope } from './bearer.js';
 import { requireJsonBody } from './json-body.js';
 import { apiRateLimit } from './rate-limit.js';
@@ -33,7 +33,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const limit = apiRateLimit(app);
   const readDays = stores.heartRate.readDays;
-  const readSeries = createHeartRateSeriesReader((userId, plan) => heartRateBuckets(readDays, userId, plan));
+  const readSeries = createHeartRateSeriesReader((userId, plan) => heartRateDaysOf(readDays, userId, plan));
   const coalesceSeconds = app.ctx.config.webhooks.coalesceSeconds;
   const tags = ['Heart rate'];
 

@@ -4,7 +4,8 @@
  * with data (null without any), how many there are, and for day buckets the resting heart rate.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
-import type { HeartRateBuckets } from '../store/heart-rate-series.js';
+import { bucketsFromDays, type HeartRateDays } from '../store/heart-rate-series.js';
+import { keptHeartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
 import { keptPlans, type SeriesRequest } from './step-series.js';
 
@@ -59,15 +60,24 @@ export const HEART_RATE_SERIES_JSON_SCHEMA = {
   },
 } as const;
 
-/** The buckets of a plan, from the store. */
-export type HeartRateBucketSource = (userId: string, plan: BucketPlan) => Promise<HeartRateBuckets>;
+/** The stored days of a plan, from the store. */
+export type HeartRateDaySource = (userId: string, plan: BucketPlan) => Promise<HeartRateDays>;
 /** The series as the JSON bytes of its 200 answer (./heart-rate-series-json.ts). */
 export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<Buffer>;
 
-export function createHeartRateSeriesReader(buckets: HeartRateBucketSource): HeartRateSeriesReader {
+/**
+ * The series from the days `days` reads; an answer written from the same days for the same query is
+ * sent again as it was (./heart-rate-answers.ts).
+ */
+export function createHeartRateSeriesReader(days: HeartRateDaySource, answers: KeptHeartRateAnswers = keptHeartRateAnswers()): HeartRateSeriesReader {
   const planOf = keptPlans();
   return async (userId, request) => {
     const plan = planOf(request);
-    return heartRateSeriesJson(request, plan, await buckets(userId, plan));
+    const { detail, rows } = await days(userId, plan);
+    const kept = answers.find(userId, request, plan, rows);
+    if (kept !== undefined) return kept;
+    const body = heartRateSeriesJson(request, plan, bucketsFromDays(plan, detail, rows));
+    answers.keep(userId, request, plan, rows, body);
+    return body;
   };
 }

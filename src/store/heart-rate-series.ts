@@ -38,13 +38,24 @@ export interface HeartRateBuckets {
   resting: Array<number | null> | null;
 }
 
+/** The stored days a plan's buckets are made from, and the detail they were read with. */
+export interface HeartRateDays {
+  detail: DayDetail;
+  rows: readonly HeartRateDayRow[];
+}
+
+/** The user's days that the buckets of `plan` need (read through `readDays`). */
+export async function heartRateDaysOf(readDays: HeartRateDayReader, userId: string, plan: BucketPlan): Promise<HeartRateDays> {
+  const { boundaries } = plan;
+  const detail = dayDetailFor(boundaries);
+  if (boundaries.length < 2) return { detail, rows: [] };
+  return { detail, rows: await readDays(userId, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, detail) };
+}
+
 /** The heart-rate buckets of `plan` from the user's days (read through `readDays`). */
 export async function heartRateBuckets(readDays: HeartRateDayReader, userId: string, plan: BucketPlan): Promise<HeartRateBuckets> {
-  const { boundaries } = plan;
-  const empty = boundaries.length < 2;
-  const detail = dayDetailFor(boundaries);
-  const rows = empty ? [] : readDays(userId, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, detail);
-  return bucketsFromDays(plan, detail, await rows);
+  const { detail, rows } = await heartRateDaysOf(readDays, userId, plan);
+  return bucketsFromDays(plan, detail, rows);
 }
 
 export function bucketsFromDays(plan: BucketPlan, detail: DayDetail, rows: readonly HeartRateDayRow[]): HeartRateBuckets {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { Granularity } from '../../src/calendar/step-buckets.js';
+import { planBuckets, type Granularity } from '../../src/calendar/step-buckets.js';
+import { heartRateSeriesJson } from '../../src/domain/heart-rate-series-json.js';
+import { parseSeriesQuery } from '../../src/domain/step-series.js';
+import { heartRateBuckets } from '../../src/store/heart-rate-series.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { pageWith } from '../support/feed.js';
@@ -268,6 +271,62 @@ forEachDialect('heart rate', (dialect) => {
     const series = await readHeartRate(t, token, { start_time: day, end_time: day + 86_400, granularity: 'hour', timezone: 'UTC' });
     assert.deepEqual(series.heartrate.map((b) => b.minutes), new Array(24).fill(60));
     assert.deepEqual(series.heartrate.map((b) => b.avg), Array.from({ length: 24 }, (_, h) => 50 + Math.floor(h / 4) * 10));
+  });
+
+  it('sends a kept answer again only while the stored days are unchanged: an upload, a deletion, a zone change, another user', async () => {
+    const alice = await userWithToken(t, { timezone: 'Europe/Berlin' });
+    const bob = await userWithToken(t, { timezone: 'Europe/Berlin' });
+    const day = utc(2024, 12, 10);
+    const readings = readingsBetween(day - 3 * 3600, day + 86_400 + 3 * 3600, 30, 5);
+    const models = new Map<string, MinuteModel>([[alice.user.id, new Map()], [bob.user.id, new Map()]]);
+    for (const who of [alice, bob]) {
+      await postReadings(t, who.token, readings);
+      applyUpload(models.get(who.user.id)!, readings);
+    }
+    const byMinute = { start_time: String(day), end_time: String(day + 86_400), granularity: 'minute' };
+    const byDay = { start_time: String(day), end_time: String(day + 86_400) };
+    // The bytes of each answer, checked against the model and against the writer without kept answers.
+    const answer = async (who: typeof alice, query: Record<string, string>, zone: string) => {
+      const response = await t.app.inject({ method: 'GET', url: `${HEART_RATE}?${new URLSearchParams(query)}`, headers: bearer(who.token) });
+      assert.equal(response.statusCode, 200, response.body);
+      const request = parseSeriesQuery(query, zone, t.clock());
+      const plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
+      const written = heartRateSeriesJson(request, plan, await heartRateBuckets(t.database.stores.heartRate.readDays, who.user.id, plan));
+      assert.equal(response.body, written.toString('utf8'), `${zone} ${request.granularity}`);
+      const series = response.json() as { timezone: string; heartrate: unknown[] };
+      assert.equal(series.timezone, zone);
+      assert.deepEqual(series.heartrate, expectedSeries(models.get(who.user.id)!, zone, request.granularity, request.start, request.end));
+      return response.body;
+    };
+
+    const first = await answer(alice, byMinute, 'Europe/Berlin');
+    assert.equal(await answer(alice, byMinute, 'Europe/Berlin'), first, 'the same days: the same bytes');
+    const firstDays = await answer(alice, byDay, 'Europe/Berlin');
+    assert.equal(await answer(bob, byMinute, 'Europe/Berlin'), first, 'equal data, equal answer');
+
+    // An upload replacing one minute of Alice's: her answers change, Bob's do not.
+    const minute = day + 12 * 3600 + 7 * 60;
+    const replacement = [{ time: minute + 5, bpm: 131 }, { time: minute + 40, bpm: 133 }];
+    await postReadings(t, alice.token, replacement);
+    applyUpload(models.get(alice.user.id)!, replacement);
+    const replaced = await answer(alice, byMinute, 'Europe/Berlin');
+    assert.notEqual(replaced, first);
+    assert.notEqual(await answer(alice, byDay, 'Europe/Berlin'), firstDays);
+    assert.equal(await answer(bob, byMinute, 'Europe/Berlin'), first);
+    assert.equal(await answer(alice, byMinute, 'Europe/Berlin'), replaced);
+
+    // A deletion of the same minute and the two around it.
+    const removed = await remove(alice.token, `start_time=${minute - 60}&end_time=${minute + 120}`);
+    assert.equal(removed.statusCode, 200, removed.body);
+    for (const m of [minute - 60, minute, minute + 60]) models.get(alice.user.id)!.delete(m);
+    assert.notEqual(await answer(alice, byMinute, 'Europe/Berlin'), replaced);
+
+    // A new zone in her profile: the same query now means other local days.
+    const changed = await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(alice.token), payload: { timezone: 'Asia/Kolkata' } });
+    assert.equal(changed.statusCode, 200, changed.body);
+    await answer(alice, byMinute, 'Asia/Kolkata');
+    await answer(alice, byDay, 'Asia/Kolkata');
+    assert.equal(await answer(bob, byMinute, 'Europe/Berlin'), first);
   });
 
   it('writes and reads only the token\u2019s own user', async () => {

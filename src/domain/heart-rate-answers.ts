@@ -1,0 +1,91 @@
+/**
+ * The last heart-rate answers written, kept per user and query with the stored days they were
+ * written from. An answer is a pure function of the query, its kept plan and those days
+ * (store/heart-rate-series.ts, ./heart-rate-series-json.ts): a request still reads the days, and
+ * when they are the same as the kept answer's — every row's day, total and packed columns, byte
+ * for byte — the kept bytes are the answer. Nothing is invalidated, so no write can leave a stale
+ * answer behind: an upload, a deletion or another zone reads other days or another plan.
+ *
+ * A day by minute is 1,440 buckets and about 126 KB of JSON, and writing it cost several times what
+ * sending it does (docs/performance.md; decision 0028). Bounded by the bytes kept, least recently
+ * used first out.
+ */
+import type { BucketPlan } from '../calendar/step-buckets.js';
+import type { HeartRateDayRow } from '../store/heart-rate-series.js';
+import type { SeriesRequest } from './step-series.js';
+
+/** About 64 answers of a day by minute, per process. */
+export const MAX_KEPT_ANSWER_BYTES = 8 * 1024 * 1024;
+
+export interface KeptHeartRateAnswers {
+  /** The kept answer of `request` for `userId`, when it was written from `plan` and the same `rows`. */
+  find(userId: string, request: SeriesRequest, plan: BucketPlan, rows: readonly HeartRateDayRow[]): Buffer | undefined;
+  /** Keeps `body` as the answer of `request` for `userId` from `plan` and `rows` (replacing any). */
+  keep(userId: string, request: SeriesRequest, plan: BucketPlan, rows: readonly HeartRateDayRow[], body: Buffer): void;
+  /** Bytes kept (answers and the packed columns beside them). */
+  readonly bytes: number;
+}
+
+interface Kept {
+  plan: BucketPlan;
+  rows: readonly HeartRateDayRow[];
+  body: Buffer;
+  size: number;
+}
+
+const keyOf = (userId: string, request: SeriesRequest) => `${userId} ${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
+
+/** Rows from the same reader have the same types: day_start and total compare as values. */
+function sameDays(kept: readonly HeartRateDayRow[], read: readonly HeartRateDayRow[]): boolean {
+  if (kept.length !== read.length) return false;
+  for (let i = 0; i < kept.length; i++) {
+    const a = kept[i]!;
+    const b = read[i]!;
+    if (a.day_start !== b.day_start || a.total !== b.total) return false;
+    if (Buffer.compare(a.minutes, b.minutes) !== 0 || Buffer.compare(a.hours, b.hours) !== 0) return false;
+  }
+  return true;
+}
+
+function sizeOf(rows: readonly HeartRateDayRow[], body: Buffer): number {
+  let size = body.length;
+  for (const row of rows) size += row.hours.length + row.minutes.length + 64;
+  return size;
+}
+
+export function keptHeartRateAnswers(maxBytes = MAX_KEPT_ANSWER_BYTES): KeptHeartRateAnswers {
+  // A Map iterates in insertion order: a found answer is moved to the end, the first is the oldest.
+  const answers = new Map<string, Kept>();
+  let bytes = 0;
+  const drop = (key: string, kept: Kept) => {
+    answers.delete(key);
+    bytes -= kept.size;
+  };
+  return {
+    find(userId, request, plan, rows) {
+      const key = keyOf(userId, request);
+      const kept = answers.get(key);
+      // Another object for the same query: its kept plan was dropped and made again.
+      if (kept === undefined || kept.plan !== plan || !sameDays(kept.rows, rows)) return undefined;
+      answers.delete(key);
+      answers.set(key, kept);
+      return kept.body;
+    },
+    keep(userId, request, plan, rows, body) {
+      const key = keyOf(userId, request);
+      const previous = answers.get(key);
+      if (previous !== undefined) drop(key, previous);
+      const size = sizeOf(rows, body);
+      if (size > maxBytes) return;
+      answers.set(key, { plan, rows, body, size });
+      bytes += size;
+      for (const [oldest, kept] of answers) {
+        if (bytes <= maxBytes) break;
+        drop(oldest, kept);
+      }
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}
