@@ -37,13 +37,16 @@ export type Wording = (error: ErrorObject, part: RequestPart) => string;
 
 export function installSchemaValidation(app: FastifyInstance): void {
   const { clock } = app.ctx;
-  const ajv = withStrideKeywords(new Ajv(OPTIONS), clock);
+  // The server's clock, read once per check (when a keyword asks), not once per item of a batch.
+  let now: number | null = null;
+  const ajv = withStrideKeywords(new Ajv(OPTIONS), () => (now ??= clock()));
   app.setSchemaErrorFormatter(wordedBy(defaultWords));
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const validate = ajv.compile(schema);
     const asMeant = httpPart === 'querystring' || httpPart === 'params' ? numericFields(schema) : [];
     // Fastify words a failure with the route's schemaErrorFormatter, from `errors` (Ajv's own).
     const check = (data: unknown): boolean => {
+      now = null;
       let checked = data;
       if (asMeant.length > 0 && data !== null && typeof data === 'object') {
         const copy: Record<string, unknown> = { ...data };
@@ -86,32 +89,41 @@ function withStrideKeywords(ajv: Ajv, clock: Clock): Ajv {
   ajv.addKeyword({ keyword: 'notAfterClock', type: 'number', schemaType: 'number', errors: true, validate: notAfterClock });
 
   // Ajv checks the items in order and stops at the first bad one, so what this check has seen of
-  // an array (from its item 0 on) is the items before the current one.
-  let array: unknown = null;
-  let seen = new Map<unknown, number>();
+  // an array (from its item 0 on) is the items before the current one. Uploads come in time order:
+  // while each key is above the one before, none can repeat, and no set of keys is built.
+  let array: unknown[] | null = null;
+  let last: unknown = null;
+  let seen: Map<unknown, number> | null = null;
   const notRepeated: SchemaValidateFunction = (rule: RepeatRule, item: Record<string, unknown>, _schema, cxt) => {
     const index = cxt?.parentDataProperty;
     if (cxt === undefined || !Array.isArray(cxt.parentData) || typeof index !== 'number') return true;
+    const key = item[rule.field];
     if (index === 0 || array !== cxt.parentData) {
       array = cxt.parentData;
-      seen = new Map();
+      seen = null;
+      last = null;
     }
-    const key = item[rule.field];
-    const first = seen.get(key);
-    if (first === undefined) {
+    const inOrder = seen === null && typeof key === 'number' && (index === 0 || (typeof last === 'number' && key > last));
+    if (!inOrder) {
+      seen ??= new Map(array.slice(0, index).map((earlier, at) => [(earlier as Record<string, unknown>)[rule.field], at]));
+      const first = seen.get(key);
+      if (first !== undefined) {
+        array = seen = null;
+        const arrayPath = cxt.instancePath.slice(0, cxt.instancePath.lastIndexOf('/'));
+        notRepeated.errors = [{
+          keyword: 'notRepeated',
+          instancePath: `${cxt.instancePath}/${rule.field}`,
+          params: { ...rule, value: key, firstPath: `${arrayPath}/${first}` },
+          message: `repeats the ${rule.what} of ${arrayPath}/${first}`,
+        }];
+        return false;
+      }
       seen.set(key, index);
-      if (index === cxt.parentData.length - 1) array = null;
-      return true;
     }
-    array = null;
-    const arrayPath = cxt.instancePath.slice(0, cxt.instancePath.lastIndexOf('/'));
-    notRepeated.errors = [{
-      keyword: 'notRepeated',
-      instancePath: `${cxt.instancePath}/${rule.field}`,
-      params: { ...rule, value: key, firstPath: `${arrayPath}/${first}` },
-      message: `repeats the ${rule.what} of ${arrayPath}/${first}`,
-    }];
-    return false;
+    last = key;
+    // The batch is not kept once its last item is checked.
+    if (index === array.length - 1) array = seen = null;
+    return true;
   };
   ajv.addKeyword({ keyword: 'notRepeated', type: 'object', schemaType: 'object', errors: true, validate: notRepeated });
   return ajv;

@@ -88,6 +88,7 @@ describe('schema validation', () => {
     const post = (items: unknown[], url = '/test/batch') => t.app.inject({ method: 'POST', url, payload: { items } });
     const cases: Array<[unknown[], RegExp]> = [
       [[{ at: 60 }, { at: 120 }, { at: 60 }, { at: 'late' }], /^body\/items\/2\/at repeats the minute of body\/items\/0; send one sample per minute$/],
+      [[{ at: 180 }, { at: 60 }, { at: 120 }, { at: 60 }], /^body\/items\/3\/at repeats the minute of body\/items\/1; send one sample per minute$/],
       [[{ at: 60 }, { at: now + 61 }, { at: -1 }], /^body\/items\/1\/at is more than 60 seconds ahead of the server's clock$/],
       [[{ at: 60 }, { at: -1 }, { at: 60 }], /^body\/items\/1\/at must be >= 0$/],
     ];
