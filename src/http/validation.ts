@@ -36,17 +36,15 @@ export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
 export type Wording = (error: ErrorObject, part: RequestPart) => string;
 
 export function installSchemaValidation(app: FastifyInstance): void {
-  const { clock } = app.ctx;
-  // The server's clock, read once per check (when a keyword asks), not once per item of a batch.
-  let now: number | null = null;
-  const ajv = withStrideKeywords(new Ajv(OPTIONS), () => (now ??= clock()));
+  const ajv = new Ajv(OPTIONS);
+  const startCheck = addStrideKeywords(ajv, app.ctx.clock);
   app.setSchemaErrorFormatter(wordedBy(defaultWords));
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const validate = ajv.compile(schema);
     const asMeant = httpPart === 'querystring' || httpPart === 'params' ? numericFields(schema) : [];
     // Fastify words a failure with the route's schemaErrorFormatter, from `errors` (Ajv's own).
     const check = (data: unknown): boolean => {
-      now = null;
+      startCheck();
       let checked = data;
       if (asMeant.length > 0 && data !== null && typeof data === 'object') {
         const copy: Record<string, unknown> = { ...data };
@@ -80,9 +78,12 @@ function numericFields(schema: unknown): Array<[string, RegExp]> {
   return fields;
 }
 
-function withStrideKeywords(ajv: Ajv, clock: Clock): Ajv {
+/** Adds Stride's keywords to `ajv`; what it returns is called before each check. */
+function addStrideKeywords(ajv: Ajv, clock: Clock): () => void {
+  // The server's clock, read once per check (when a keyword asks), not once per item of a batch.
+  let now: number | null = null;
   const notAfterClock: SchemaValidateFunction = (seconds: number, time: number) => {
-    if (time <= clock() + seconds) return true;
+    if (time <= (now ??= clock()) + seconds) return true;
     notAfterClock.errors = [{ keyword: 'notAfterClock', params: { seconds }, message: 'is too far ahead of the server\'s clock' }];
     return false;
   };
@@ -126,7 +127,11 @@ function withStrideKeywords(ajv: Ajv, clock: Clock): Ajv {
     return true;
   };
   ajv.addKeyword({ keyword: 'notRepeated', type: 'object', schemaType: 'object', errors: true, validate: notRepeated });
-  return ajv;
+  return () => {
+    now = null;
+    // A batch refused before its last item is let go here.
+    array = seen = null;
+  };
 }
 
 /** `notRepeated`: the field of an item that no later item may repeat, and what its value is (`minute`). */
