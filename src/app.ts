@@ -187,10 +187,8 @@ function toApiError(error: FastifyError | ApiError | Error, bodyLimit: number): 
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) return temporarilyUnavailable('the database cannot be reached or written for now; try again shortly');
   const fastifyError = error as FastifyError;
-  if (fastifyError.validation) {
-    const context = fastifyError.validationContext ?? 'request';
-    return new ApiError('invalid_request', `${context}${fastifyError.message.replace(/^(body|querystring|params|headers)/, '')}`);
-  }
+  // Worded by the route's schemaErrorFormatter (http/validation.ts), the part of the request included.
+  if (fastifyError.validation) return new ApiError('invalid_request', fastifyError.message);
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('request_too_large', `the request body is larger than ${bodyLimit} bytes`);

@@ -10,7 +10,7 @@ import { heartRateChange, HEART_RATE_UPLOAD_JSON_SCHEMA, minutesOfReadings, read
 import { createHeartRateSeriesReader, HEART_RATE_SERIES_JSON_SCHEMA } from '../domain/heart-rate-series.js';
 import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf } from '../domain/minute-samples.js';
 import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
-import { parseSeriesQuery, SERIES_QUERY_JSON_SCHEMA } from '../domain/step-series.js';
+import { SERIES_QUERY_JSON_SCHEMA, seriesRequestOf, type SeriesQuery } from '../domain/step-series.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { heartRateDaysOf } from '../store/heart-rate-series.js';
 import { requireScope } from './bearer.js';
@@ -46,7 +46,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
   };
   // The body comes as JSON bytes, written without the schema's serializer (domain/heart-rate-series-json.ts).
   app.get(HEART_RATE_PATH, { config: limit, schema: read, onRequest: requireScope('read_heartrate') }, async (request, reply) => {
-    const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
+    const seriesRequest = seriesRequestOf(request.query as SeriesQuery, request.auth.profile.timezone, clock());
     const body = await readSeries(request.auth.userId, seriesRequest);
     return reply.type('application/json; charset=utf-8').send(body);
   });

@@ -4,36 +4,32 @@
  * samples and `DELETE` a range of minutes (write_activity), with and without the trailing slash
  * (the app ignores it).
  *
- * Distance, calories and every DELETE are checked by their schemas: a violation is answered 400
- * before the handler runs (app.ts), and the handler checks only what a schema cannot say. Steps
- * GET and POST keep the hand parsers of their first version (domain/sum-metrics.ts).
+ * Each route's schema decides: a violation is answered 400 before the handler runs (app.ts), and
+ * the handler checks only what a schema cannot say. Steps GET and POST word a violation as they
+ * have since their first version, which docs/api.md quotes (`samples[7] …; nothing was written`).
  */
 import type { FastifyInstance } from 'fastify';
-import { invalidRequest } from '../errors.js';
-import { checkSampleBatch, DELETE_RANGE_JSON_SCHEMA, DELETED_JSON_SCHEMA, deleteRangeOf, sampleBatchJsonSchema, seriesChange } from '../domain/minute-samples.js';
-import { ACCEPTED_JSON_SCHEMA, parseSampleBatch, SAMPLE_BATCH_JSON_SCHEMA } from '../domain/step-samples.js';
-import {
-  createSeriesReader,
-  parseSeriesQuery,
-  SERIES_QUERY_JSON_SCHEMA,
-  seriesRequestOf,
-  STRICT_SERIES_QUERY_JSON_SCHEMA,
-  sumSeriesJsonSchema,
-  type SeriesQuery,
-} from '../domain/step-series.js';
+import { DELETE_RANGE_JSON_SCHEMA, DELETED_JSON_SCHEMA, deleteRangeOf, sampleBatchJsonSchema, seriesChange } from '../domain/minute-samples.js';
+import { ACCEPTED_JSON_SCHEMA, stepUploadWords } from '../domain/step-samples.js';
+import { createSeriesReader, SERIES_QUERY_JSON_SCHEMA, seriesRequestOf, stepSeriesQueryWords, sumSeriesJsonSchema, type SeriesQuery } from '../domain/step-series.js';
 import { SUM_METRICS, type SumMetricDefinition } from '../domain/sum-metrics.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
-import { refuseSchemaViolation } from '../http/validation.js';
-import type { MinuteSample } from '../store/minute-series.js';
+import { wordedBy, type Wording } from '../http/validation.js';
+import type { MinuteSample, SumMetric } from '../store/minute-series.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
+
+/** The routes that word a violation of their schema their own way: a series query's, an upload's. */
+const OWN_WORDS: Partial<Record<SumMetric, { read: Wording; write: Wording }>> = {
+  steps: { read: stepSeriesQueryWords, write: stepUploadWords },
+};
 
 export const STEPS_PATH = SUM_METRICS.steps.path;
 
 export async function sumMetricRoutes(app: FastifyInstance, definition: SumMetricDefinition): Promise<void> {
   const { stores, clock } = app.ctx;
-  const { metric, path, handParsed } = definition;
+  const { metric, path } = definition;
   const store = stores[metric];
   const scale = 10 ** definition.decimals;
   const limit = apiRateLimit(app);
@@ -44,14 +40,14 @@ export async function sumMetricRoutes(app: FastifyInstance, definition: SumMetri
     tags,
     summary: `A dense series of ${definition.unit} summed per minute, hour or local day (read_activity)`,
     security: BEARER,
-    querystring: handParsed ? SERIES_QUERY_JSON_SCHEMA : STRICT_SERIES_QUERY_JSON_SCHEMA,
+    querystring: SERIES_QUERY_JSON_SCHEMA,
     response: { 200: answer(`The ${metric} series: one bucket per minute, hour or day of the range, empty ones included`, sumSeriesJsonSchema(metric, definition.decimals === 0 ? 'integer' : 'number')), ...errorAnswers(400, 401, 403) },
   };
   const write = {
     tags,
     summary: `Store minute samples of ${definition.unit}, all or nothing (write_activity)`,
     security: BEARER,
-    body: handParsed ? SAMPLE_BATCH_JSON_SCHEMA : sampleBatchJsonSchema(definition),
+    body: sampleBatchJsonSchema(definition),
     response: { 200: answer('Every sample was stored (all or nothing): how many were added or replaced', ACCEPTED_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415) },
   };
   const remove = {
@@ -64,34 +60,21 @@ export async function sumMetricRoutes(app: FastifyInstance, definition: SumMetri
   const readScope = { config: limit, onRequest: requireScope('read_activity') };
   const writeScope = { config: limit, onRequest: requireScope('write_activity') };
 
-  if (handParsed) {
-    app.get(path, { ...readScope, schema: read, attachValidation: true }, (request) => {
-      // The profile's zone and the user's write position came with the bearer check.
-      const seriesRequest = parseSeriesQuery(request.query as Record<string, unknown>, request.auth.profile.timezone, clock());
-      refuseSchemaViolation(request);
-      return readSeries(request.auth.userId, seriesRequest, request.auth.stepsWrittenAt, request.auth.profile.stride_length_cm);
-    });
+  const words = OWN_WORDS[metric];
+  const readWords = words && { schemaErrorFormatter: wordedBy(words.read) };
+  const writeWords = words && { schemaErrorFormatter: wordedBy(words.write) };
 
-    app.post(path, { ...writeScope, schema: write, attachValidation: true, preValidation: requireJsonBody }, async (request) => {
-      const now = clock();
-      const batch = parseSampleBatch(request.body, now);
-      if ('problem' in batch) throw invalidRequest(batch.problem);
-      refuseSchemaViolation(request);
-      return { accepted: await upload(request.auth.userId, request.auth.profile.timezone, batch.samples, now) };
-    });
-  } else {
-    app.get(path, { ...readScope, schema: read }, (request) => {
-      const seriesRequest = seriesRequestOf(request.query as SeriesQuery, request.auth.profile.timezone, clock());
-      return readSeries(request.auth.userId, seriesRequest, request.auth.stepsWrittenAt, request.auth.profile.stride_length_cm);
-    });
+  app.get(path, { ...readScope, ...readWords, schema: read }, (request) => {
+    // The profile's zone and the user's write position came with the bearer check.
+    const seriesRequest = seriesRequestOf(request.query as SeriesQuery, request.auth.profile.timezone, clock());
+    return readSeries(request.auth.userId, seriesRequest, request.auth.stepsWrittenAt, request.auth.profile.stride_length_cm);
+  });
 
-    app.post(path, { ...writeScope, schema: write, preValidation: requireJsonBody }, async (request) => {
-      const now = clock();
-      const { samples } = request.body as { samples: MinuteSample[] };
-      checkSampleBatch(samples, now);
-      return { accepted: await upload(request.auth.userId, request.auth.profile.timezone, samples, now) };
-    });
-  }
+  app.post(path, { ...writeScope, ...writeWords, schema: write, preValidation: requireJsonBody }, async (request) => {
+    const now = clock();
+    const { samples } = request.body as { samples: MinuteSample[] };
+    return { accepted: await upload(request.auth.userId, request.auth.profile.timezone, samples, now) };
+  });
 
   app.delete(path, { ...writeScope, schema: remove }, async (request) => {
     const { start, end } = deleteRangeOf(request.query as { start_time: string; end_time: string });

@@ -1,12 +1,12 @@
 /**
- * Uploads and deletes of the sum metrics whose routes are checked by their schemas (distance,
- * calories; and every DELETE): the schemas, what a schema cannot say (a minute sent twice, a
- * minute more than a day ahead, the order and length of a range), and the change a write makes,
- * for its event (docs/api.md, docs/webhooks.md).
+ * Uploads and deletes of the sum metrics (steps, distance, calories): the schemas, which decide
+ * (with Stride's keywords for a minute sent twice and a minute more than a day ahead,
+ * http/validation.ts), what a schema cannot say (the order and length of a range), and the change
+ * a write makes, for its event (docs/api.md, docs/webhooks.md).
  */
 import { bucketRuns } from '../calendar/step-buckets.js';
 import { invalidRequest } from '../errors.js';
-import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
+import type { SeriesChange } from '../store/minute-series.js';
 import { datesOfRanges } from './local-dates.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
@@ -16,7 +16,10 @@ export const MAX_FUTURE_SECONDS = 86_400;
 /** The longest range one DELETE removes (SPEC §4.4). */
 export const MAX_DELETE_SECONDS = 31 * 86_400;
 
-/** What POST accepts for a metric: §4.3's body, with the metric's range and decimals. */
+/**
+ * What POST accepts for a metric: §4.3's body, with the metric's range and decimals. The schema
+ * decides everything about an upload; a batch is refused at its first bad sample.
+ */
 export function sampleBatchJsonSchema(definition: { unit: string; maxPerMinute: number; decimals: 0 | 1 }) {
   const value =
     definition.decimals === 0
@@ -41,10 +44,12 @@ export function sampleBatchJsonSchema(definition: { unit: string; maxPerMinute: 
               minimum: 0,
               maximum: MAX_TIMESTAMP,
               multipleOf: 60,
+              notAfterClock: MAX_FUTURE_SECONDS,
               description: 'the minute\'s start, Unix seconds; at most a day ahead of the server\'s clock',
             },
             value,
           },
+          notRepeated: { field: 'start_time', what: 'minute' },
         },
       },
     },
@@ -70,27 +75,12 @@ export const DELETED_JSON_SCHEMA = {
 } as const;
 
 /**
- * Why a minute whose schema passed cannot be stored — more than a day ahead of `now` — or null;
- * `at` names the sample (`body/samples/3/`).
+ * Why a minute cannot be stored — more than a day ahead of `now` — or null; `at` names the sample
+ * (`distance/3/`). For `stride import`, which checks records one at a time without the schema's
+ * clock keyword (`notAfterClock`).
  */
 export function minuteStartProblem(startTime: number, now: number, at: string): string | null {
   return startTime > now + MAX_FUTURE_SECONDS ? `${at}start_time is more than a day ahead of the server's clock` : null;
-}
-
-/**
- * Refuses a batch its schema accepted but that holds a minute twice or one more than a day ahead of
- * `now`, naming the sample as the schema's messages do; nothing is written then.
- */
-export function checkSampleBatch(samples: readonly MinuteSample[], now: number): void {
-  const seen = new Map<number, number>();
-  for (let index = 0; index < samples.length; index++) {
-    const { start_time: startTime } = samples[index]!;
-    const problem = minuteStartProblem(startTime, now, `body/samples/${index}/`);
-    if (problem !== null) throw invalidRequest(problem);
-    const first = seen.get(startTime);
-    if (first !== undefined) throw invalidRequest(`body/samples/${index}/start_time repeats the minute of body/samples/${first}; send one sample per minute`);
-    seen.set(startTime, index);
-  }
 }
 
 /** The range of a DELETE whose schema passed: [start, end), in order and at most 31 days long. */

@@ -1,9 +1,11 @@
 /**
- * Validation of minute step samples, shared by `POST /v1/users/me/activities/steps` and `stride
- * import --kind steps` (docs/api.md, "Steps upload"): all-or-nothing, naming the first bad sample.
+ * The words of minute step samples refused (docs/api.md, "Steps upload"), all-or-nothing, naming
+ * the first bad sample: an upload's, from its schema's error (`POST /v1/users/me/activities/steps`),
+ * and one record's, checked by hand (`stride import --kind steps`).
  */
+import type { ErrorObject } from 'ajv';
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
-import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, sampleBatchJsonSchema, seriesChange } from './minute-samples.js';
+import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
 export { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST };
 
@@ -13,9 +15,6 @@ export type StepsChange = SeriesChange;
 
 export const MAX_STEPS_PER_MINUTE = 1000;
 
-/** What `POST /v1/users/me/activities/steps/` accepts (parseSampleBatch enforces it, naming the first bad sample). */
-export const SAMPLE_BATCH_JSON_SCHEMA = sampleBatchJsonSchema({ unit: 'steps', maxPerMinute: MAX_STEPS_PER_MINUTE, decimals: 0 });
-
 /** The answer to an upload. */
 export const ACCEPTED_JSON_SCHEMA = {
   type: 'object',
@@ -24,60 +23,75 @@ export const ACCEPTED_JSON_SCHEMA = {
   properties: { accepted: { type: 'integer', description: 'how many samples were stored' } },
 } as const;
 
-/** Why one sample is invalid, or null. `seen` holds the minutes already in the batch. */
+// The words of docs/api.md, shared by the upload's schema words and the import's hand check.
+const BODY_WORDS = 'the body must be a JSON object {"samples": [{"start_time": …, "value": …}, …]}';
+const SAMPLES_WORDS = 'samples must be an array of {"start_time", "value"} objects';
+const OBJECT_WORDS = 'must be an object with start_time and value';
+const START_TIME_WORDS = 'start_time must be a non-negative integer (Unix seconds)';
+const MINUTE_WORDS = 'start_time must be a multiple of 60 (the start of a minute)';
+const FUTURE_WORDS = 'start_time is more than a day in the future';
+const VALUE_WORDS = `value must be an integer from 0 to ${MAX_STEPS_PER_MINUTE}`;
+const unknownFieldWords = (name: unknown) => `has an unknown field "${String(name).slice(0, 40)}"`;
+const repeatWords = (minute: unknown) => `repeats the minute ${String(minute)}; send one sample per minute`;
+
+/** Why one record of steps is invalid, or null (`stride import`). `seen` holds the minutes already in the file. */
 export function sampleProblem(sample: unknown, now: number, seen: Set<number>): string | null {
-  if (typeof sample !== 'object' || sample === null || Array.isArray(sample)) {
-    return 'must be an object with start_time and value';
-  }
+  if (typeof sample !== 'object' || sample === null || Array.isArray(sample)) return OBJECT_WORDS;
   const { start_time: startTime, value, ...rest } = sample as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
-  if (extra !== undefined) return `has an unknown field "${extra}"`;
-  if (typeof startTime !== 'number' || !Number.isSafeInteger(startTime) || startTime < 0) {
-    return 'start_time must be a non-negative integer (Unix seconds)';
-  }
-  if (startTime % 60 !== 0) return 'start_time must be a multiple of 60 (the start of a minute)';
-  if (startTime > now + MAX_FUTURE_SECONDS) return 'start_time is more than a day in the future';
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_STEPS_PER_MINUTE) {
-    return `value must be an integer from 0 to ${MAX_STEPS_PER_MINUTE}`;
-  }
-  if (seen.has(startTime)) return `repeats the minute ${startTime}; send one sample per minute`;
+  if (extra !== undefined) return unknownFieldWords(extra);
+  if (typeof startTime !== 'number' || !Number.isSafeInteger(startTime) || startTime < 0) return START_TIME_WORDS;
+  if (startTime % 60 !== 0) return MINUTE_WORDS;
+  if (startTime > now + MAX_FUTURE_SECONDS) return FUTURE_WORDS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_STEPS_PER_MINUTE) return VALUE_WORDS;
+  if (seen.has(startTime)) return repeatWords(startTime);
   seen.add(startTime);
   return null;
 }
 
-export interface InvalidSample {
-  index: number;
-  message: string;
-}
-
-/** Returns the first invalid sample (0-based index), or null when the whole batch is valid. */
-export function firstInvalidSample(samples: readonly unknown[], now: number): InvalidSample | null {
-  const seen = new Set<number>();
-  for (let index = 0; index < samples.length; index++) {
-    const message = sampleProblem(samples[index], now, seen);
-    if (message !== null) return { index, message };
-  }
-  return null;
-}
-
 /**
- * Checks the body of an upload, `{"samples": [...]}` (docs/api.md), and returns its samples, or the
- * reason the whole batch is refused (naming the first bad sample by its 0-based index).
+ * The words of a steps upload its schema refused (docs/api.md, "Steps upload"), as the route has
+ * said them since its first version: what is wrong with the body, or the first bad sample by its
+ * 0-based index (`samples[7] value must be an integer from 0 to 1000; nothing was written`).
  */
-export function parseSampleBatch(body: unknown, now: number): { samples: StepSample[] } | { problem: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { problem: 'the body must be a JSON object {"samples": [{"start_time": …, "value": …}, …]}' };
+export function stepUploadWords(error: ErrorObject): string {
+  const [, samples, index, field] = error.instancePath.split('/');
+  const params = error.params as Record<string, unknown>;
+  if (samples === undefined) {
+    if (error.keyword === 'additionalProperties') return `unknown field "${String(params.additionalProperty).slice(0, 40)}"; the body has only "samples"`;
+    return error.keyword === 'required' ? SAMPLES_WORDS : BODY_WORDS;
   }
-  const { samples, ...rest } = body as Record<string, unknown>;
-  const extra = Object.keys(rest)[0];
-  if (extra !== undefined) return { problem: `unknown field "${extra.slice(0, 40)}"; the body has only "samples"` };
-  if (!Array.isArray(samples)) return { problem: 'samples must be an array of {"start_time", "value"} objects' };
-  if (samples.length > MAX_SAMPLES_PER_REQUEST) {
-    return { problem: `samples has ${samples.length} entries; at most ${MAX_SAMPLES_PER_REQUEST} (one week of minutes) per request` };
+  if (index === undefined) {
+    if (error.keyword !== 'maxItems') return SAMPLES_WORDS;
+    return `samples has ${(error.data as unknown[]).length} entries; at most ${MAX_SAMPLES_PER_REQUEST} (one week of minutes) per request`;
   }
-  const invalid = firstInvalidSample(samples, now);
-  if (invalid) return { problem: `samples[${invalid.index}] ${invalid.message}; nothing was written` };
-  return { samples: samples as StepSample[] };
+  return `samples[${index}] ${sampleWords(error, field, params)}; nothing was written`;
+}
+
+/** What is wrong with one sample (`field`: the field the error is about, if any). */
+function sampleWords(error: ErrorObject, field: string | undefined, params: Record<string, unknown>): string {
+  if (field === 'value') return VALUE_WORDS;
+  if (field === 'start_time') {
+    switch (error.keyword) {
+      case 'multipleOf':
+        return MINUTE_WORDS;
+      case 'notAfterClock':
+      case 'maximum':
+        return FUTURE_WORDS;
+      case 'notRepeated':
+        return repeatWords(params.value);
+      default:
+        return START_TIME_WORDS;
+    }
+  }
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return unknownFieldWords(params.additionalProperty);
+    case 'required':
+      return params.missingProperty === 'value' ? VALUE_WORDS : START_TIME_WORDS;
+    default:
+      return OBJECT_WORDS;
+  }
 }
 
 /** What an upload changes, for its steps.updated event (docs/webhooks.md). */

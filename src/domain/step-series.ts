@@ -1,11 +1,13 @@
 /**
- * The time series of the sum metrics of docs/api.md (steps, distance, calories): checking the
- * query, and assembling the dense series from the sums the store returns for each bucket.
+ * The time series of the sum metrics of docs/api.md (steps, distance, calories): the query's schema
+ * and what a schema cannot check of it, and assembling the dense series from the sums the store
+ * returns for each bucket.
  */
+import type { ErrorObject } from 'ajv';
 import { invalidRequest } from '../errors.js';
 import type { SeriesSums } from '../store/series-sums.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { GRANULARITY_SECONDS, planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
+import { planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
 
 /** The longest range each granularity may ask for (docs/api.md), in seconds. */
 export const RANGE_CAP_SECONDS: Readonly<Record<Granularity, number>> = {
@@ -22,8 +24,6 @@ const RANGE_CAP_WORDS: Readonly<Record<Granularity, string>> = {
 
 /** 9999-12-31T23:59:59Z: beyond this a timestamp is a mistake, and dates stop being 4-digit. */
 export const MAX_TIMESTAMP = 253_402_300_799;
-
-const QUERY_PARAMETERS = ['start_time', 'end_time', 'granularity', 'timezone'] as const;
 
 export interface SeriesRequest {
   granularity: Granularity;
@@ -50,9 +50,13 @@ export type SumSeries<Name extends string = string> = {
 /** The 200 body of `GET /v1/users/me/activities/steps` (docs/api.md). */
 export type StepSeries = SumSeries<'steps'>;
 
-/** The query of a steps series read (parseSeriesQuery enforces it; docs/api.md). */
+/**
+ * The query of a series read (docs/api.md): the schema decides every rule it can say (no other
+ * parameter, integers in range, a known granularity); seriesRequestOf the rest.
+ */
 export const SERIES_QUERY_JSON_SCHEMA = {
   type: 'object',
+  additionalProperties: false,
   properties: {
     start_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds; default: the start of the user\'s today' },
     end_time: { type: 'integer', minimum: 0, maximum: MAX_TIMESTAMP, description: 'Unix seconds, after start_time; default: now. At most 1 day (minute), 31 days (hour) or 1095 days (day) after start_time' },
@@ -61,11 +65,23 @@ export const SERIES_QUERY_JSON_SCHEMA = {
   },
 } as const;
 
+const QUERY_PARAMETERS = Object.keys(SERIES_QUERY_JSON_SCHEMA.properties);
+
 /**
- * The query of a series read of the other metrics: the schema decides every rule it can say (no
- * other parameter, integers in range, a known granularity); seriesRequestOf the rest.
+ * The words of a steps series query its schema refused (docs/api.md, "Steps series"), as the route
+ * has said them since its first version (`start_time must be given at most once`).
  */
-export const STRICT_SERIES_QUERY_JSON_SCHEMA = { ...SERIES_QUERY_JSON_SCHEMA, additionalProperties: false } as const;
+export function stepSeriesQueryWords(error: ErrorObject): string {
+  const name = error.instancePath.slice(1);
+  const params = error.params as Record<string, unknown>;
+  const sent = String(error.data).slice(0, 40);
+  if (name === '') return `unknown query parameter "${String(params.additionalProperty).slice(0, 40)}"; expected ${QUERY_PARAMETERS.join(', ')}`;
+  if (Array.isArray(error.data)) return `${name} must be given at most once`;
+  if (name === 'granularity') return `granularity must be minute, hour or day, got "${sent}"`;
+  if (name === 'timezone') return 'timezone must be an IANA time zone name such as Europe/Berlin';
+  if (error.keyword === 'maximum') return `${name} must be at most ${MAX_TIMESTAMP} (the end of year 9999)`;
+  return `${name} must be a non-negative integer number of Unix seconds, got "${sent}"`;
+}
 
 /** The 200 body of a series of `name`, whose values are integers or numbers with a decimal. */
 export function sumSeriesJsonSchema(name: string, value: 'integer' | 'number') {
@@ -98,49 +114,7 @@ export function sumSeriesJsonSchema(name: string, value: 'integer' | 'number') {
 
 export const STEP_SERIES_JSON_SCHEMA = sumSeriesJsonSchema('steps', 'integer');
 
-function isGranularity(value: string): value is Granularity {
-  return Object.hasOwn(GRANULARITY_SECONDS, value);
-}
-
-function singleValue(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must be given at most once`);
-  return value;
-}
-
-function parseTimestamp(name: string, value: string): number {
-  if (!/^\d+$/.test(value)) {
-    throw invalidRequest(`${name} must be a non-negative integer number of Unix seconds, got "${value.slice(0, 40)}"`);
-  }
-  const time = Number(value);
-  if (time > MAX_TIMESTAMP) throw invalidRequest(`${name} must be at most ${MAX_TIMESTAMP} (the end of year 9999)`);
-  return time;
-}
-
-/**
- * Checks the query of a steps series request; `profileZone` is the user's time zone, `now` the
- * server's clock. Unknown parameters are refused so that a misspelt one (`start=`) is not silently
- * ignored.
- */
-export function parseSeriesQuery(query: Record<string, unknown>, profileZone: string, now: number): SeriesRequest {
-  const unknown = Object.keys(query).find((name) => !(QUERY_PARAMETERS as readonly string[]).includes(name));
-  if (unknown !== undefined) {
-    throw invalidRequest(`unknown query parameter "${unknown.slice(0, 40)}"; expected ${QUERY_PARAMETERS.join(', ')}`);
-  }
-  const granularityText = singleValue(query, 'granularity') ?? 'day';
-  if (!isGranularity(granularityText)) {
-    throw invalidRequest(`granularity must be minute, hour or day, got "${granularityText.slice(0, 40)}"`);
-  }
-  const timezone = zoneOf(singleValue(query, 'timezone'), profileZone);
-  const startText = singleValue(query, 'start_time');
-  const endText = singleValue(query, 'end_time');
-  const start = startText === undefined ? undefined : parseTimestamp('start_time', startText);
-  const end = endText === undefined ? undefined : parseTimestamp('end_time', endText);
-  return requestOf(granularityText, timezone, start, end, now);
-}
-
-/** A series query whose shape its schema has checked (STRICT_SERIES_QUERY_JSON_SCHEMA). */
+/** A series query whose shape its schema has checked (SERIES_QUERY_JSON_SCHEMA). */
 export interface SeriesQuery {
   granularity?: Granularity;
   timezone?: string;

@@ -16,17 +16,12 @@ export interface SumMetricDefinition {
   maxPerMinute: number;
   /** Decimals a value may have; the store keeps 10^decimals units of it as one integer. */
   decimals: 0 | 1;
-  /**
-   * Steps keep the hand parsers of their first version, whose messages docs/api.md quotes
-   * (`samples[7] …; nothing was written`); the other metrics are checked by their schemas.
-   */
-  handParsed: boolean;
 }
 
 const decimalsOf = (metric: SumMetric): 0 | 1 => (SUM_METRIC_STORAGE[metric].scale === 10 ? 1 : 0);
 
 export const SUM_METRICS: Readonly<Record<SumMetric, SumMetricDefinition>> = {
-  steps: { metric: 'steps', path: '/v1/users/me/activities/steps/', tag: 'Steps', unit: 'steps', maxPerMinute: MAX_STEPS_PER_MINUTE, decimals: decimalsOf('steps'), handParsed: true },
-  distance: { metric: 'distance', path: '/v1/users/me/activities/distance/', tag: 'Distance', unit: 'metres', maxPerMinute: 2000, decimals: decimalsOf('distance'), handParsed: false },
-  calories: { metric: 'calories', path: '/v1/users/me/activities/calories/', tag: 'Calories', unit: 'kcal', maxPerMinute: 100, decimals: decimalsOf('calories'), handParsed: false },
+  steps: { metric: 'steps', path: '/v1/users/me/activities/steps/', tag: 'Steps', unit: 'steps', maxPerMinute: MAX_STEPS_PER_MINUTE, decimals: decimalsOf('steps') },
+  distance: { metric: 'distance', path: '/v1/users/me/activities/distance/', tag: 'Distance', unit: 'metres', maxPerMinute: 2000, decimals: decimalsOf('distance') },
+  calories: { metric: 'calories', path: '/v1/users/me/activities/calories/', tag: 'Calories', unit: 'kcal', maxPerMinute: 100, decimals: decimalsOf('calories') },
 };

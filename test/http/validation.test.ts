@@ -1,16 +1,19 @@
 /**
  * Input schemas are enforced on every request: what a schema refuses is a 400 invalid_request that
- * names the part and the field, after the route's parser had its say; query strings are checked as
- * their values are meant, while the route still reads them as sent; bodies are never changed.
+ * names the part and the field (or in a route's own words), after the route's parser had its say;
+ * query strings are checked as their values are meant, integers written in digits only, while the
+ * route still reads them as sent; bodies are never changed. Stride's keywords refuse a time too far
+ * ahead of the clock and an item repeating an earlier one, so a batch is refused at its first bad item.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { refuseSchemaViolation } from '../../src/http/validation.js';
+import { refuseSchemaViolation, wordedBy } from '../../src/http/validation.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 describe('schema validation', () => {
   let t: TestApp;
   const seen: unknown[] = [];
+  let handled = 0;
   before(async () => {
     t = await createTestApp('sqlite', {}, (app) => {
       const schema = {
@@ -22,6 +25,25 @@ describe('schema validation', () => {
         refuseSchemaViolation(request);
         return { ok: true };
       });
+      const batch = {
+        type: 'object',
+        properties: {
+          items: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['at'],
+              properties: { at: { type: 'integer', minimum: 0, notAfterClock: 60 } },
+              notRepeated: { field: 'at', what: 'minute' },
+            },
+          },
+        },
+      };
+      app.post('/test/batch', { schema: { body: batch } }, async () => {
+        handled++;
+        return { ok: true };
+      });
+      app.post('/test/worded', { schema: { body: batch }, schemaErrorFormatter: wordedBy((error, part) => `in ${part}: ${error.keyword} at ${error.instancePath}`) }, async () => ({ ok: true }));
     });
   });
   after(() => t.close());
@@ -49,5 +71,43 @@ describe('schema validation', () => {
       assert.match(response.json().error_description, words);
     }
     assert.deepEqual(seen.at(-1), { query: {}, body: { name: 'Ada', extra: 1 } }, 'nothing removed from the body');
+  });
+
+  it('reads an integer of a query only as decimal digits', async () => {
+    for (const query of ['?n=1e9', '?n=0x10', '?n=1.0', '?n=+5', '?n=%205']) {
+      const response = await send(query, {});
+      assert.equal(response.statusCode, 400, query);
+      assert.match(response.json().error_description, /^querystring\/n must be integer$/, query);
+    }
+    assert.equal((await send('?n=0012', {})).statusCode, 200);
+    assert.match((await send('?n=-3', {})).json().error_description, /^querystring\/n must be >= 1$/);
+  });
+
+  it('refuses a batch at its first bad item, a repeat or a time ahead of the clock among them', async () => {
+    const now = t.clock();
+    const post = (items: unknown[], url = '/test/batch') => t.app.inject({ method: 'POST', url, payload: { items } });
+    const cases: Array<[unknown[], RegExp]> = [
+      [[{ at: 60 }, { at: 120 }, { at: 60 }, { at: 'late' }], /^body\/items\/2\/at repeats the minute of body\/items\/0; send one sample per minute$/],
+      [[{ at: 180 }, { at: 60 }, { at: 120 }, { at: 60 }], /^body\/items\/3\/at repeats the minute of body\/items\/1; send one sample per minute$/],
+      [[{ at: 60 }, { at: now + 61 }, { at: -1 }], /^body\/items\/1\/at is more than 60 seconds ahead of the server's clock$/],
+      [[{ at: 60 }, { at: -1 }, { at: 60 }], /^body\/items\/1\/at must be >= 0$/],
+    ];
+    for (const [items, words] of cases) {
+      const response = await post(items);
+      assert.equal(response.statusCode, 400, JSON.stringify(items));
+      assert.equal(response.json().error, 'invalid_request');
+      assert.match(response.json().error_description, words);
+    }
+    // The check of an array starts afresh: the minutes of the batch before are not repeats.
+    assert.equal((await post([{ at: 60 }, { at: 120 }, { at: now + 60 }])).statusCode, 200);
+    assert.equal((await post([{ at: 120 }, { at: 60 }])).statusCode, 200);
+    assert.equal(handled, 2, 'the handler ran only for the batches the schema accepted');
+  });
+
+  it('words a violation in the route\'s own words when it has them', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/test/worded', payload: { items: [{ at: 60 }, { at: 60 }] } });
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.json().error, 'invalid_request');
+    assert.equal(response.json().error_description, 'in body: notRepeated at /items/1/at');
   });
 });

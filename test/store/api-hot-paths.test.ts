@@ -8,7 +8,7 @@ import { after, before, it } from 'node:test';
 import { lastIndexAtOrBefore, planBuckets } from '../../src/calendar/step-buckets.js';
 import { tokenKey } from '../../src/security/secrets.js';
 import type { BearerLookup } from '../../src/store/bearer-lookup.js';
-import { createStepSeriesReader, parseSeriesQuery } from '../../src/domain/step-series.js';
+import { createStepSeriesReader, seriesRequestOf } from '../../src/domain/step-series.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
@@ -203,7 +203,7 @@ forEachDialect('resource API hot paths', (dialect) => {
     const read = createStepSeriesReader(t.database.stores.steps.sums);
     const [walker, sitter] = [await createUser(t), await createUser(t)];
     const start = Date.UTC(2024, 9, 1) / 1000;
-    const request = parseSeriesQuery({ start_time: String(start), end_time: String(start + 7 * DAY), timezone: 'Europe/Berlin' }, 'UTC', start);
+    const request = seriesRequestOf({ start_time: start, end_time: start + 7 * DAY, timezone: 'Europe/Berlin' }, 'UTC', start);
     const totals = async () => [(await read(walker.id, request)).total, (await read(sitter.id, request)).total];
     assert.deepEqual(await totals(), [0, 0]);
     await t.database.stores.steps.upsertSamples(walker.id, [{ start_time: start + 3 * DAY, value: 70 }], UNHEARD_UPLOAD);
@@ -213,7 +213,7 @@ forEachDialect('resource API hot paths', (dialect) => {
     // More distinct requests than the reader keeps plans for: it starts over, answers stay right.
     for (let day = 0; day < 300; day++) {
       const from = start - day * DAY;
-      const series = await read(walker.id, parseSeriesQuery({ start_time: String(from), end_time: String(from + 7 * DAY) }, 'UTC', start));
+      const series = await read(walker.id, seriesRequestOf({ start_time: from, end_time: from + 7 * DAY }, 'UTC', start));
       assert.equal(series.total, day < 4 ? 70 : 0, `7 days from day -${day}`);
     }
     assert.deepEqual(await totals(), [70, 5]);
