@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { planBuckets, type Granularity } from '../../src/calendar/step-buckets.js';
 import { heartRateSeriesJson } from '../../src/domain/heart-rate-series-json.js';
-import { parseSeriesQuery } from '../../src/domain/step-series.js';
+import { seriesRequestOf, type SeriesQuery } from '../../src/domain/step-series.js';
 import { heartRateBuckets } from '../../src/store/heart-rate-series.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
@@ -289,7 +289,7 @@ forEachDialect('heart rate', (dialect) => {
     const answer = async (who: typeof alice, query: Record<string, string>, zone: string) => {
       const response = await t.app.inject({ method: 'GET', url: `${HEART_RATE}?${new URLSearchParams(query)}`, headers: bearer(who.token) });
       assert.equal(response.statusCode, 200, response.body);
-      const request = parseSeriesQuery(query, zone, t.clock());
+      const request = seriesRequestOf(query as SeriesQuery, zone, t.clock());
       const plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
       const written = heartRateSeriesJson(request, plan, await heartRateBuckets(t.database.stores.heartRate.readDays, who.user.id, plan));
       assert.equal(response.body, written.toString('utf8'), `${zone} ${request.granularity}`);
