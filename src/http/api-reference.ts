@@ -91,6 +91,33 @@ function page(nonce: string, configuration: object): string {
 `;
 }
 
+/**
+ * What /docs shows when it is the redirect URI of the flow run from the page: the window the
+ * renderer opened comes back here with the answer in its query (`code`, or `error`), and the
+ * renderer that opened it reads that URL and closes the window. The renderer must not start in
+ * this window: it rewrites the page's URL as it loads, and on a slow machine it did so before the
+ * opener read the code, which then never came (and the window never closed).
+ */
+function redirectPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<link rel="stylesheet" href="/assets/stride.css">
+<title>Back to the API reference</title>
+</head>
+<body>
+<main>
+<h1>Back to the API reference</h1>
+<p>This window closes by itself once the reference has read the answer. If it stays open, <a href="${REFERENCE_PATH}">open the reference</a>.</p>
+</main>
+</body>
+</html>
+`;
+}
+
 /** Starts the renderer with the page's configuration. */
 const STARTER = `Scalar.createApiReference('#reference', JSON.parse(document.getElementById('reference-configuration').textContent));\n`;
 
@@ -131,7 +158,11 @@ export async function registerApiReference(app: FastifyInstance): Promise<void> 
   const configuration = rendererConfiguration(app.ctx.config.publicUrl);
   const pageCsp = app.securityHeaders['content-security-policy'];
   // The app ignores trailing slashes: this is /docs and /docs/.
-  app.get(REFERENCE_PATH, { schema: { hide: true } }, async (_request, reply) => {
+  app.get<{ Querystring: Record<string, unknown> }>(REFERENCE_PATH, { schema: { hide: true } }, async (request, reply) => {
+    // RFC 6749 §4.1.2: the authorization answer, success or error, comes back in the query.
+    if ('code' in request.query || 'error' in request.query) {
+      return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(redirectPage());
+    }
     const nonce = randomBytes(16).toString('base64');
     return reply
       .header('content-security-policy', `${pageCsp};${rendererStyles(nonce)}`)

@@ -405,6 +405,15 @@ describe('the OpenAPI document', () => {
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.equal(gunzipSync(bundle.rawPayload).toString(), plain.body);
     assert.ok(bundle.rawPayload.length < plain.rawPayload.length / 3, `${bundle.rawPayload.length} bytes compressed`);
+    // As the flow's redirect URI, the page runs nothing: the window's URL keeps the answer until
+    // the renderer that opened it has read it.
+    for (const answer of ['code=abc&state=xyz&iss=http%3A%2F%2Fstride.test', 'error=access_denied&state=xyz']) {
+      const back = await t.app.inject(`/docs?${answer}`);
+      assert.equal(back.statusCode, 200);
+      assert.equal(back.headers['cache-control'], 'no-store');
+      assert.doesNotMatch(back.body, /<script/, answer);
+      assert.match(back.body, /<a href="\/docs">open the reference<\/a>/);
+    }
     const configuration = JSON.parse(/<script id="reference-configuration" type="application\/json">(.*?)<\/script>/s.exec(page.body)![1]!) as Record<string, unknown>;
     assert.equal(configuration.url, '/openapi.json');
     assert.equal(configuration.withDefaultFonts, false, 'no fonts from fonts.scalar.com');
