@@ -489,7 +489,10 @@ describe('the API reference in a browser', { skip: browserUnavailable() ?? false
     await popup.getByLabel('Password').fill('correct horse battery');
     await popup.getByRole('button', { name: 'Sign in' }).click();
     await popup.getByRole('button', { name: 'Allow' }).click();
-    await popup.waitForEvent('close');
+    // The reference reads the answer from the window's URL and closes it; if not, say where it stopped.
+    await popup.waitForEvent('close').catch(async (error: Error) => {
+      throw new Error(`the window stayed open at ${popup.url()} (${(await popup.textContent('body').catch(() => null))?.trim().slice(0, 200)}): ${error.message}`);
+    });
     await page.getByRole('button', { name: 'Clear tokens' }).first().waitFor();
     assert.equal(tokenAnswers.length, 1);
     assert.equal(tokenAnswers[0]!.status, 200, tokenAnswers[0]!.body);
