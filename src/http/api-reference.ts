@@ -69,26 +69,31 @@ function rendererConfiguration(publicUrl: string) {
   };
 }
 
-function page(nonce: string, configuration: object): string {
-  // JSON in a data block is not run: only the two scripts below are, both from this server.
-  const json = JSON.stringify(configuration).replace(/</g, '\\u003c');
+/** An HTML page of the reference: `head` goes after the common meta elements, `body` in the body. */
+function htmlPage(title: string, head: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta property="csp-nonce" content="${escapeHtml(nonce)}">
-<title>Stride API reference</title>
+${head}
+<title>${title}</title>
 </head>
 <body>
-<div id="reference"></div>
-<script id="reference-configuration" type="application/json">${json}</script>
-<script src="${REFERENCE_PATH}/js/scalar.js"></script>
-<script src="${REFERENCE_PATH}/reference.js"></script>
+${body}
 </body>
 </html>
 `;
+}
+
+function page(nonce: string, configuration: object): string {
+  // JSON in a data block is not run: only the two scripts below are, both from this server.
+  const json = JSON.stringify(configuration).replace(/</g, '\\u003c');
+  return htmlPage('Stride API reference', `<meta property="csp-nonce" content="${escapeHtml(nonce)}">`, `<div id="reference"></div>
+<script id="reference-configuration" type="application/json">${json}</script>
+<script src="${REFERENCE_PATH}/js/scalar.js"></script>
+<script src="${REFERENCE_PATH}/reference.js"></script>`);
 }
 
 /**
@@ -99,23 +104,10 @@ function page(nonce: string, configuration: object): string {
  * opener read the code, which then never came (and the window never closed).
  */
 function redirectPage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<link rel="stylesheet" href="/assets/stride.css">
-<title>Back to the API reference</title>
-</head>
-<body>
-<main>
+  return htmlPage('Back to the API reference', '<link rel="stylesheet" href="/assets/stride.css">', `<main>
 <h1>Back to the API reference</h1>
 <p>This window closes by itself once the reference has read the answer. If it stays open, <a href="${REFERENCE_PATH}">open the reference</a>.</p>
-</main>
-</body>
-</html>
-`;
+</main>`);
 }
 
 /** Starts the renderer with the page's configuration. */
