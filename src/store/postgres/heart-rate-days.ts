@@ -9,13 +9,17 @@ const MAX_BATCH = 256;
 
 /**
  * `total` as text: the pool turns bigints into numbers, and a heart-rate total has 58 bits
- * (db/heart-rate-day.ts). What is not needed is an empty bytea, which costs no detoasting.
+ * (db/heart-rate-day.ts). What is not needed is a null, which costs no detoasting, and becomes one
+ * shared empty array here: not an empty bytea, of which pg makes a Buffer per column and row
+ * (./series-days.ts says why that matters).
  */
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
-  totals: `s.day_start, s.total::text as total, ''::bytea as hours, ''::bytea as minutes`,
-  hours: `s.day_start, s.total::text as total, s.hours, ''::bytea as minutes`,
+  totals: `s.day_start, s.total::text as total, null::bytea as hours, null::bytea as minutes`,
+  hours: `s.day_start, s.total::text as total, s.hours, null::bytea as minutes`,
   minutes: 's.day_start, s.total::text as total, s.hours, s.minutes',
 };
+
+const EMPTY = new Uint8Array(0);
 
 interface DaysWanted {
   userId: string;
@@ -48,7 +52,11 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       values: [calls.map((call) => call.input.userId), calls.map((call) => call.input.from), calls.map((call) => call.input.to)],
     });
     const days: HeartRateDayRow[][] = calls.map(() => []);
-    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
+    const partial = detail !== 'minutes';
+    for (const row of result.rows) {
+      if (partial) (row.hours ??= EMPTY), (row.minutes = EMPTY);
+      days[Number(row.i) - 1]!.push(row);
+    }
     calls.forEach((call, index) => call.resolve(days[index]!));
   }, MAX_BATCH);
 }
