@@ -17,6 +17,8 @@ import type { FormParameters } from './grant.js';
 /** RFC 8628 §6.1: consonants only (no vowels, so no words), none that look alike (no I, O, U, Y). */
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 export const USER_CODE_LENGTH = 8;
+/** User codes drawn for one request before giving up (each draw is one insert). */
+const MAX_USER_CODE_DRAWS = 5;
 /** Seconds a device request lives (RFC 8628 §3.2 `expires_in`). */
 export const DEVICE_CODE_TTL = 600;
 /** Seconds a device waits between polls, at least (RFC 8628 §3.2 `interval`). */
@@ -70,20 +72,27 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
 
   const now = ctx.clock();
   const deviceCode = newCredential('deviceCode');
-  const userCode = newUserCode();
-  await ctx.stores.deviceCodes.insert({
-    device_code_hash: hashCredential(deviceCode),
-    user_code_hash: userCodeHash(normalizeUserCode(userCode)!),
-    app_id: app.id,
-    scope: formatScopes(scopes),
-    status: 'pending',
-    user_id: null,
-    grant_id: null,
-    poll_interval: POLL_INTERVAL,
-    last_polled_at: null,
-    expires_at: now + DEVICE_CODE_TTL,
-    created_at: now,
-  });
+  // 20^8 user codes: among 10,000 live requests a new one is taken about once in 2.5 million draws,
+  // so a few draws always find a free one.
+  let userCode: string;
+  for (let draw = 1; ; draw++) {
+    userCode = newUserCode();
+    const stored = await ctx.stores.deviceCodes.insert({
+      device_code_hash: hashCredential(deviceCode),
+      user_code_hash: userCodeHash(normalizeUserCode(userCode)!),
+      app_id: app.id,
+      scope: formatScopes(scopes),
+      status: 'pending',
+      user_id: null,
+      grant_id: null,
+      poll_interval: POLL_INTERVAL,
+      last_polled_at: null,
+      expires_at: now + DEVICE_CODE_TTL,
+      created_at: now,
+    });
+    if (stored) break;
+    if (draw === MAX_USER_CODE_DRAWS) throw new Error(`no free user code in ${MAX_USER_CODE_DRAWS} draws`);
+  }
   const uri = verificationUri(ctx);
   return {
     device_code: deviceCode,

@@ -70,7 +70,11 @@ export async function approveDeviceCode(db: Q, hash: string, approval: { userId:
 }
 
 export interface DeviceCodeStore {
-  insert(row: DeviceCode): Promise<void>;
+  /**
+   * Stores a new request; false when its user code is one a stored request already has (the codes
+   * are short, RFC 8628 §6.1: another may be drawn), and nothing was written.
+   */
+  insert(row: DeviceCode): Promise<boolean>;
   /**
    * A poll of `appId`'s pending, live request, at or past its interval: its time recorded, and
    * true. False (nothing written) for any other poll, which then reads the row.
@@ -94,7 +98,8 @@ export function createDeviceCodeStore(db: Db): DeviceCodeStore {
   const q = db.kysely;
   return {
     insert: async (row) => {
-      await q.insertInto('device_codes').values(row).execute();
+      const result = await q.insertInto('device_codes').values(row).onConflict((oc) => oc.column('user_code_hash').doNothing()).executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
     },
     recordPendingPoll: async (hash, appId, now) => Number((await markPendingPoll(q, now, hash, appId, now, now)).numAffectedRows) === 1,
     findByDeviceCode: async (hash) => (await selectByDeviceCode(q, hash)).rows[0],

@@ -41,6 +41,18 @@ forEachDialect('device authorization grant', (dialect) => {
     assert.ok(!stored.includes(answer.device_code) && !stored.includes(answer.user_code.replace('-', '')), 'codes are stored hashed');
   });
 
+  it('stores no second request with a user code already taken (the endpoint then draws another)', async () => {
+    const answer = await start();
+    const { db } = t.database;
+    const taken = await db.kysely.selectFrom('device_codes').selectAll().orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    const again = { ...taken, device_code_hash: `${taken.device_code_hash}-again` };
+    assert.equal(await t.database.stores.deviceCodes.insert(again), false);
+    assert.equal((await db.kysely.selectFrom('device_codes').select('device_code_hash').where('device_code_hash', '=', again.device_code_hash).execute()).length, 0);
+    // The first request is whole: its person can still type its code.
+    assert.equal((await t.database.stores.deviceCodes.findByUserCode(taken.user_code_hash))?.device_code_hash, taken.device_code_hash);
+    assert.match(answer.user_code, /^[A-Z]{4}-[A-Z]{4}$/);
+  });
+
   it('advertises the endpoint and the grant type in the metadata', async () => {
     const metadata = (await t.app.inject({ url: '/.well-known/oauth-authorization-server' })).json();
     assert.equal(metadata.device_authorization_endpoint, 'http://stride.test/oauth2/device_authorization');
