@@ -48,18 +48,21 @@ describe('behind PgBouncer without DATABASE_TRANSACTION_POOLING', { skip: pgboun
 
     // Each request reads the app by its client id through a statement prepared by name; the
     // server's ten connections share PgBouncer's four, so the names soon land on connections that
-    // do not have them (or have them already).
+    // do not have them (or have them already). How soon depends on how the requests of a burst
+    // fall into the event loop's turns: bursts go on until the server has noticed, then five more
+    // show that it does not need to again.
+    const notices = () => log.split('\n').filter((line) => line.includes('DATABASE_TRANSACTION_POOLING=true'));
     const statuses: number[] = [];
-    for (let burst = 0; burst < 10; burst++) {
+    let burstsSinceNotice = -1;
+    for (let burst = 0; burst < 100 && burstsSinceNotice < 5; burst++) {
       const answers = await Promise.all(Array.from({ length: 60 }, () => fetch(url, { redirect: 'manual' })));
       statuses.push(...answers.map((answer) => answer.status));
       await Promise.all(answers.map((answer) => answer.arrayBuffer()));
+      if (burstsSinceNotice >= 0 || notices().length > 0) burstsSinceNotice++;
     }
     const counts = Object.fromEntries([...new Set(statuses)].map((status) => [status, statuses.filter((s) => s === status).length]));
     assert.deepEqual(counts, { 302: statuses.length }, 'every request is sent to sign in, none fails');
-
-    const notices = log.split('\n').filter((line) => line.includes('DATABASE_TRANSACTION_POOLING=true'));
-    assert.equal(notices.length, 1, `one notice in the log:\n${log}`);
-    assert.match(notices[0]!, /"level":40/, 'at warn level');
+    assert.equal(notices().length, 1, `one notice in the log after ${statuses.length / 60} bursts:\n${log}`);
+    assert.match(notices()[0]!, /"level":40/, 'at warn level');
   });
 });
