@@ -74,7 +74,10 @@ const QUERY_PARAMETERS = Object.keys(SERIES_QUERY_JSON_SCHEMA.properties);
 export function stepSeriesQueryWords(error: ErrorObject): string {
   const name = error.instancePath.slice(1);
   const params = error.params as Record<string, unknown>;
-  const sent = String(error.data).slice(0, 40);
+  // What was sent for one parameter, as text or as the number it was read as; not the whole query
+  // of an unknown parameter: an object without a prototype whose keys are the client's
+  // (`?toString` made String() of it throw).
+  const sent = typeof error.data === 'string' || typeof error.data === 'number' ? String(error.data).slice(0, 40) : '';
   if (name === '') return `unknown query parameter "${String(params.additionalProperty).slice(0, 40)}"; expected ${QUERY_PARAMETERS.join(', ')}`;
   if (Array.isArray(error.data)) return `${name} must be given at most once`;
   if (name === 'granularity') return `granularity must be minute, hour or day, got "${sent}"`;

@@ -46,6 +46,14 @@ forEachDialect('steps series', (dialect) => {
     await rejects(`start_time=0&end_time=${1095 * DAY + 1}`, /longer than 1095 days, the most granularity=day allows/);
   });
 
+  it('answers a parameter named like an object\'s own members as an unknown one, not a server error', async () => {
+    // The query reaches the words of the refusal as an object whose keys are the client's.
+    for (const name of ['toString', 'valueOf', 'constructor', '__proto__', 'hasOwnProperty']) {
+      await rejects(name, new RegExp(`^unknown query parameter "${name}"`));
+      await rejects(`${name}=1&start_time=0`, new RegExp(`^unknown query parameter "${name}"`));
+    }
+  });
+
   it('accepts ranges exactly at the caps', async () => {
     const start = utc(2024, 1, 1);
     assert.equal((await readSeries(t, token, { granularity: 'minute', start_time: start, end_time: start + DAY })).steps.length, 1440);
