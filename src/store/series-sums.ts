@@ -30,6 +30,18 @@ export interface DayRow {
  */
 export type DayDetail = 'totals' | 'hours' | 'minutes';
 
+const NOT_READ = new Uint8Array(0);
+
+/**
+ * Rows read with `detail` get the packed columns they were not read with as one shared empty array
+ * (never written to): every day row has one shape whatever was read. The readers ask the database
+ * for no value there at all: on PostgreSQL an empty bytea would be a Buffer per column and row.
+ */
+export function fillUnreadColumns(rows: ReadonlyArray<{ hours: Uint8Array | null; minutes: Uint8Array | null }>, detail: DayDetail): void {
+  if (detail === 'minutes') return;
+  for (const row of rows) (row.hours ??= NOT_READ), (row.minutes = NOT_READ);
+}
+
 /** The user's days of `metric` with day_start in [from, to), by day_start, with `detail`. */
 export type DayReader = (userId: string, metric: SumMetric, from: number, to: number, detail: DayDetail) => DayRow[] | Promise<DayRow[]>;
 

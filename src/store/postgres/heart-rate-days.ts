@@ -1,7 +1,7 @@
 /** The day rows of heart-rate series on PostgreSQL (the buckets: ../heart-rate-series.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import type { DayDetail } from '../series-sums.js';
+import { fillUnreadColumns, type DayDetail } from '../series-sums.js';
 import type { HeartRateDayReader, HeartRateDayRow } from '../heart-rate-series.js';
 
 /** Series read in one statement at most; more start the next one at once. */
@@ -18,8 +18,6 @@ const COLUMNS: Readonly<Record<DayDetail, string>> = {
   hours: `s.day_start, s.total::text as total, s.hours, null::bytea as minutes`,
   minutes: 's.day_start, s.total::text as total, s.hours, s.minutes',
 };
-
-const EMPTY = new Uint8Array(0);
 
 interface DaysWanted {
   userId: string;
@@ -52,11 +50,8 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       values: [calls.map((call) => call.input.userId), calls.map((call) => call.input.from), calls.map((call) => call.input.to)],
     });
     const days: HeartRateDayRow[][] = calls.map(() => []);
-    const partial = detail !== 'minutes';
-    for (const row of result.rows) {
-      if (partial) (row.hours ??= EMPTY), (row.minutes = EMPTY);
-      days[Number(row.i) - 1]!.push(row);
-    }
+    fillUnreadColumns(result.rows, detail);
+    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
     calls.forEach((call, index) => call.resolve(days[index]!));
   }, MAX_BATCH);
 }

@@ -1,7 +1,7 @@
 /** The day rows of minute series on PostgreSQL (the sums: ../series-sums.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import type { DayDetail, DayReader, DayRow } from '../series-sums.js';
+import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-sums.js';
 
 /** Series read in one statement at most; more start the next one at once. */
 const MAX_BATCH = 256;
@@ -18,8 +18,6 @@ const COLUMNS: Readonly<Record<DayDetail, string>> = {
   hours: `s.day_start, s.total, s.hours, null::bytea as minutes`,
   minutes: 's.day_start, s.total, s.hours, s.minutes',
 };
-
-const EMPTY = new Uint8Array(0);
 
 interface DaysWanted {
   userId: string;
@@ -64,11 +62,8 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       ],
     });
     const days: DayRow[][] = calls.map(() => []);
-    const partial = detail !== 'minutes';
-    for (const row of result.rows) {
-      if (partial) (row.hours ??= EMPTY), (row.minutes = EMPTY);
-      days[Number(row.i) - 1]!.push(row);
-    }
+    fillUnreadColumns(result.rows, detail);
+    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
     calls.forEach((call, index) => call.resolve(days[index]!));
   }, MAX_BATCH);
 }

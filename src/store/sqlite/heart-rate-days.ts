@@ -2,10 +2,8 @@
 import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
-import type { DayDetail } from '../series-sums.js';
+import { fillUnreadColumns, type DayDetail } from '../series-sums.js';
 import type { HeartRateDayReader, HeartRateDayRow } from '../heart-rate-series.js';
-
-const EMPTY = new Uint8Array(0);
 
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
   totals: 'day_start, total',
@@ -29,7 +27,7 @@ export function sqliteHeartRateDays(sqlite: SQLite.Database): HeartRateDayReader
       statements.set(detail, statement);
     }
     const rows = statement.all(userId, BigInt(from), BigInt(to)) as HeartRateDayRow[];
-    if (detail !== 'minutes') for (const row of rows) (row.hours ??= EMPTY), (row.minutes = EMPTY);
+    fillUnreadColumns(rows, detail);
     return rows;
   };
   return (userId, from, to, detail) => turnRead(() => read(userId, from, to, detail));

@@ -2,9 +2,8 @@
 import type SQLite from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
-import type { DayDetail, DayReader, DayRow } from '../series-sums.js';
+import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-sums.js';
 
-const EMPTY = new Uint8Array(0);
 
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
   totals: 'day_start, total',
@@ -32,7 +31,7 @@ export function sqliteDays(sqlite: SQLite.Database): DayReader {
       statements.set(detail, statement);
     }
     const rows = statement.all(userId, metric, BigInt(from), BigInt(to)) as DayRow[];
-    if (detail !== 'minutes') for (const row of rows) (row.hours ??= EMPTY), (row.minutes = EMPTY);
+    fillUnreadColumns(rows, detail);
     return rows;
   };
   return (userId, metric, from, to, detail) => turnRead(() => read(userId, metric, from, to, detail));
