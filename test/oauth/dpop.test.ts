@@ -274,6 +274,31 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     assert.equal((await call(await handProof(keys, claims(), { jwk }))).status, 200);
   });
 
+  it('refuses padding and whitespace in a proof on first use of its header as after (RFC 7515 §2)', async () => {
+    const { keys, tokens } = await publicPair();
+    const token = tokens.access_token;
+    const url = resourceUrl().href;
+    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const claims = () => ({ htm: 'GET', htu: url, ath: ath(token) });
+    // jose's decoder (atob) skips whitespace and takes padding: each of these was taken on first use.
+    const defects: Record<string, (proof: string) => string> = {
+      'a space in the signature': (proof) => `${proof.slice(0, -20)} ${proof.slice(-20)}`,
+      'a tab in the signature': (proof) => `${proof.slice(0, -20)}\t${proof.slice(-20)}`,
+      'the signature padded': (proof) => `${proof}==`,
+    };
+    for (const [why, defect] of Object.entries(defects)) {
+      // A kid never sent before: the header's text is new, so its first proof goes through jose.
+      const header = { jwk: { ...(await exportJWK(keys.publicKey)), kid: randomUUID() } };
+      const first = await call(defect(await handProof(keys, claims(), header)));
+      assert.equal(first.status, 401, `${why}, first use`);
+      assert.equal((await first.json()).error, 'invalid_dpop_proof', `${why}, first use`);
+      assert.equal((await call(await handProof(keys, claims(), header))).status, 200, `${why}: the header's good proof`);
+      const kept = await call(defect(await handProof(keys, claims(), header)));
+      assert.equal(kept.status, 401, `${why}, kept header`);
+      assert.equal((await kept.json()).error, 'invalid_dpop_proof', `${why}, kept header`);
+    }
+  });
+
   it('answers a refresh retried within the replay window with the same DPoP-bound pair', async () => {
     const { c, DPoP, tokens } = await publicPair();
     const refresh = async () =>
