@@ -352,7 +352,9 @@ export function refreshChainWorkload(
         // The measured chains (after the warm-up's) are obtained first, so that the proofs are
         // signed last, just before the slice.
         if (warmedUp) chains ??= await newChains();
-        proofs.refill(proofsForSlice(seconds, measured.latencies.length, measured.seconds, 1000));
+        // Before the first measured slice, the warm-up's rate: its chains rotate as fast.
+        const seen = measured.seconds > 0 ? measured : warmup;
+        proofs.refill(proofsForSlice(seconds, seen.latencies.length, seen.seconds, 1000));
       },
     }),
     async runSlice(seconds) {

@@ -89,24 +89,28 @@ interface KeptKey {
  */
 const keptKeys = new Map<string, KeptKey>();
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/**
+ * A compact JWS: three parts of base64url, each without padding, whitespace or any other character
+ * (RFC 7515 §2 and §7.1, RFC 4648 §5). jose decodes through `atob`, which would skip whitespace and
+ * take padding; a proof is held to this on both paths, so that one jose would take on first use is
+ * not refused later by the kept header's path, nor the other way round.
+ */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A proof's signature or claims set was refused; the caller answers with the generic refusal. */
 class InvalidProof extends Error {}
 
 /**
- * The claims set of a proof whose encoded header is a kept key's, once its signature is checked
- * with that key — refused in the cases jose refuses a JWT for (RFC 7515 §7.1, RFC 7519 §7.2): not
- * three base64url parts, a bad signature, a claims set that is not a JSON object, `iat`, `nbf` or
- * `exp` that is not a number, `nbf` in the future, `exp` past.
+ * The claims set of a proof (a COMPACT_JWS) whose encoded header is a kept key's, once its
+ * signature is checked with that key — refused in the cases jose refuses a JWT for (RFC 7515 §7.1,
+ * RFC 7519 §7.2): a bad signature, a claims set that is not a JSON object, `iat`, `nbf` or `exp`
+ * that is not a number, `nbf` in the future, `exp` past.
  */
 function claimsSignedBy(kept: KeptKey, proof: string, headerEnd: number, now: number): JWTPayload {
   const payloadEnd = proof.indexOf('.', headerEnd + 1);
-  if (payloadEnd === -1 || proof.indexOf('.', payloadEnd + 1) !== -1) throw new InvalidProof('not a compact JWS');
   const encodedPayload = proof.slice(headerEnd + 1, payloadEnd);
   const encodedSignature = proof.slice(payloadEnd + 1);
-  if (!BASE64URL.test(encodedPayload) || !BASE64URL.test(encodedSignature)) throw new InvalidProof('not base64url');
   let valid: boolean;
   try {
     const signingInput = Buffer.from(proof.slice(0, payloadEnd), 'latin1');
@@ -131,9 +135,10 @@ function claimsSignedBy(kept: KeptKey, proof: string, headerEnd: number, now: nu
 
 /** Verifies the proof's signature and header (through a kept key when its header is one's); refuses a private `jwk`. */
 async function verifiedClaims(proof: string, check: ProofCheck, now: number): Promise<{ payload: JWTPayload; jkt: string }> {
+  if (!COMPACT_JWS.test(proof)) throw new InvalidProof('not three parts of base64url');
   const headerEnd = proof.indexOf('.');
   const encodedHeader = proof.slice(0, headerEnd);
-  const kept = headerEnd > 0 ? keptKeys.get(encodedHeader) : undefined;
+  const kept = keptKeys.get(encodedHeader);
   if (kept !== undefined) return { payload: claimsSignedBy(kept, proof, headerEnd, now), jkt: kept.jkt };
   const { payload, protectedHeader, key } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
   const jwk = protectedHeader.jwk as JWK;

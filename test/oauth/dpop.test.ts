@@ -83,6 +83,16 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     return { c, keys, DPoP, tokens, registered };
   }
 
+  /** A public app's DPoP-bound access token, a GET of the resource with it and a proof, and a proof's usual claims. */
+  async function resourceCaller() {
+    const { keys, tokens } = await publicPair();
+    const token = tokens.access_token;
+    const url = resourceUrl().href;
+    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const claims = () => ({ htm: 'GET', htu: url, ath: ath(token) });
+    return { keys, token, url, call, claims };
+  }
+
   it('advertises exactly the proof algorithms it accepts', () => {
     assert.deepEqual(as.dpop_signing_alg_values_supported, ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256']);
   });
@@ -197,10 +207,7 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
   });
 
   it('checks the signature of every proof of a key it has seen: the key in the header, signed by another, is refused', async () => {
-    const { keys, tokens } = await publicPair();
-    const token = tokens.access_token;
-    const url = resourceUrl().href;
-    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const { keys, token, url, call } = await resourceCaller();
     // The key is imported (and kept) by the first proofs.
     for (let i = 0; i < 3; i++) assert.equal((await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) }))).status, 200);
     const forged = await handProof(await generateKeyPair('ES256'), { htm: 'GET', htu: url, ath: ath(token) }, { jwk: await exportJWK(keys.publicKey) });
@@ -211,16 +218,12 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
   });
 
   it('refuses a proof whose header is a kept key\'s but whose signature or claims set is not that key\'s', async () => {
-    const { keys, tokens } = await publicPair();
-    const token = tokens.access_token;
-    const url = resourceUrl().href;
-    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const { keys, call, claims } = await resourceCaller();
     const refused = async (proof: string, why: string) => {
       const answer = await call(proof);
       assert.equal(answer.status, 401, why);
       assert.equal((await answer.json()).error, 'invalid_dpop_proof', why);
     };
-    const claims = () => ({ htm: 'GET', htu: url, ath: ath(token) });
     assert.equal((await call(await handProof(keys, claims()))).status, 200);
     const [header, payload, signature] = (await handProof(keys, claims())).split('.') as [string, string, string];
     // Another payload under a valid signature of the header and the first payload.
@@ -254,11 +257,7 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
   });
 
   it('tells apart two keys with the same kid: each header is verified as its own', async () => {
-    const { keys, tokens } = await publicPair();
-    const token = tokens.access_token;
-    const url = resourceUrl().href;
-    const call = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
-    const claims = () => ({ htm: 'GET', htu: url, ath: ath(token) });
+    const { keys, call, claims } = await resourceCaller();
     const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'device-1' };
     for (let i = 0; i < 2; i++) assert.equal((await call(await handProof(keys, claims(), { jwk }))).status, 200);
     const other = await generateKeyPair('ES256');
@@ -272,6 +271,27 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     assert.equal(forged.status, 401);
     assert.equal((await forged.json()).error, 'invalid_dpop_proof');
     assert.equal((await call(await handProof(keys, claims(), { jwk }))).status, 200);
+  });
+
+  it('refuses padding and whitespace in a proof on first use of its header as after (RFC 7515 §2)', async () => {
+    const { keys, call, claims } = await resourceCaller();
+    // jose's decoder (atob) skips whitespace and takes padding: each of these was taken on first use.
+    const defects: Record<string, (proof: string) => string> = {
+      'a space in the signature': (proof) => `${proof.slice(0, -20)} ${proof.slice(-20)}`,
+      'a tab in the signature': (proof) => `${proof.slice(0, -20)}\t${proof.slice(-20)}`,
+      'the signature padded': (proof) => `${proof}==`,
+    };
+    for (const [why, defect] of Object.entries(defects)) {
+      // A kid never sent before: the header's text is new, so its first proof goes through jose.
+      const header = { jwk: { ...(await exportJWK(keys.publicKey)), kid: randomUUID() } };
+      const first = await call(defect(await handProof(keys, claims(), header)));
+      assert.equal(first.status, 401, `${why}, first use`);
+      assert.equal((await first.json()).error, 'invalid_dpop_proof', `${why}, first use`);
+      assert.equal((await call(await handProof(keys, claims(), header))).status, 200, `${why}: the header's good proof`);
+      const kept = await call(defect(await handProof(keys, claims(), header)));
+      assert.equal(kept.status, 401, `${why}, kept header`);
+      assert.equal((await kept.json()).error, 'invalid_dpop_proof', `${why}, kept header`);
+    }
   });
 
   it('answers a refresh retried within the replay window with the same DPoP-bound pair', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { accessTokenHash, newProofKey, ProofPool, proofsForSlice, signProof, verifySignature } from '../../../bench/lib/dpop-proofs.js';
-import { fixedRequestWorkload, interleave, type Workload } from '../../../bench/lib/loads.js';
+import { fixedRequestWorkload, interleave, refreshChainWorkload, type Workload } from '../../../bench/lib/loads.js';
 
 const HTU = 'http://127.0.0.1:8080/v1/users/me';
 
@@ -85,6 +85,38 @@ describe('a fixed request with a new DPoP proof each time', () => {
     // How long the pool lasts depends on this machine's speed (a row's note reports the late ones);
     // what must hold is that the slice took proofs signed before it.
     assert.ok(pool.signedLate < seen.length, `${pool.signedLate} of ${seen.length} proofs signed during the slice: none came from the pool`);
+  });
+});
+
+describe('DPoP-bound refresh chains', () => {
+  let server: Server;
+  let origin: string;
+
+  before(async () => {
+    // A token endpoint that answers each rotation after 5 ms: at most 800 a second on 4 chains.
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.end(JSON.stringify({ refresh_token: `rt-${Math.random()}` })), 5));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('signs the first slice\'s proofs for the rate of the warm-up, not a guess', async () => {
+    const pool = new ProofPool(newProofKey(), { htm: 'POST', htu: `${origin}/token` });
+    const client = { clientId: 'c', clientSecret: '', redirectUri: 'http://127.0.0.1:9/' };
+    const workload = refreshChainWorkload({ tokenUrl: `${origin}/token`, client, proofs: pool }, async (count) => Array.from({ length: count }, (_, i) => `first-${i}`), 4, process.pid);
+    await workload.prepareSlice!(0.4);
+    await workload.warmUp(0.4);
+    await workload.prepareSlice!(1);
+    workload.close!();
+    const { warmupOk = 0 } = workload.result();
+    assert.ok(warmupOk > 0);
+    // The warm-up's rate, half again: between its answers over 1 s and over its 0.4 s (the
+    // initial guess of 1,000 a second would make 1,500).
+    assert.ok(pool.size >= Math.ceil(Math.max(warmupOk, 100) * 1.5) && pool.size <= Math.ceil(Math.max(warmupOk / 0.4, 100) * 1.5), `${pool.size} proofs for ${warmupOk} rotations in the warm-up`);
   });
 });
 
