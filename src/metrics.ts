@@ -2,7 +2,8 @@
  * The Prometheus metrics of one application (docs/operations.md, "Metrics"). Each application has
  * its own registry, so that several in one process (the tests) do not count into each other.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { SeriesHistogram } from './metric-series.js';
 
 export type TokenEvent = 'issued' | 'refreshed' | 'replayed' | 'reuse_detected' | 'revoked';
 
@@ -14,11 +15,11 @@ export interface ConnectionCounts {
 
 export interface Metrics {
   registry: Registry;
-  requests: Histogram<'method' | 'route' | 'status'>;
+  requests: SeriesHistogram<'method' | 'route' | 'status'>;
   rateLimited: Counter<'route'>;
   tokens: Counter<'event'>;
   signIns: Counter<'outcome'>;
-  storeCalls: Histogram<'call'>;
+  storeCalls: SeriesHistogram<'call'>;
   sweeps: Counter<'outcome'>;
   sweptRows: Counter<'table'>;
   webhookAttempts: Counter<'outcome'>;
@@ -54,13 +55,13 @@ export function createMetrics(connections: () => ConnectionCounts | null): Metri
     },
   });
   const metrics = {
-    requests: new Histogram({
-      name: 'stride_http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status, with their latency.',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    requests: new SeriesHistogram(
+      'stride_http_request_duration_seconds',
+      'HTTP requests by method, route template and status, with their latency.',
+      ['method', 'route', 'status'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
-    }),
+    ),
     rateLimited: new Counter({ name: 'stride_rate_limited_total', help: 'Answers 429 rate_limited, by route template.', labelNames: ['route'], registers }),
     tokens: new Counter({
       name: 'stride_tokens_total',
@@ -69,13 +70,13 @@ export function createMetrics(connections: () => ConnectionCounts | null): Metri
       registers,
     }),
     signIns: new Counter({ name: 'stride_sign_ins_total', help: 'Sign-in attempts by outcome (succeeded, failed).', labelNames: ['outcome'], registers }),
-    storeCalls: new Histogram({
-      name: 'stride_store_call_duration_seconds',
-      help: 'Latency of each database operation (store call: one statement or one transaction).',
-      labelNames: ['call'],
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
+    storeCalls: new SeriesHistogram(
+      'stride_store_call_duration_seconds',
+      'Latency of each database operation (store call: one statement or one transaction).',
+      ['call'],
+      [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
       registers,
-    }),
+    ),
     sweeps: new Counter({ name: 'stride_sweeps_total', help: 'Sweeps of expired rows, by outcome (succeeded, failed).', labelNames: ['outcome'], registers }),
     webhookAttempts: new Counter({ name: 'stride_webhook_attempts_total', help: 'Webhook sends (deliveries and verifications), by outcome.', labelNames: ['outcome'], registers }),
     sweptRows: new Counter({ name: 'stride_swept_rows_total', help: 'Expired rows deleted by the sweeper, by table.', labelNames: ['table'], registers }),

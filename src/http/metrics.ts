@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { ApiError } from '../errors.js';
+import type { Observe } from '../metric-series.js';
 import type { Metrics } from '../metrics.js';
 import { constantTimeEqual } from '../security/secrets.js';
 
@@ -13,10 +14,19 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 
 /** Every answer into the request histogram, by route template (never the raw path: one series per route). */
 export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
+  // The series of each method, status and route, found by one lookup (bounded: route templates).
+  const series = new Map<string, Observe>();
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const method = METHODS.has(request.method) ? request.method : 'other';
-    metrics.requests.observe({ method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+    const status = reply.statusCode;
+    const key = `${method} ${status} ${route}`;
+    let observe = series.get(key);
+    if (observe === undefined) {
+      observe = metrics.requests.observer({ method, route, status });
+      series.set(key, observe);
+    }
+    observe(reply.elapsedTime / 1000);
     if (reply.statusCode === 429) metrics.rateLimited.inc({ route });
     done();
   });

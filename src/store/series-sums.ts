@@ -30,7 +30,8 @@ export interface DayRow {
  */
 export type DayDetail = 'totals' | 'hours' | 'minutes';
 
-const NOT_READ = new Uint8Array(0);
+/** A packed column a read did not ask for: one shared empty array, never written to. */
+export const NOT_READ = new Uint8Array(0);
 
 /**
  * Rows read with `detail` get the packed columns they were not read with as one shared empty array

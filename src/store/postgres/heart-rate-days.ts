@@ -41,6 +41,7 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
     cross join lateral (
       select * from series_days d
       where d.user_id = k.user_id and d.metric = 'heartrate' and d.day_start >= k.day_from and d.day_start < k.day_to
+      offset 0
     ) s
     order by k.i, s.day_start`;
   return batchedCalls<DaysWanted, HeartRateDayRow[]>(async (calls) => {

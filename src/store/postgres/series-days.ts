@@ -31,7 +31,9 @@ interface DaysWanted {
  * (db/batched-calls.ts, decision 0002): a round trip through pg costs the event loop more than the
  * rows it carries — one statement per series took 204 µs of event loop a request in the 30-day
  * daily series of `npm run bench` against 93 µs batched (performance.md, November 26). Each wanted
- * range is a range of the primary key, by a lateral subquery over the arrays.
+ * range is a range of the primary key, by a lateral subquery over the arrays; its OFFSET 0 keeps it
+ * from being flattened into a join, which the plan kept for the statement (db/database.ts) could
+ * answer with a scan of the table when it was made while the table was nearly empty.
  */
 export function postgresDays(pool: pg.Pool): DayReader {
   const readers = {
@@ -48,6 +50,7 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
     cross join lateral (
       select * from series_days d
       where d.user_id = k.user_id and d.metric = k.metric and d.day_start >= k.day_from and d.day_start < k.day_to
+      offset 0
     ) s
     order by k.i, s.day_start`;
   return batchedCalls<DaysWanted, DayRow[]>(async (calls) => {
