@@ -4,7 +4,7 @@
  */
 import type { Config } from '../config.js';
 import { newTokenPair, tokenKey } from '../security/secrets.js';
-import type { AccessTokenRow, RefreshTokenRow } from '../store/tokens.js';
+import type { NewTokenRow } from '../store/tokens.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -17,8 +17,8 @@ export interface TokenResponse {
 
 export interface MintedPair {
   response: TokenResponse;
-  access: AccessTokenRow;
-  refresh: RefreshTokenRow;
+  access: NewTokenRow;
+  refresh: NewTokenRow;
 }
 
 export interface PairSubject {
@@ -35,14 +35,6 @@ export interface PairSubject {
 
 export function mintTokenPair(config: Config, now: number, subject: PairSubject): MintedPair {
   const { accessToken, refreshToken } = newTokenPair();
-  const common = {
-    family_id: subject.familyId,
-    grant_id: subject.grantId,
-    app_id: subject.appId,
-    user_id: subject.userId,
-    scope: subject.scope,
-    created_at: now,
-  };
   return {
     response: {
       access_token: accessToken,
@@ -51,15 +43,26 @@ export function mintTokenPair(config: Config, now: number, subject: PairSubject)
       refresh_token: refreshToken,
       scope: subject.scope,
     },
-    access: { ...common, token_key: tokenKey(accessToken), expires_at: now + config.accessTokenTtl, jkt: subject.accessJkt },
-    refresh: {
-      ...common,
-      token_key: tokenKey(refreshToken),
-      expires_at: now + config.refreshTokenTtl,
-      rotated_at: null,
-      replay_response: null,
-      jkt: subject.refreshJkt,
-    },
+    access: tokenRow(accessToken, subject, now, config.accessTokenTtl, subject.accessJkt),
+    refresh: tokenRow(refreshToken, subject, now, config.refreshTokenTtl, subject.refreshJkt),
+  };
+}
+
+/**
+ * One literal, not `{ ...shared, more }`: V8 builds an object that spreads another and adds
+ * properties through its slow path, one property at a time, on every call.
+ */
+function tokenRow(token: string, subject: PairSubject, now: number, lifetime: number, jkt: string | null): NewTokenRow {
+  return {
+    token_key: tokenKey(token),
+    family_id: subject.familyId,
+    grant_id: subject.grantId,
+    app_id: subject.appId,
+    user_id: subject.userId,
+    scope: subject.scope,
+    created_at: now,
+    expires_at: now + lifetime,
+    jkt,
   };
 }
 

@@ -106,8 +106,11 @@ export function hashCredential(value: string): string {
  * (an operator's METRICS_TOKEN has any length; a length check first would answer that at once).
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
+  return timingSafeEqual(digestBytes(a), digestBytes(b));
 }
+
+/** SHA-256 as bytes, by way of a 'binary' (latin1) string: `hash` makes no Buffer of its own for one. */
+const digestBytes = (value: string) => Buffer.from(hash('sha256', value, 'binary'), 'binary');
 
 /** A public client identifier: random, URL-safe, not secret. */
 export function newClientId(): string {

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Db } from '../db/database.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
-import { claimAndInsertPair, type AccessTokenRow, type RefreshTokenRow } from './tokens.js';
+import { claimAndInsertPair, type NewTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type AuthorizationCode = Selectable<AuthorizationCodeTable>;
@@ -53,7 +53,7 @@ export interface CodeStore {
    * false (and nothing written) when the code was used already, has expired, or its grant or app
    * was deleted meanwhile.
    */
-  redeem(codeHash: string, now: number, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<boolean>;
+  redeem(codeHash: string, now: number, access: NewTokenRow, refresh: NewTokenRow): Promise<boolean>;
 }
 
 export function createCodeStore(db: Db): CodeStore {

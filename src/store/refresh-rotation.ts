@@ -21,7 +21,7 @@
  *   on the new row version, matches no row, and its INSERTs (which join the UPDATE's result) insert
  *   nothing.
  */
-import type { AccessTokenRow, RefreshTokenRow } from './tokens.js';
+import type { NewTokenRow, RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
   /** Hash of the refresh token being exchanged. */
@@ -29,8 +29,8 @@ export interface Rotation {
   now: number;
   /** The encrypted answer, kept on the old token for retries inside the replay window. */
   replayResponse: string;
-  access: AccessTokenRow;
-  refresh: RefreshTokenRow;
+  access: NewTokenRow;
+  refresh: NewTokenRow;
 }
 
 export interface RefreshRotation {

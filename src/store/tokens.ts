@@ -11,10 +11,12 @@ import type { AccessTokenTable, Database, RefreshTokenTable } from '../db/schema
 type Q = Kysely<Database>;
 export type AccessTokenRow = Selectable<AccessTokenTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
+/** A new access or refresh token as inserted: a new refresh token's rotated_at and replay_response are NULL by default. */
+export type NewTokenRow = AccessTokenRow;
 
 type TokenColumns = [tokenKey: string, familyId: string, grantId: string, appId: string, userId: string, scope: string, expiresAt: number, createdAt: number, jkt: string | null];
 
-export const tokenColumns = (t: AccessTokenRow | RefreshTokenRow): TokenColumns =>
+export const tokenColumns = (t: NewTokenRow): TokenColumns =>
   [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at, t.jkt];
 
 const tokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt]: TokenColumns) =>
@@ -40,7 +42,7 @@ export function isForeignKeyViolation(error: unknown): boolean {
  * the code consumed or the token rotated) and the new pair commit together, or nothing does.
  * False when the claim finds nothing to claim, or the pair's grant or app was deleted meanwhile.
  */
-export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boolean>, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<boolean> {
+export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boolean>, access: NewTokenRow, refresh: NewTokenRow): Promise<boolean> {
   try {
     await db.transaction().execute(async (trx) => {
       if (!(await claim(trx))) throw new NothingToClaim();
@@ -56,7 +58,7 @@ export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boole
 /** Thrown inside the transaction to roll it back when the code or token was claimed already. */
 class NothingToClaim extends Error {}
 
-export async function insertTokenPair(db: Q, access: AccessTokenRow, refresh: RefreshTokenRow): Promise<void> {
+export async function insertTokenPair(db: Q, access: NewTokenRow, refresh: NewTokenRow): Promise<void> {
   await insertAccessToken(db, ...tokenColumns(access));
   await insertRefreshToken(db, ...tokenColumns(refresh));
 }

@@ -9,7 +9,8 @@ const payload = { access_token: 'sat_a', refresh_token: 'srt_b', scope: 'read_pr
 
 it('the replay key is HKDF-SHA256 of the raw token (RFC 5869, no salt, 32 bytes)', () => {
   const info = Buffer.from('stride refresh-token replay response v1');
-  for (const token of ['srt_x', newCredential('refreshToken'), 'srt_é∂ unicode', 'x'.repeat(300)]) {
+  const tokens = ['srt_x', 'srt_é∂ unicode 😀', 'x'.repeat(300), '', ...Array.from({ length: 100 }, () => newCredential('refreshToken'))];
+  for (const token of tokens) {
     const expected = Buffer.from(hkdfSync('sha256', Buffer.from(token), Buffer.alloc(0), info, 32));
     assert.deepEqual(replayKey(token), expected, token);
   }

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { it } from 'node:test';
 import { argon2Slots, hashPassword, Semaphore, verifyAgainstDummy, verifyPassword } from '../../src/security/passwords.js';
-import { CREDENTIAL_PREFIX, hashCredential, newTokenPair, tokenKey } from '../../src/security/secrets.js';
+import { constantTimeEqual, CREDENTIAL_PREFIX, hashCredential, newCredential, newTokenPair, tokenKey } from '../../src/security/secrets.js';
 
 it('newTokenPair: two independent 256-bit tokens with their prefixes and issue time', () => {
   const seen = new Set<string>();
@@ -45,6 +45,18 @@ it('hashCredential is the hex SHA-256 of the credential', () => {
   for (const value of ['', 'sat_abc', 'é unicode']) {
     assert.equal(hashCredential(value), createHash('sha256').update(value).digest('hex'));
   }
+});
+
+it('constantTimeEqual: true for the same text only, whatever the lengths and characters', () => {
+  const secret = newCredential('clientSecret');
+  assert.equal(constantTimeEqual(secret, `${secret}`), true);
+  assert.equal(constantTimeEqual('', ''), true);
+  assert.equal(constantTimeEqual('é∂ ünicode 😀', 'é∂ ünicode 😀'), true);
+  for (const other of [secret.slice(0, -1), `${secret}x`, secret.toUpperCase(), newCredential('clientSecret'), '', 'é', 'e\u0301']) {
+    assert.equal(constantTimeEqual(secret, other), false, other);
+  }
+  // Texts whose latin1 bytes would be the same: the texts are compared, not a byte of each character.
+  assert.equal(constantTimeEqual('\u0100', '\u0000'), false);
 });
 
 it('Semaphore: never more than the limit at once, waiters in order, a failure frees its slot', async () => {
