@@ -1,8 +1,10 @@
 /** Authorization codes, kept only as the SHA-256 of the code (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import type { Db } from '../db/database.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
+import { sqliteClaimedPairs } from './sqlite/claimed-pairs.js';
 import { claimAndInsertPair, type NewTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -19,12 +21,6 @@ const insertCodeRow = preparedQuery(
 
 export async function insertAuthorizationCode(db: Q, c: AuthorizationCode): Promise<void> {
   await insertCodeRow(db, c.code_hash, c.app_id, c.user_id, c.grant_id, c.redirect_uri, c.scope, c.code_challenge, c.code_challenge_method, c.expires_at, c.consumed_at, c.created_at);
-}
-
-const selectCode = preparedQuery((db: Q, codeHash: string) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
-
-async function findAuthorizationCode(db: Q, codeHash: string): Promise<AuthorizationCode | undefined> {
-  return (await selectCode(db, codeHash)).rows[0];
 }
 
 /**
@@ -58,9 +54,15 @@ export interface CodeStore {
 
 export function createCodeStore(db: Db): CodeStore {
   const q = db.kysely;
+  // On SQLite the claim and the pair commit on the better-sqlite3 handle, several exchanges per
+  // commit when they arrive together (sqlite/claimed-pairs.ts); on PostgreSQL in a Kysely transaction.
+  const claimed = db.sqlite ? sqliteClaimedPairs(db, db.sqlite, markCodeConsumed) : null;
+  // Every code exchange reads its code first: with the other reads of the turn.
+  const selectCode = preparedRead<[string], AuthorizationCode>(db, (k, codeHash) => k.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
   return {
     insert: (code) => insertAuthorizationCode(q, code),
-    find: (codeHash) => findAuthorizationCode(q, codeHash),
-    redeem: (codeHash, now, access, refresh) => claimAndInsertPair(q, (trx) => consumeAuthorizationCode(trx, codeHash, now), access, refresh),
+    find: async (codeHash) => (await selectCode(codeHash))[0],
+    redeem: (codeHash, now, access, refresh) =>
+      claimed ? claimed({ claim: [now, codeHash, now], access, refresh }) : claimAndInsertPair(q, (trx) => consumeAuthorizationCode(trx, codeHash, now), access, refresh),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
@@ -68,8 +69,12 @@ export interface GrantStore {
 
 export function createGrantStore(db: Db): GrantStore {
   const q = db.kysely;
+  // The authorization endpoint reads the grant for every consent page: with the other reads of the turn.
+  const selectGrant = preparedRead<[string, string], Grant>(db, (k, userId, appId) =>
+    k.selectFrom('grants').selectAll().where('user_id', '=', userId).where('app_id', '=', appId),
+  );
   return {
-    find: (userId, appId) => findGrant(q, userId, appId),
+    find: async (userId, appId) => (await selectGrant(userId, appId))[0],
     endForReuse: async (grantId, now) => {
       await deleteGrants(q, { id: grantId }, { reason: 'token_reuse_detected', now });
     },
@@ -98,10 +103,10 @@ export function createGrantStore(db: Db): GrantStore {
       q.transaction().execute(async (trx) => {
         // The request was checked against the app's scopes before; a developer may have narrowed
         // them since (docs/oauth.md, "When tokens stop working").
-        const registered = await lockedAppScopes(trx, db.dialect, appId);
-        if (!registered || granted.some((name) => !registered.includes(name))) return false;
+        const app = await lockedAppForConsent(trx, db.dialect, appId, userId);
+        if (!app || granted.some((name) => !app.registered.includes(name))) return false;
         // Checked by the consent page before; here too, so that no path can ever break the rule.
-        if (await isTestPersonOfAnotherDeveloper(trx, userId, appId)) throw new ForeignTestPersonError();
+        if (app.consentingTestPersonOf !== null && app.consentingTestPersonOf !== app.ownerId) throw new ForeignTestPersonError();
         const previous = await lockGrantForConsent(trx, { id: newGrantId, userId, appId }, now);
         const { grantScope, withdrawn } = rule(previous.scope);
         const grantId = await upsertGrant(trx, { id: previous.id, userId, appId, scope: grantScope }, now);
@@ -127,39 +132,36 @@ export class ForeignTestPersonError extends Error {
   }
 }
 
-async function isTestPersonOfAnotherDeveloper(db: Q, userId: string, appId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('users as u')
-    .innerJoin('apps as a', (join) => join.on('a.id', '=', appId))
-    .select(['u.test_person_owner_id', 'a.owner_id'])
-    .where('u.id', '=', userId)
-    .executeTakeFirst();
-  return row !== undefined && row.test_person_owner_id !== null && row.test_person_owner_id !== row.owner_id;
-}
 
 /** Rolls a device approval back: the request expired, or was answered, meanwhile. */
 class DeviceRequestGone extends Error {}
 
 /**
- * An app's registered scopes for a consent being recorded, in its transaction. On PostgreSQL the
- * row is share-locked until the consent commits, so a developer's change of the scopes (an UPDATE
- * of the row) and the consent happen one after the other: the change ends the consent's grant if
- * its set differs, or the consent sees the new set. SQLite runs one write transaction at a time.
+ * What a consent being recorded needs of its app, in its transaction and one read: the registered
+ * scopes, the owner, and whose test person the consenting user is (null: a person of their own;
+ * also null when there is no such user). On PostgreSQL the app's row is share-locked until the
+ * consent commits, so a developer's change of the scopes (an UPDATE of the row) and the consent
+ * happen one after the other: the change ends the consent's grant if its set differs, or the
+ * consent sees the new set. SQLite runs one write transaction at a time.
  */
-async function lockedAppScopes(db: Q, dialect: Dialect, appId: string): Promise<string[] | undefined> {
-  let query = db.selectFrom('apps').select('scopes').where('id', '=', appId);
-  if (dialect === 'postgres') query = query.forShare();
-  const row = await query.executeTakeFirst();
-  return row && (row.scopes === '' ? [] : row.scopes.split(' '));
+async function lockedAppForConsent(
+  db: Q,
+  dialect: Dialect,
+  appId: string,
+  userId: string,
+): Promise<{ registered: string[]; ownerId: string; consentingTestPersonOf: string | null } | undefined> {
+  const [row] = (await (dialect === 'postgres' ? selectConsentAppForShare : selectConsentApp)(db, userId, appId)).rows;
+  return row && { registered: row.scopes === '' ? [] : row.scopes.split(' '), ownerId: row.owner_id, consentingTestPersonOf: row.test_person_owner_id };
 }
 
-const selectGrant = preparedQuery((db: Q, userId: string, appId: string) =>
-  db.selectFrom('grants').selectAll().where('user_id', '=', userId).where('app_id', '=', appId),
-);
-
-async function findGrant(db: Q, userId: string, appId: string): Promise<Grant | undefined> {
-  return (await selectGrant(db, userId, appId)).rows[0];
-}
+const consentApp = (db: Q, userId: string, appId: string) =>
+  db
+    .selectFrom('apps as a')
+    .leftJoin('users as u', (join) => join.on('u.id', '=', userId))
+    .select(['a.scopes', 'a.owner_id', 'u.test_person_owner_id'])
+    .where('a.id', '=', appId);
+const selectConsentApp = preparedQuery(consentApp);
+const selectConsentAppForShare = preparedQuery((db: Q, userId: string, appId: string) => consentApp(db, userId, appId).forShare('a'));
 
 /** The ids of the grants to end, as a subquery. */
 type GrantIds = (db: Q) => SelectQueryBuilder<Database, 'grants', { id: string }>;

@@ -1,6 +1,7 @@
 /** Browser sessions, kept only as the SHA-256 of the cookie value (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import type { Db } from '../db/database.js';
 import type { Database, SessionTable } from '../db/schema.js';
 import type { User } from './users.js';
@@ -9,7 +10,7 @@ type Q = Kysely<Database>;
 export type SessionRow = Selectable<SessionTable>;
 
 const insertSessionRow = preparedQuery(
-  (db: Q, idHash: string, userId: string, csrfSecret: string, createdAt: number, expiresAt: number, userAgent: string | null, address: string | null) =>
+  (db: Q, idHash: string, userId: string, csrfSecret: string, createdAt: number, expiresAt: number, userAgent: string | null, address: string | null, lastSeenAt: number) =>
     db.insertInto('sessions').values({
       id_hash: idHash,
       user_id: userId,
@@ -18,11 +19,17 @@ const insertSessionRow = preparedQuery(
       expires_at: expiresAt,
       user_agent: userAgent,
       address,
+      last_seen_at: lastSeenAt,
     }),
 );
 
+/**
+ * A session is seen when it starts: the page the sign-in redirects to finds it seen just now and
+ * writes nothing (LAST_SEEN_PRECISION_SECONDS), and it sorts by its start among the sessions used since.
+ */
 async function insertSession(db: Q, session: NewSession): Promise<void> {
-  await insertSessionRow(db, session.id_hash, session.user_id, session.csrf_secret, session.created_at, session.expires_at, session.user_agent ?? null, session.address ?? null);
+  const { id_hash, user_id, csrf_secret, created_at, expires_at } = session;
+  await insertSessionRow(db, id_hash, user_id, csrf_secret, created_at, expires_at, session.user_agent ?? null, session.address ?? null, created_at);
 }
 
 export type NewSession = Omit<SessionRow, 'last_seen_at' | 'user_agent' | 'address'> & { user_agent?: string | null; address?: string | null };
@@ -59,22 +66,30 @@ export interface EndedSession {
   csrfSecret: string;
 }
 
-const selectLiveSession = preparedQuery((db: Q, idHash: string, now: number) =>
-  db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .selectAll('users')
-    .select(['sessions.csrf_secret as session_csrf_secret', 'sessions.expires_at as session_expires_at', 'sessions.last_seen_at as session_last_seen_at'])
-    .where('sessions.id_hash', '=', idHash)
-    .where('sessions.expires_at', '>', now),
-);
+type LiveSessionRow = User & { session_csrf_secret: string; session_expires_at: number; session_last_seen_at: number | null };
 
-async function findLiveSession(db: Q, idHash: string, now: number): Promise<LiveSession | undefined> {
-  const [row] = (await selectLiveSession(db, idHash, now)).rows;
-  if (!row) return undefined;
-  const { session_csrf_secret: csrfSecret, session_expires_at: expiresAt, session_last_seen_at: lastSeen, ...user } = row;
-  return { csrfSecret, expiresAt, lastSeenAt: lastSeen === null ? null : Number(lastSeen), user };
+/** Every signed-in page reads its session: with the other reads of the turn (db/prepared-reads.ts). */
+function liveSessionLookup(db: Db): (idHash: string, now: number) => Promise<LiveSession | undefined> {
+  const select = preparedRead<[string, number], LiveSessionRow>(db, (k, idHash, now) =>
+    k
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .selectAll('users')
+      .select(['sessions.csrf_secret as session_csrf_secret', 'sessions.expires_at as session_expires_at', 'sessions.last_seen_at as session_last_seen_at'])
+      .where('sessions.id_hash', '=', idHash)
+      .where('sessions.expires_at', '>', now),
+  );
+  return async (idHash, now) => {
+    const [row] = await select(idHash, now);
+    if (!row) return undefined;
+    const { session_csrf_secret: csrfSecret, session_expires_at: expiresAt, session_last_seen_at: lastSeen, ...user } = row;
+    return { csrfSecret, expiresAt, lastSeenAt: lastSeen === null ? null : Number(lastSeen), user };
+  };
 }
+
+const touchSession = preparedQuery((db: Q, now: number, idHash: string) =>
+  db.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash),
+);
 
 async function findEndedSession(db: Q, idHash: string, now: number): Promise<EndedSession | undefined> {
   const row = await db
@@ -112,10 +127,10 @@ export function createSessionStore(db: Db): SessionStore {
   const q = db.kysely;
   return {
     insert: (session) => insertSession(q, session),
-    findLive: (idHash, now) => findLiveSession(q, idHash, now),
+    findLive: liveSessionLookup(db),
     findEnded: (idHash, now) => findEndedSession(q, idHash, now),
     async touch(idHash, now) {
-      await q.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute();
+      await touchSession(q, now, idHash);
     },
     delete: (idHash) => deleteSession(q, idHash),
     async listLive(userId, now) {

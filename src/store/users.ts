@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import type { Db } from '../db/database.js';
 import type { Database, UserTable } from '../db/schema.js';
 import { createProfileUpdate, type ProfileUpdate } from './profiles.js';
@@ -15,16 +15,6 @@ async function insertUser(db: Q, user: NewUser): Promise<void> {
   await db.insertInto('users').values(user).execute();
 }
 
-const selectUserById = preparedQuery((db: Q, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
-const selectUserByEmail = preparedQuery((db: Q, email: string) => db.selectFrom('users').selectAll().where('email', '=', email));
-
-async function findUserById(db: Q, id: string): Promise<User | undefined> {
-  return (await selectUserById(db, id)).rows[0];
-}
-
-async function findUserByEmail(db: Q, email: string): Promise<User | undefined> {
-  return (await selectUserByEmail(db, email.toLowerCase())).rows[0];
-}
 
 export interface UserStore {
   findById(id: string): Promise<User | undefined>;
@@ -52,9 +42,12 @@ export interface UserStore {
 
 export function createUserStore(db: Db): UserStore {
   const q = db.kysely;
+  // With the other reads of the turn (db/prepared-reads.ts): every page of a sign-in reads a user.
+  const byId = preparedRead<[string], User>(db, (k, id) => k.selectFrom('users').selectAll().where('id', '=', id));
+  const byEmail = preparedRead<[string], User>(db, (k, email) => k.selectFrom('users').selectAll().where('email', '=', email));
   return {
-    findById: (id) => findUserById(q, id),
-    findByEmail: (email) => findUserByEmail(q, email),
+    findById: async (id) => (await byId(id))[0],
+    findByEmail: async (email) => (await byEmail(email.toLowerCase()))[0],
     insert: (user) => insertUser(q, user),
     updateProfile: createProfileUpdate(db),
     changePassword: (id, passwordHash, keepSession, now) =>

@@ -11,9 +11,10 @@
  * email readable for months after signing out. The key is HMAC-SHA256's, derived (HKDF, its own
  * purpose) from the server's form key in the database, so every process accepts every cookie.
  */
-import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../security/secrets.js';
+import { formSubkey } from './form-subkeys.js';
 import { cookieName, cookieOptions } from './session.js';
 
 const DEVICE_COOKIE = 'stride_device';
@@ -27,9 +28,8 @@ export function signInLogin(email: string): string {
   return email.trim().toLowerCase();
 }
 
-async function deviceKey(request: FastifyRequest): Promise<Buffer> {
-  const formKey = await request.server.serverSecrets.preSessionCsrf();
-  return Buffer.from(hkdfSync('sha256', formKey, Buffer.alloc(0), 'stride device cookie', 32));
+function deviceKey(request: FastifyRequest): Promise<Buffer> {
+  return formSubkey(request, 'stride device cookie');
 }
 
 function signature(key: Buffer, login: string, nonce: string): string {

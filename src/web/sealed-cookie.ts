@@ -3,13 +3,13 @@
  * derived (HKDF, per purpose) from the server's form key, with what the contents belong to bound
  * as additional data. Taking one clears it, so each is used at most once.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { formSubkey } from './form-subkeys.js';
 import { cookieName, cookieOptions } from './session.js';
 
-async function sealingKey(request: FastifyRequest, purpose: string): Promise<Buffer> {
-  const formKey = await request.server.serverSecrets.preSessionCsrf();
-  return Buffer.from(hkdfSync('sha256', formKey, Buffer.alloc(0), `stride sealed cookie: ${purpose}`, 32));
+function sealingKey(request: FastifyRequest, purpose: string): Promise<Buffer> {
+  return formSubkey(request, `stride sealed cookie: ${purpose}`);
 }
 
 export interface SealedCookie {

@@ -162,6 +162,22 @@ forEachDialect('sign-in and sessions', (dialect) => {
     assert.equal(response.location().pathname, '/login');
   });
 
+  it('a session starts seen: the pages right after sign-in write nothing, a page a minute later records the visit', async () => {
+    const browser = new Browser(t.app);
+    assert.equal((await signIn(browser, f.user.email, f.password)).status, 303);
+    const idHash = hashCredential(browser.cookies.get('stride_session')!);
+    const row = () => t.database.db.kysely.selectFrom('sessions').select(['created_at', 'last_seen_at']).where('id_hash', '=', idHash).executeTakeFirstOrThrow();
+    const started = await row();
+    assert.equal(started.last_seen_at, started.created_at, 'seen when it starts');
+    const url = authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, prompt: 'consent' });
+    t.clock.advance(30);
+    assert.equal((await browser.get(url)).status, 200);
+    assert.deepEqual(await row(), started, 'within the minute: nothing written');
+    t.clock.advance(31);
+    assert.equal((await browser.get(url)).status, 200);
+    assert.equal((await row()).last_seen_at, started.created_at + 61);
+  });
+
   it('sign-up validates input; a taken email is answered like a new one and changes nothing', async () => {
     const browser = new Browser(t.app);
     const page = await browser.get('/signup');
