@@ -3,10 +3,11 @@
  * one plan for it per connection under its default `plan_cache_mode = auto`.
  *
  * PostgreSQL plans a prepared statement for its parameters' values five times, then makes a plan
- * for any values and keeps it if it costs no more than the average of those five (which count a
- * charge for planning). The planner reads an array's length from a parameter's value, and guesses
- * 10 elements without one: a batch of fewer than ten was estimated cheaper planned for its values,
- * and planned again at every execution — the planning cost more server time than the statement.
+ * for any values and keeps it if its estimated cost is below the average of those five (which
+ * count a charge for planning). The planner reads an array's length from a parameter's value, and
+ * guesses 10 elements without one: a batch of fewer than ten was estimated cheaper planned for its
+ * values, and planned again at every execution — the planning cost more server time than the
+ * statement.
  * Passed through a scalar subquery (an InitPlan, evaluated once per execution), an array is
  * unknown to the planner in both plans, so they cost the same and the kept one is chosen. The
  * statements' other values are compared with a row already found by its key (the bearer check's
