@@ -145,20 +145,7 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
   // query running on it, if any, fails on its own and its request gets a 503 (and logs why); the
   // pool drops the broken connection when it comes back and makes a new one on demand.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-    // The hot paths' statements prepared by name (store/postgres/) are planned once per connection
-    // and the plan kept: by default PostgreSQL plans a statement again at every execution for as
-    // long as the plan made for its parameters looks cheaper than the kept one, and for an unnest
-    // of a one-element array it always does — the bearer check cost the server 131–156 µs a batch
-    // planned each time, 25 µs with the plan kept. Each of them is written so that its kept plan
-    // probes the primary key (LIMIT 1 or OFFSET 0 keeps a lateral subquery from being flattened),
-    // and plans are made again when the tables' statistics change. Kysely's statements are not
-    // named, and are planned at each execution as before. Sent first on the new connection, before
-    // the query that asked for it; behind a transaction-pooling proxy nothing is named, and a
-    // session setting would reach other clients' server connections.
-    if (!options.transactionPooling) client.query('set plan_cache_mode = force_generic_plan').catch(() => undefined);
-  });
+  pool.on('connect', (client) => client.on('error', () => undefined));
   nameStatementsUnlessPooled(pool, {
     transactionPooling: options.transactionPooling ?? false,
     onSwitch: options.onTransactionPoolingFound ?? (() => undefined),

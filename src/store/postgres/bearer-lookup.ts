@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
 import { FIND_COLUMNS, grantOf, MAX_BATCH, TOUCH_SQL, type BearerGrant, type BearerLookup, type FindRow } from '../bearer-lookup.js';
 import { numberedPlaceholders } from '../placeholders.js';
+import { unnestedParameters } from './kept-plans.js';
 
 export function postgresBearerLookup(pool: pg.Pool): BearerLookup {
   const findMany = postgresFindMany(pool);
@@ -20,11 +21,11 @@ export function postgresBearerLookup(pool: pg.Pool): BearerLookup {
  * the keys as an array; each caller then checks the expiry against its own clock reading.
  */
 function postgresFindMany(pool: pg.Pool) {
-  // One primary-key probe per key whatever the planner knows of the tables: the statement's plan is
-  // made once (prepared by name) while the tables may still be nearly empty, and without the LIMIT
-  // the lateral subquery would be flattened into a join the planner may answer with a scan.
+  // One primary-key probe per key whatever the planner knows of the tables: the plan kept for the
+  // statement (./kept-plans.ts) may be made while they are nearly empty, and without the LIMIT the
+  // lateral subquery would be flattened into a join the planner may answer with a scan.
   const text = `select k.key, ${FIND_COLUMNS}
-    from unnest($1::text[]) as k(key)
+    from ${unnestedParameters('text')} as k(key)
     cross join lateral (select * from access_tokens x where x.token_key = k.key and x.expires_at > $2 limit 1) t
     inner join grants g on g.id = t.grant_id
     inner join users u on u.id = t.user_id`;

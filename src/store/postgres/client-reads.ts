@@ -10,6 +10,7 @@ import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
 import type { AppTable } from '../../db/schema.js';
 import type { RefreshTokenRow } from '../tokens.js';
+import { unnestedParameters } from './kept-plans.js';
 
 type AppRow = Selectable<AppTable>;
 
@@ -25,10 +26,10 @@ export interface ClientReads {
 const MAX_READS = 256;
 
 // Row n answers the n-th read; each is one unique-index probe whatever the planner knew of the
-// tables when it made this statement's plan once (LIMIT keeps the lateral subqueries from being
-// flattened into joins). The rows come as JSON: both tables' columns by name, bigints as numbers.
+// tables when it made the plan kept for this statement (./kept-plans.ts; LIMIT keeps the lateral
+// subqueries from being flattened into joins). The rows come as JSON: both tables' columns by name, bigints as numbers.
 const TEXT = `SELECT q.n, row_to_json(a) AS app, row_to_json(r) AS token
-  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(client_id, token_key, n)
+  FROM ${unnestedParameters('text', 'text')} WITH ORDINALITY AS q(client_id, token_key, n)
   LEFT JOIN LATERAL (SELECT * FROM apps x WHERE x.client_id = q.client_id LIMIT 1) a ON true
   LEFT JOIN LATERAL (SELECT * FROM refresh_tokens x WHERE x.token_key = q.token_key LIMIT 1) r ON true`;
 

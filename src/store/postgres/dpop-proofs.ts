@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
 import { MAX_BATCH, type DpopProofStore, type ProofRecord } from '../dpop-proofs.js';
+import { unnestedParameters } from './kept-plans.js';
 
 /**
  * The proofs recorded during one turn of the event loop go as ONE statement (batched-calls.ts): one
@@ -11,7 +12,7 @@ import { MAX_BATCH, type DpopProofStore, type ProofRecord } from '../dpop-proofs
  */
 export function postgresDpopProofStore(pool: pg.Pool): DpopProofStore {
   const text = `insert into dpop_proofs (proof_key, expires_at)
-    select * from unnest($1::text[], $2::bigint[])
+    select * from ${unnestedParameters('text', 'bigint')}
     on conflict (proof_key) do nothing
     returning proof_key`;
   const record = batchedCalls<ProofRecord, boolean>(async (calls) => {

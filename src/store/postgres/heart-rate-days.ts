@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
 import { fillUnreadColumns, type DayDetail } from '../series-sums.js';
 import type { HeartRateDayReader, HeartRateDayRow } from '../heart-rate-series.js';
+import { unnestedParameters } from './kept-plans.js';
 
 /** Series read in one statement at most; more start the next one at once. */
 const MAX_BATCH = 256;
@@ -37,7 +38,7 @@ export function postgresHeartRateDays(pool: pg.Pool): HeartRateDayReader {
 
 function daysOfMany(pool: pg.Pool, detail: DayDetail) {
   const text = `select k.i, ${COLUMNS[detail]}
-    from unnest($1::text[], $2::bigint[], $3::bigint[]) with ordinality as k(user_id, day_from, day_to, i)
+    from ${unnestedParameters('text', 'bigint', 'bigint')} with ordinality as k(user_id, day_from, day_to, i)
     cross join lateral (
       select * from series_days d
       where d.user_id = k.user_id and d.metric = 'heartrate' and d.day_start >= k.day_from and d.day_start < k.day_to

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
 import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-sums.js';
+import { unnestedParameters } from './kept-plans.js';
 
 /** Series read in one statement at most; more start the next one at once. */
 const MAX_BATCH = 256;
@@ -32,7 +33,7 @@ interface DaysWanted {
  * rows it carries — one statement per series took 204 µs of event loop a request in the 30-day
  * daily series of `npm run bench` against 93 µs batched (performance.md, November 26). Each wanted
  * range is a range of the primary key, by a lateral subquery over the arrays; its OFFSET 0 keeps it
- * from being flattened into a join, which the plan kept for the statement (db/database.ts) could
+ * from being flattened into a join, which the plan kept for the statement (./kept-plans.ts) could
  * answer with a scan of the table when it was made while the table was nearly empty.
  */
 export function postgresDays(pool: pg.Pool): DayReader {
@@ -46,7 +47,7 @@ export function postgresDays(pool: pg.Pool): DayReader {
 
 function daysOfMany(pool: pg.Pool, detail: DayDetail) {
   const text = `select k.i, ${COLUMNS[detail]}
-    from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) with ordinality as k(user_id, metric, day_from, day_to, i)
+    from ${unnestedParameters('text', 'text', 'bigint', 'bigint')} with ordinality as k(user_id, metric, day_from, day_to, i)
     cross join lateral (
       select * from series_days d
       where d.user_id = k.user_id and d.metric = k.metric and d.day_start >= k.day_from and d.day_start < k.day_to

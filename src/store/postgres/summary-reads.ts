@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
 import { summaryStatement, type SummaryDialect, type SummaryRead, type SummaryReader, type SummaryRow } from '../daily-summary.js';
 import type { DayDetail } from '../series-sums.js';
+import { unnestedParameters } from './kept-plans.js';
 
 /** Summaries read in one statement at most; more start the next one at once. */
 const MAX_BATCH = 256;
@@ -31,7 +32,7 @@ export function postgresSummaryReads(pool: pg.Pool): SummaryReader {
 
 function summariesOfMany(pool: pg.Pool, detail: DayDetail) {
   const text = `select k.i, s.kind, s.time, s.value, s.packed, s.minutes
-    from unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) with ordinality as k("user", kinds, "dayFrom", "dayTo", "from", "to", i)
+    from ${unnestedParameters('text', 'int', 'bigint', 'bigint', 'bigint', 'bigint')} with ordinality as k("user", kinds, "dayFrom", "dayTo", "from", "to", i)
     cross join lateral (
     ${summaryStatement(POSTGRES, detail)}
     ) s`;
