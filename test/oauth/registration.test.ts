@@ -160,6 +160,25 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
       assert.ok(refreshed.access_token);
     });
 
+    it('opens no app that was not registered through RFC 7591, whatever token is sent (RFC 7592 §2)', async () => {
+      // f.app was made on the dashboard's path: it has no registration access token at all.
+      const uri = `${issuer.origin}/oauth2/register/${f.app.clientId}`;
+      for (const token of ['stride-no-registration-token', 'sra_made-up', 'x']) {
+        const headers = { authorization: `Bearer ${token}` };
+        assert.equal((await fetch(uri, { headers })).status, 401, `read with ${token}`);
+        const put = await fetch(uri, {
+          method: 'PUT', headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ client_id: f.app.clientId, client_name: 'Hijacked', redirect_uris: ['https://attacker.example/cb'] }),
+        });
+        assert.equal(put.status, 401, `update with ${token}`);
+        assert.equal((await fetch(uri, { method: 'DELETE', headers })).status, 401, `delete with ${token}`);
+      }
+      const app = await t.database.stores.apps.findByClientId(f.app.clientId);
+      assert.ok(app, 'the app is still there');
+      assert.deepEqual(app.redirectUris, f.app.redirectUris);
+      assert.equal(app.name, f.app.name);
+    });
+
     it('refuses a registration without, with a bad, or with an expired initial access token', async () => {
       const body = { redirect_uris: ['https://a.example/cb'], client_name: 'Nope' };
       const post = (headers: Record<string, string>) => t.app.inject({ method: 'POST', url: '/oauth2/register', headers, payload: body });
