@@ -15,7 +15,7 @@ const METADATA_IN = {
     redirect_uris: { ...strings, description: 'required: https, http on a loopback host, or a reverse-domain scheme' },
     client_name: { type: 'string', description: 'required: shown on the consent page' },
     token_endpoint_auth_method: { type: 'string', description: 'client_secret_basic (default), client_secret_post, or none (a public client)' },
-    grant_types: { ...strings, description: 'authorization_code (default) and refresh_token' },
+    grant_types: { ...strings, description: 'authorization_code and refresh_token (both by default); the client may use only these' },
     response_types: { ...strings, description: 'code' },
     scope: { type: 'string', description: 'space-separated; default read_profile' },
     client_uri: { type: 'string' },

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import { ApiError, REALM } from '../errors.js';
-import { registerApp, updateAppSettings, validateAppSettings, type AppSettings } from '../domain/apps.js';
+import { DEFAULT_GRANT_TYPES, registerApp, updateAppSettings, validateAppSettings, type AppSettings } from '../domain/apps.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { constantTimeEqual, hashCredential, newCredential } from '../security/secrets.js';
 import type { App } from '../store/apps.js';
@@ -44,7 +44,9 @@ function readMetadata(input: ClientMetadataInput): { settings: AppSettings; isPu
   if (!CLIENT_AUTH_METHODS.includes(method)) {
     throw metadataError(`token_endpoint_auth_method must be one of ${CLIENT_AUTH_METHODS.join(', ')}`);
   }
-  const grantTypes = input.grant_types ?? ['authorization_code'];
+  // Without grant_types, what a client of this server needs and what it always could use:
+  // the code and its refresh (docs/decisions/0031-registered-grant-types.md).
+  const grantTypes = input.grant_types ?? DEFAULT_GRANT_TYPES;
   const unknownGrant = grantTypes.find((grant) => !GRANT_TYPES.includes(grant));
   if (unknownGrant !== undefined) throw metadataError(`grant_types may hold only ${GRANT_TYPES.join(', ')}; "${unknownGrant}" is not served`);
   if (!grantTypes.includes('authorization_code')) throw metadataError('grant_types must include authorization_code');
@@ -56,6 +58,8 @@ function readMetadata(input: ClientMetadataInput): { settings: AppSettings; isPu
     websiteUrl: input.client_uri ?? '',
     redirectUris: input.redirect_uris ?? [],
     scopes: parseScopeString(input.scope ?? DEFAULT_SCOPE),
+    // The app may use exactly the grant types it registered, as its metadata says.
+    grantTypes,
   };
   const problem = validateAppSettings(settings);
   if (problem) {
@@ -74,7 +78,8 @@ export function clientInformation(ctx: AppContext, app: App) {
     client_name: app.name,
     redirect_uris: app.redirectUris,
     token_endpoint_auth_method: kept.token_endpoint_auth_method ?? (app.isPublic ? 'none' : 'client_secret_basic'),
-    grant_types: kept.grant_types ?? ['authorization_code', 'refresh_token'],
+    // What the app may use (the registration's, unless its developer changed them since).
+    grant_types: app.grantTypes.filter((grant) => GRANT_TYPES.includes(grant)),
     response_types: kept.response_types ?? ['code'],
     scope: app.scopes.join(' '),
     ...(app.websiteUrl !== '' && { client_uri: app.websiteUrl }),

@@ -121,7 +121,7 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
       // Full replacement: what was left out is back to its default.
       assert.equal(after.scope, 'read_profile');
       assert.equal(after.client_uri, undefined);
-      assert.deepEqual(after.grant_types, ['authorization_code']);
+      assert.deepEqual(after.grant_types, ['authorization_code', 'refresh_token']);
 
       const wrong = await fetch(uri, { headers: { authorization: 'Bearer sra_not-the-token' } });
       assert.equal(wrong.status, 401);
@@ -177,6 +177,30 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
       assert.ok(app, 'the app is still there');
       assert.deepEqual(app.redirectUris, f.app.redirectUris);
       assert.equal(app.name, f.app.name);
+    });
+
+    it('lets a registered client use only the grant types it registered (RFC 7591 §2)', async () => {
+      const register = await t.app.inject({
+        method: 'POST', url: '/oauth2/register', headers: { authorization: `Bearer ${initial}` },
+        payload: { redirect_uris: ['https://g.example/cb'], client_name: 'Codes only', grant_types: ['authorization_code'] },
+      });
+      assert.equal(register.statusCode, 201);
+      const { client_id, client_secret, registration_access_token: rat } = register.json();
+      assert.deepEqual(register.json().grant_types, ['authorization_code']);
+      const refresh = () => t.app.inject({
+        method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'srt_any', client_id, client_secret }).toString(),
+      });
+      const refused = await refresh();
+      assert.equal(refused.statusCode, 400);
+      assert.equal(refused.json().error, 'unauthorized_client');
+      // An update that adds refresh_token allows it from then on.
+      const put = await t.app.inject({
+        method: 'PUT', url: `/oauth2/register/${client_id}`, headers: { authorization: `Bearer ${rat}` },
+        payload: { client_id, redirect_uris: ['https://g.example/cb'], client_name: 'Codes only', grant_types: ['authorization_code', 'refresh_token'] },
+      });
+      assert.equal(put.statusCode, 200);
+      assert.equal((await refresh()).json().error, 'invalid_grant', 'refresh_token is allowed now: the made-up token itself is refused');
     });
 
     it('refuses a registration without, with a bad, or with an expired initial access token', async () => {
