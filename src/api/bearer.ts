@@ -85,7 +85,9 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     // The jti's record and the token's lookup go to the database together (each with the other
     // requests' of the turn); a replayed proof is refused whatever the token.
     const [, grant] = await Promise.all([rememberProof(app.ctx, verified, PROOF_STATUS), lookup.find(tokenKey(token), now)]);
-    if (grant && grant.jkt !== null && grant.jkt !== verified.jkt) return invalidToken('the access token is bound to another DPoP key', true, 'DPoP');
+    // §4.3 step 12: the proof's key must be the one the token is bound to; a bearer token has none.
+    if (grant && grant.jkt === null) return invalidToken('the access token is not bound to a DPoP key: send it as Authorization: Bearer', true, 'DPoP');
+    if (grant && grant.jkt !== verified.jkt) return invalidToken('the access token is bound to another DPoP key', true, 'DPoP');
     return accept(request, grant, now, 'DPoP');
   }
 

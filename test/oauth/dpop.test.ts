@@ -206,6 +206,61 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     await refused(await call(good), 'invalid_dpop_proof');
   });
 
+  it('refuses an unbound token under the DPoP scheme, whatever the proof (RFC 9449 §4.3 step 12, §7.1)', async () => {
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'Bearer Public', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+    });
+    const c: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
+    const { back, verifier, state } = await browserAuthorize(issuer, as, f, c.client_id, 'read_profile');
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as, c, await oauth.authorizationCodeGrantRequest(as, c, oauth.None(), oauth.validateAuthResponse(as, c, back, state), redirectUri, verifier, insecure),
+    );
+    assert.equal(tokens.token_type, 'bearer');
+    const url = resourceUrl().href;
+    const keys = await generateKeyPair('ES256');
+    const asDpop = await fetch(url, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await handProof(keys, { htm: 'GET', htu: url, ath: ath(tokens.access_token) }) } });
+    assert.equal(asDpop.status, 401);
+    assert.equal((await asDpop.json()).error, 'invalid_token');
+    assert.match(String(asDpop.headers.get('www-authenticate')), /DPoP algs="[^"]+", error="invalid_token"/);
+    // As what it is, it works.
+    assert.equal((await fetch(url, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
+  });
+
+  it('refuses proofs signed with none or a symmetric key, of a key of another type than alg, and for another htu or htm spelling', async () => {
+    const { keys, token, url, call, claims } = await resourceCaller();
+    const refused = async (proof: string, what: string) => {
+      const response = await call(proof);
+      assert.equal(response.status, 401, what);
+      assert.equal((await response.json()).error, 'invalid_dpop_proof', what);
+    };
+    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const publicJwk = await exportJWK(keys.publicKey);
+    const payload = () => ({ jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims() });
+    await refused(`${b64({ alg: 'none', typ: 'dpop+jwt', jwk: publicJwk })}.${b64(payload())}.`, 'alg none, no signature');
+    await refused(`${b64({ alg: 'none', typ: 'dpop+jwt', jwk: publicJwk })}.${b64(payload())}.AAAA`, 'alg none, some signature');
+    const secret = new TextEncoder().encode('a shared secret of thirty-two by');
+    const hmac = await new SignJWT(payload()).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: Buffer.from(secret).toString('base64url') } as object as Record<string, string> }).sign(secret);
+    await refused(hmac, 'HS256 with an oct jwk');
+    const rsa = await generateKeyPair('RS256');
+    const rsaSigned = await new SignJWT(payload()).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(rsa.publicKey) }).sign(keys.privateKey);
+    await refused(rsaSigned, 'ES256 with an RSA jwk');
+    await refused(await handProof(keys, claims(), { typ: 'JWT' }), 'typ JWT');
+    await refused(await handProof(keys, { ...claims(), htm: 'get' }), 'htm in lower case');
+    await refused(await handProof(keys, { ...claims(), htu: `${url}/` }), 'htu with a trailing slash');
+    await refused(await handProof(keys, { ...claims(), htu: url.replace('http://', 'https://') }), 'htu of another scheme');
+    const port = Number(new URL(url).port);
+    await refused(await handProof(keys, { ...claims(), htu: url.replace(`:${port}`, `:${port + 1}`) }), 'htu of another port');
+    await refused(await handProof(keys, { ...claims(), htu: url.replace('127.0.0.1', 'localhost') }), 'htu of another host');
+    await refused(await handProof(keys, { ...claims(), iat: String(Math.floor(Date.now() / 1000)) }), 'iat as a string');
+    await refused(await handProof(keys, { ...claims(), jti: undefined }), 'no jti');
+    const two = await fetch(url, { headers: [['authorization', `DPoP ${token}`], ['dpop', await handProof(keys, claims())], ['dpop', await handProof(keys, claims())]] });
+    assert.equal(two.status, 401, 'two DPoP headers');
+    // The same proof but for query and fragment, and with the host in capitals, is the same htu (§4.3, RFC 3986 §6.2.2).
+    const spelled = `${new URL(url).origin.toUpperCase()}${new URL(url).pathname}?a=1#f`;
+    const same = await call(await handProof(keys, { ...claims(), htu: spelled }));
+    assert.equal(same.status, 200, `${spelled}: ${await same.text()}`);
+  });
+
   it('checks the signature of every proof of a key it has seen: the key in the header, signed by another, is refused', async () => {
     const { keys, token, url, call } = await resourceCaller();
     // The key is imported (and kept) by the first proofs.
