@@ -40,6 +40,8 @@ export interface Config {
     loginAccount: RateLimit | null;
     /** Password checks on the account pages per account, whatever session or address they come from. */
     passwordCheck: RateLimit | null;
+    /** User codes looked up at /device, from every address together (RFC 8628 §5.1). */
+    deviceCodes: RateLimit | null;
     token: RateLimit | null;
     api: RateLimit | null;
   };
@@ -290,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
       login: rateLimit(env, 'RATE_LIMIT_LOGIN', '10/min', off),
       loginAccount: rateLimit(env, 'RATE_LIMIT_LOGIN_ACCOUNT', '10/15min', off),
       passwordCheck: rateLimit(env, 'RATE_LIMIT_PASSWORD_CHECK', '5/15min', off),
+      deviceCodes: rateLimit(env, 'RATE_LIMIT_DEVICE_CODES', '100/min', off),
       token: rateLimit(env, 'RATE_LIMIT_TOKEN', '600/min', off),
       api: rateLimit(env, 'RATE_LIMIT_API', '6000/min', off),
     },

@@ -8,7 +8,7 @@ import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { createFixture, createOAuthTestApp, PROTECTED_PATH, tokenRequest, type Fixture } from './flow.js';
+import { createFixture, createOAuthTestApp, formFields, PROTECTED_PATH, tokenRequest, type Fixture } from './flow.js';
 import { answerConsent, deviceAuthorization, poll, registerDeviceApp, signedInBrowser, typeCode, DEVICE_CODE_GRANT_TYPE } from './device-flow.js';
 
 cheapPasswordHashing();
@@ -190,5 +190,31 @@ forEachDialect('device page attempt limits', (dialect) => {
     const another: number[] = [];
     for (let i = 0; i < 3; i++) another.push((await typeCode(browser, `BCDF-GHJ${'LMN'[i]}`)).status);
     assert.deepEqual(another, [400, 400, 429], 'the address has spent its six attempts');
+  });
+});
+
+forEachDialect('device page attempt limit over every address (RFC 8628 §5.1)', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '100/min', TRUST_PROXY: 'loopback', RATE_LIMIT_DEVICE_CODES: '5/min' });
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('refuses guesses spread over many addresses and codes once the server-wide budget is spent', async () => {
+    const browser = await signedInBrowser(t, f);
+    const page = await browser.get('/device');
+    const form = formFields(page.body, '/device');
+    const guess = (code: string, address: string) => browser.post('/device', { ...form, user_code: code }, { 'x-forwarded-for': address });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await guess(`BCDF-GHJ${'KLMNP'[i]}`, `203.0.113.${i + 1}`)).status);
+    assert.deepEqual(statuses, [400, 400, 400, 400, 400], 'each address and each code tried once');
+    const sixth = await guess('BCDF-GHJQ', '198.51.100.7');
+    assert.equal(sixth.status, 429, 'a fresh address with a fresh code');
+    assert.ok(Number(sixth.headers['retry-after']) > 0);
+    // The consent form takes a user code too: it shares the budget.
+    const consent = await browser.post('/device/consent', { ...form, user_code: 'BCDF-GHJR', decision: 'allow', granted_scope: 'read_profile' }, { 'x-forwarded-for': '198.51.100.8' });
+    assert.equal(consent.status, 429);
   });
 });

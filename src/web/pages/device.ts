@@ -2,8 +2,9 @@
  * The verification page of the device authorization grant (RFC 8628 §3.3, docs/oauth.md "Device
  * authorization"): a signed-in person types the user code shown on a device, sees the app's
  * consent page and allows or denies. Looking a code up is rate-limited per client address and per
- * code, with the sign-in limits (RATE_LIMIT_LOGIN, RATE_LIMIT_LOGIN_ACCOUNT): the codes are short
- * enough to be typed, so guessing must stay slow (RFC 8628 §5.1).
+ * code, with the sign-in limits (RATE_LIMIT_LOGIN, RATE_LIMIT_LOGIN_ACCOUNT), and over the whole
+ * server (RATE_LIMIT_DEVICE_CODES): the codes are short enough to be typed, so guessing must stay
+ * slow however many addresses it comes from (RFC 8628 §5.1).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { approveDeviceRequest, denyDeviceRequest, findPendingDeviceRequest, normalizeUserCode } from '../../oauth/device-authorization.js';
@@ -55,12 +56,16 @@ export async function devicePages(app: FastifyInstance): Promise<void> {
 
   // Per code, whatever address the attempts come from (the per-address limit is the route's).
   const perCode = keyedRateLimit(app, ctx.config.rateLimits.loginAccount, 'device-code');
-  const countPerCode: preHandlerAsyncHookHandler = async (request) => {
+  // And every lookup on the server together (RATE_LIMIT_DEVICE_CODES): guesses spread over many
+  // addresses and codes still find a live code at most at this pace (RFC 8628 §5.1).
+  const overall = keyedRateLimit(app, ctx.config.rateLimits.deviceCodes, 'device-codes');
+  const countAttempt: preHandlerAsyncHookHandler = async (request) => {
+    if (overall) refuseWhenExceeded(await overall(request, 'all'), 'too many device codes are being tried on this server');
     if (!perCode) return;
     const typed = text((request.body as Form | undefined)?.user_code);
     refuseWhenExceeded(await perCode(request, normalizeUserCode(typed) ?? typed.slice(0, 40)), 'too many attempts for this code');
   };
-  const limited = { config: rateLimitConfig(ctx.config.rateLimits.login, 'device'), preHandler: countPerCode };
+  const limited = { config: rateLimitConfig(ctx.config.rateLimits.login, 'device'), preHandler: countAttempt };
 
   // The verification_uri, and with ?user_code= the verification_uri_complete (RFC 8628 §3.3.1).
   app.get('/device', async (request, reply) => {
