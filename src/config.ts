@@ -42,6 +42,8 @@ export interface Config {
     passwordCheck: RateLimit | null;
     /** User codes looked up at /device, from every address together (RFC 8628 §5.1). */
     deviceCodes: RateLimit | null;
+    /** Clients registered through RFC 7591 per client address. */
+    registration: RateLimit | null;
     token: RateLimit | null;
     api: RateLimit | null;
   };
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
       loginAccount: rateLimit(env, 'RATE_LIMIT_LOGIN_ACCOUNT', '10/15min', off),
       passwordCheck: rateLimit(env, 'RATE_LIMIT_PASSWORD_CHECK', '5/15min', off),
       deviceCodes: rateLimit(env, 'RATE_LIMIT_DEVICE_CODES', '100/min', off),
+      registration: rateLimit(env, 'RATE_LIMIT_REGISTRATION', '10/hour', off),
       token: rateLimit(env, 'RATE_LIMIT_TOKEN', '600/min', off),
       api: rateLimit(env, 'RATE_LIMIT_API', '6000/min', off),
     },

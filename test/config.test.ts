@@ -95,7 +95,7 @@ describe('configuration', () => {
 
   it('turns every rate limit off with RATE_LIMIT=off', () => {
     const { rateLimits } = loadConfig({ RATE_LIMIT: 'off', RATE_LIMIT_LOGIN: '5/min' });
-    assert.deepEqual(rateLimits, { login: null, loginAccount: null, passwordCheck: null, deviceCodes: null, token: null, api: null });
+    assert.deepEqual(rateLimits, { login: null, loginAccount: null, passwordCheck: null, deviceCodes: null, registration: null, token: null, api: null });
   });
 
   it('parses rates like 10/min, 300/s and 1000/hour', () => {

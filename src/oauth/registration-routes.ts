@@ -30,8 +30,10 @@ export async function registrationRoutes(app: FastifyInstance): Promise<void> {
     return token === '' ? 'malformed' : token;
   };
 
-  // RFC 7591 §3.1: 201 with the client information (§3.2.1).
-  app.post('/oauth2/register', { schema: REGISTER, ...limit }, async (request, reply) => {
+  // RFC 7591 §3.1: 201 with the client information (§3.2.1). Each registration stays until someone
+  // deletes it, so it has its own, slower limit: open registration would otherwise invite floods of apps.
+  const registering = { config: rateLimitConfig(ctx.config.rateLimits.registration, 'registration') };
+  app.post('/oauth2/register', { schema: REGISTER, ...registering }, async (request, reply) => {
     requireRegistrationEnabled(ctx);
     await checkInitialAccessToken(ctx, tokenOf(request));
     const registered = await registerClient(ctx, request.body as ClientMetadataInput);

@@ -260,6 +260,30 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
     });
   });
 
+  describe('REGISTRATION=open under a flood', () => {
+    let open: TestApp;
+    before(async () => {
+      open = await createOAuthTestApp(dialect, { REGISTRATION: 'open', REGISTRATION_OWNER: OPERATOR, RATE_LIMIT: 'on', TRUST_PROXY: 'loopback' });
+      await createAccount(open.database.stores.users, open.clock, { email: OPERATOR, password: 'correct horse battery', displayName: 'Operator' });
+    });
+    after(() => open.close());
+
+    it('registers at most RATE_LIMIT_REGISTRATION (10/hour) clients per address; other addresses go on', async () => {
+      const register = (address: string, i: number) => open.app.inject({
+        method: 'POST', url: '/oauth2/register', headers: { 'x-forwarded-for': address },
+        payload: { redirect_uris: [`https://flood${i}.example/cb`], client_name: `Flood ${i}` },
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push((await register('203.0.113.9', i)).statusCode);
+      assert.deepEqual(statuses, [...Array(10).fill(201), 429]);
+      const limited = await register('203.0.113.9', 99);
+      assert.equal(limited.json().error, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      assert.equal((await register('198.51.100.1', 100)).statusCode, 201, 'another address');
+      assert.equal((await open.database.stores.apps.list((await open.database.stores.users.findByEmail(OPERATOR))!.id)).length, 11);
+    });
+  });
+
   describe('REGISTRATION=open and off', () => {
     let open: TestApp;
     let off: TestApp;
