@@ -124,6 +124,29 @@ forEachDialect('device authorization grant', (dialect) => {
     assert.equal((await typeCode(browser, user_code)).status, 400);
   });
 
+  it('refuses a consent answer without this session\'s CSRF token, approving nothing; the device pages cannot be framed', async () => {
+    const { device_code, user_code } = await start();
+    const browser = await signedInBrowser(t, f);
+    const consent = await typeCode(browser, user_code);
+    assert.equal(consent.status, 200);
+    for (const page of [consent, await browser.get('/device')]) {
+      assert.equal(page.headers['x-frame-options'], 'DENY');
+      assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
+    }
+    const fields = formFields(consent.body, '/device/consent');
+    // A page elsewhere posting the form with the victim's cookies: no token, or one of another session.
+    const other = formFields((await (await signedInBrowser(t, f)).get('/device')).body, '/device');
+    for (const csrf of [undefined, other.csrf_token, '']) {
+      const form: Record<string, string> = { ...fields, decision: 'allow', granted_scope: 'read_profile' };
+      if (csrf === undefined) delete form.csrf_token;
+      else form.csrf_token = csrf;
+      const answered = await browser.post('/device/consent', form);
+      assert.equal(answered.status, 403, `csrf_token ${JSON.stringify(csrf)}`);
+    }
+    t.clock.advance(5);
+    assert.equal((await poll(t, clientId, device_code)).json().error, 'authorization_pending', 'nothing was approved');
+  });
+
   it('answers access_denied after the person denied, and unticking every scope denies', async () => {
     const browser = await signedInBrowser(t, f);
     for (const untick of [[], ['read_profile', 'read_activity']]) {
