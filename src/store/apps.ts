@@ -133,6 +133,9 @@ export function createAppStore(db: Db): AppStore {
     update: (id, changes, now, endGrantsNotOf) =>
       q.transaction().execute(async (trx) => {
         await updateApp(trx, id, changes, now);
+        // An app that requires DPoP holds no bearer token (RFC 9449 §7.2): those issued before
+        // end with the change. Its refresh tokens stay; refreshing now needs a proof (oauth/token.ts).
+        if (changes.requireDpop === true) await deleteBearerAccessTokens(trx, id);
         const grantsEnded =
           endGrantsNotOf === undefined ? 0 : await deleteGrants(trx, { appId: id, scopeOtherThan: endGrantsNotOf }, { reason: 'scope_change', now });
         return { app: await findAppById(trx, id), grantsEnded };
@@ -217,6 +220,15 @@ function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefi
     };
   }
   return (clientId) => (isClientIdSyntax(clientId) ? lookup(clientId) : Promise.resolve(undefined));
+}
+
+/** The app's access tokens not bound to a DPoP key, found through its grants (both indexed). */
+async function deleteBearerAccessTokens(db: Q, appId: string): Promise<void> {
+  await db
+    .deleteFrom('access_tokens')
+    .where('grant_id', 'in', db.selectFrom('grants').select('id').where('app_id', '=', appId))
+    .where('jkt', 'is', null)
+    .execute();
 }
 
 async function updateApp(db: Q, id: string, changes: AppChanges, now: number): Promise<void> {
