@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { registerApp } from '../../src/domain/apps.js';
+import { createAccount } from '../../src/domain/users.js';
 import { codeSpans } from '../../src/web/views.js';
 import { authorizeUrl, createFixture, createOAuthTestApp, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
@@ -40,5 +41,30 @@ forEachDialect('consent page', (dialect) => {
     const description = /<p id="app-description">([\s\S]*?)<\/p>/.exec(page.body)![1];
     assert.equal(description, 'Created by <code>stride demo</code> to try the <code>&lt;b&gt;flow&lt;/b&gt;</code>, &lt;i&gt;really&lt;/i&gt;.');
     assert.doesNotMatch(page.body, /`stride demo`/);
+  });
+
+  it('credits no one with an app that registered itself (RFC 7591 §5): not the operator who owns it, whatever it calls itself', async () => {
+    const open = await createOAuthTestApp(dialect, { REGISTRATION: 'open', REGISTRATION_OWNER: 'operator@example.com' });
+    try {
+      await createAccount(open.database.stores.users, open.clock, { email: 'operator@example.com', password: 'correct horse battery', displayName: 'Stride Operator' });
+      const person = await createFixture(open);
+      const registered = await open.app.inject({
+        method: 'POST', url: '/oauth2/register',
+        payload: { redirect_uris: [REDIRECT_URI], client_name: 'Pace Coach Official', client_uri: 'https://pace-coach.example', scope: 'read_profile' },
+      });
+      assert.equal(registered.statusCode, 201, registered.body);
+      const browser = await signedIn(open, person.user);
+      const page = await browser.get(authorizeUrl({ response_type: 'code', client_id: registered.json().client_id, redirect_uri: REDIRECT_URI, state: 's' }));
+      assert.equal(page.status, 200);
+      assert.doesNotMatch(page.body, /Made by/);
+      assert.doesNotMatch(page.body, /Stride Operator/);
+      assert.match(page.body, /id="self-registered"/);
+      assert.match(page.body, /pace-coach\.example/);
+      // An app made on the dashboard still names its developer.
+      const own = await browser.get(authorizeUrl({ response_type: 'code', client_id: person.app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
+      assert.match(own.body, /Made by <strong>Ada Developer<\/strong>/);
+    } finally {
+      await open.close();
+    }
   });
 });

@@ -46,6 +46,7 @@ export function renderConsent(
     csrfToken,
     appName: request.app.name,
     developer,
+    selfRegistered: isSelfRegistered(request.app),
     description: codeSpans(request.app.description),
     // Shown as text only: a link would let the app lead the user away from the decision.
     website: request.app.websiteUrl,
@@ -59,6 +60,15 @@ export function renderConsent(
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
     consentAs: consentAsChoices(session, testPeople),
   });
+}
+
+/**
+ * An app registered through RFC 7591 belongs to REGISTRATION_OWNER, who did not make it: naming the
+ * owner as its developer would lend an anonymous app the operator's name (RFC 7591 §5: its
+ * metadata is self-asserted).
+ */
+function isSelfRegistered(app: App): boolean {
+  return app.registrationTokenHash !== null;
 }
 
 /**
@@ -95,6 +105,7 @@ export function renderDeviceConsent(
     csrfToken: sessionCsrfToken(session),
     appName: request.app.name,
     developer,
+    selfRegistered: isSelfRegistered(request.app),
     description: codeSpans(request.app.description),
     website: request.app.websiteUrl,
     userEmail: session.user.email,
