@@ -20,8 +20,18 @@ export const PUSHED_REQUEST_DECISION_WINDOW = 600;
 
 const URN_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
-/** Parameters a pushed request never carries: client credentials, and request_uri itself (§2.1). */
-const NOT_STORED = new Set(['client_secret']);
+/**
+ * The parameters kept: those the authorization endpoint reads (authorize.ts). Client credentials
+ * and anything else a client sends are not stored; request_uri itself is refused (§2.1).
+ */
+const STORED = new Set(['response_type', 'client_id', 'redirect_uri', 'redirect_url', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'prompt']);
+
+/**
+ * The most a pushed request may hold, counting every name and value but the client's secret. A
+ * request pushed is kept for an hour (the sweeper's margin) whether or not it is used; a direct
+ * authorization request is bounded by the URL a browser can send, so this is no stricter.
+ */
+export const MAX_PUSHED_REQUEST_LENGTH = 8192;
 
 export interface PushedRequestResponse {
   request_uri: string;
@@ -39,8 +49,11 @@ export async function pushAuthorizationRequest(
   validate: (params: Record<string, string>) => Promise<{ error: string; description: string } | null>,
 ): Promise<PushedRequestResponse> {
   if (body.request_uri !== undefined) throw invalidRequest('request_uri must not be sent to the pushed authorization request endpoint (RFC 9126 §2.1)');
+  let length = 0;
+  for (const [name, value] of Object.entries(body)) if (value !== undefined && name !== 'client_secret') length += name.length + value.length;
+  if (length > MAX_PUSHED_REQUEST_LENGTH) throw invalidRequest(`the pushed request's parameters are longer than ${MAX_PUSHED_REQUEST_LENGTH} characters`);
   const params: Record<string, string> = {};
-  for (const [name, value] of Object.entries(body)) if (value !== undefined && !NOT_STORED.has(name)) params[name] = value;
+  for (const [name, value] of Object.entries(body)) if (value !== undefined && STORED.has(name)) params[name] = value;
   params.client_id = client.app.clientId;
   const problem = await validate(params);
   if (problem) throw new ApiError(problem.error as 'invalid_request', problem.description);

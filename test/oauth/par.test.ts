@@ -134,6 +134,20 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     assert.equal(repeated.json().error, 'invalid_request');
   });
 
+  it('refuses a pushed request larger than 8 KB, which would be kept for an hour (RFC 9126)', async () => {
+    const bigState = await pushFor(f, { state: 's'.repeat(9000) });
+    assert.equal(bigState.statusCode, 400);
+    assert.equal(bigState.json().error, 'invalid_request');
+    assert.match(bigState.json().error_description, /8192/);
+    const padded = await pushFor(f, { padding: 'x'.repeat(500_000) });
+    assert.equal(padded.statusCode, 400, 'parameters Stride does not use count too');
+    const rows = await t.database.db.kysely.selectFrom('pushed_authorization_requests').select('parameters').execute();
+    assert.ok(rows.every((row) => row.parameters.length < 8192), 'nothing that large was kept');
+    // A long state within the limit is fine, and comes back.
+    const fine = await pushFor(f, { state: 's'.repeat(4000) });
+    assert.equal(fine.statusCode, 201);
+  });
+
   it('refuses a push with bad client authentication', async () => {
     const wrongSecret = await pushFor({ ...f, secret: 'scs_wrong' });
     assert.equal(wrongSecret.statusCode, 401);
