@@ -13,6 +13,8 @@ import type { App, AppStore } from '../store/apps.js';
 export const APP_NAME_MAX_LENGTH = 100;
 export const APP_DESCRIPTION_MAX_LENGTH = 1000;
 export const MAX_REDIRECT_URIS = 10;
+/** The longest redirect URI or website an app may register. */
+export const MAX_URL_LENGTH = 2000;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -29,7 +31,7 @@ export function redirectUriProblem(value: string): string | null {
   } catch {
     return `redirect URI "${value}" is not an absolute URL`;
   }
-  if (value.length > 2000) return 'redirect URI is longer than 2000 characters';
+  if (value.length > MAX_URL_LENGTH) return `redirect URI is longer than ${MAX_URL_LENGTH} characters`;
   // Compared by exact string equality, so only the characters a URL can hold unescaped.
   if (/[\x00-\x20\x7f]/.test(value)) return 'a redirect URI must not contain spaces or control characters';
   if (value.includes('#')) return `redirect URI "${value}" must not contain a fragment`;
@@ -100,6 +102,9 @@ export function validateAppSettings(settings: Partial<AppSettings>): FieldProble
     if (/[^\P{Cc}\t\n\r]/u.test(settings.description)) {
       return { field: 'description', message: 'description must not contain control characters other than line breaks and tabs' };
     }
+  }
+  if (settings.websiteUrl !== undefined && settings.websiteUrl.length > MAX_URL_LENGTH) {
+    return { field: 'websiteUrl', message: `website must be at most ${MAX_URL_LENGTH} characters` };
   }
   if (settings.websiteUrl !== undefined && settings.websiteUrl !== '') {
     // The URL parser drops leading and trailing control characters; the stored text would keep them.

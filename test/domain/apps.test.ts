@@ -42,6 +42,9 @@ describe('app settings validation', () => {
     assert.equal(validateAppSettings({ description: 'a\u001bb' })?.field, 'description');
     assert.equal(validateAppSettings({ name: 'Steps', description: 'line one\r\n\tline two' }), null);
     assert.equal(validateAppSettings({ websiteUrl: 'ftp://x' })?.field, 'websiteUrl');
+    // Stored and shown on every consent page: as long as a redirect URI may be, no longer.
+    assert.equal(validateAppSettings({ websiteUrl: `https://a.example/${'x'.repeat(1982)}` }), null);
+    assert.match(validateAppSettings({ websiteUrl: `https://a.example/${'x'.repeat(1983)}` })?.message ?? '', /2000 characters/);
     assert.equal(validateAppSettings({ redirectUris: [] })?.field, 'redirectUris');
     assert.equal(validateAppSettings({ scopes: [] })?.field, 'scopes');
     assert.match(validateAppSettings({ scopes: ['read_profile', 'root'] })?.message ?? '', /unknown scope "root"/);
