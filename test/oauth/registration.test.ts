@@ -230,6 +230,11 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
         [{ ...base, token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata', /token_endpoint_auth_method must be one of/],
         [{ ...base, scope: 'read_profile read_minds' }, 'invalid_client_metadata', /unknown scope "read_minds"/],
         [{ ...base, grant_types: ['client_credentials'] }, 'invalid_client_metadata', /grant_types/],
+        // The device grant is a phishing surface (RFC 8628 §5.4): only the app's owner may allow it.
+        [{ ...base, grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] }, 'invalid_client_metadata', /grant_types/],
+        [{ ...base, redirect_uris: ['javascript:alert(1)//https://a.example/cb'] }, 'invalid_redirect_uri', /not allowed/],
+        [{ ...base, redirect_uris: ['data:text/html,<script>alert(1)</script>'] }, 'invalid_redirect_uri', /not allowed/],
+        [{ ...base, redirect_uris: ['https://*.example.com/cb#'] }, 'invalid_redirect_uri', /fragment/],
         [{ ...base, response_types: ['token'] }, 'invalid_client_metadata', /response_types/],
         [{ redirect_uris: base.redirect_uris }, 'invalid_client_metadata', /client_name is required/],
         [{ ...base, client_name: 'A\u202eB' }, 'invalid_client_metadata', /invisible formatting/],
