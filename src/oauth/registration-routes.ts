@@ -31,8 +31,9 @@ export async function registrationRoutes(app: FastifyInstance): Promise<void> {
   };
 
   // RFC 7591 §3.1: 201 with the client information (§3.2.1). Each registration stays until someone
-  // deletes it, so it has its own, slower limit: open registration would otherwise invite floods of apps.
-  const registering = { config: rateLimitConfig(ctx.config.rateLimits.registration, 'registration') };
+  // deletes it, so open registration has its own, slower limit: anyone could otherwise flood the
+  // database with apps. With initial access tokens the operator chose who registers.
+  const registering = ctx.config.registration.mode === 'open' ? { config: rateLimitConfig(ctx.config.rateLimits.registration, 'registration') } : limit;
   app.post('/oauth2/register', { schema: REGISTER, ...registering }, async (request, reply) => {
     requireRegistrationEnabled(ctx);
     await checkInitialAccessToken(ctx, tokenOf(request));
