@@ -133,6 +133,28 @@ function claimsSignedBy(kept: KeptKey, proof: string, headerEnd: number, now: nu
   return claims as JWTPayload;
 }
 
+/**
+ * The largest RSA key a proof may carry (RFC 7518 §6.3.1): a modulus of 4096 bits, and a public
+ * exponent of 32 bits (keys use 65537). Checking a signature costs in proportion to the exponent's
+ * length: a 3072-bit exponent makes one check about 25 times the work of a normal key's, and
+ * anyone may send proofs of fresh keys to the API, before any token is looked up.
+ */
+const MAX_RSA_MODULUS_BYTES = 512;
+const MAX_RSA_EXPONENT_BYTES = 4;
+
+/** False when the header's `jwk` is an RSA key larger than the limits above; any other header is jose's to judge. */
+function isAffordableKey(encodedHeader: string): boolean {
+  let header: unknown;
+  try {
+    header = JSON.parse(strictUtf8.decode(Buffer.from(encodedHeader, 'base64url')));
+  } catch {
+    return true;
+  }
+  const jwk = (header as { jwk?: { kty?: unknown; n?: unknown; e?: unknown } } | null)?.jwk;
+  if (jwk === null || typeof jwk !== 'object' || jwk.kty !== 'RSA' || typeof jwk.n !== 'string' || typeof jwk.e !== 'string') return true;
+  return Buffer.from(jwk.n, 'base64url').length <= MAX_RSA_MODULUS_BYTES && Buffer.from(jwk.e, 'base64url').length <= MAX_RSA_EXPONENT_BYTES;
+}
+
 /** Verifies the proof's signature and header (through a kept key when its header is one's); refuses a private `jwk`. */
 async function verifiedClaims(proof: string, check: ProofCheck, now: number): Promise<{ payload: JWTPayload; jkt: string }> {
   if (!COMPACT_JWS.test(proof)) throw new InvalidProof('not three parts of base64url');
@@ -140,6 +162,7 @@ async function verifiedClaims(proof: string, check: ProofCheck, now: number): Pr
   const encodedHeader = proof.slice(0, headerEnd);
   const kept = keptKeys.get(encodedHeader);
   if (kept !== undefined) return { payload: claimsSignedBy(kept, proof, headerEnd, now), jkt: kept.jkt };
+  if (!isAffordableKey(encodedHeader)) throw new InvalidProof('an RSA key over 4096 bits or with a public exponent over 32 bits');
   const { payload, protectedHeader, key } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
   const jwk = protectedHeader.jwk as JWK;
   if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw refuse(check, 'the jwk header of the DPoP proof must be a public key');

@@ -7,7 +7,7 @@
  * replayed, from the future, for another URL or method, and a bound token sent as Bearer.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, calculateJwkThumbprint, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
@@ -259,6 +259,39 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     const spelled = `${new URL(url).origin.toUpperCase()}${new URL(url).pathname}?a=1#f`;
     const same = await call(await handProof(keys, { ...claims(), htu: spelled }));
     assert.equal(same.status, 200, `${spelled}: ${await same.text()}`);
+  });
+
+  it('refuses RSA keys that make a proof costly to check: a public exponent over 32 bits (each check ~25 times the work), even in a valid proof', async () => {
+    // A real 3072-bit key whose public exponent is about as long as its modulus, with the private
+    // exponent that matches it: the proof it signs is valid, and checking it costs ~25 ms of CPU.
+    const b2i = (b64: string) => BigInt(`0x${Buffer.from(b64, 'base64url').toString('hex')}`);
+    const i2b = (i: bigint) => Buffer.from(i.toString(16).padStart(Math.ceil(i.toString(16).length / 2) * 2, '0'), 'hex').toString('base64url');
+    const inverse = (a: bigint, m: bigint) => {
+      let [r0, r1, s0, s1] = [a, m, 1n, 0n];
+      while (r1 !== 0n) [r0, r1, s0, s1] = [r1, r0 - (r0 / r1) * r1, s1, s0 - (r0 / r1) * s1];
+      return ((s0 % m) + m) % m;
+    };
+    const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
+    const base = generateKeyPairSync('rsa', { modulusLength: 3072 }).privateKey.export({ format: 'jwk' });
+    const [p, q, n] = [b2i(base.p!), b2i(base.q!), b2i(base.n!)];
+    const phi = (p - 1n) * (q - 1n);
+    let e = (n >> 2n) | 1n;
+    while (gcd(e, phi) !== 1n) e += 2n;
+    const d = inverse(e, phi);
+    const privateKey = createPrivateKey({ format: 'jwk', key: { kty: 'RSA', n: base.n!, e: i2b(e), d: i2b(d), p: base.p!, q: base.q!, dp: i2b(d % (p - 1n)), dq: i2b(d % (q - 1n)), qi: base.qi! } });
+
+    const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
+      name: 'Heavy Key', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+    });
+    const tokenUrl = new URL('/oauth2/token', issuer).href;
+    const proof = await new SignJWT({ jti: randomUUID(), iat: Math.floor(Date.now() / 1000), htm: 'POST', htu: tokenUrl })
+      .setProtectedHeader({ alg: 'RS256', typ: 'dpop+jwt', jwk: { kty: 'RSA', n: base.n!, e: i2b(e) } })
+      .sign(privateKey);
+    const { back, verifier } = await browserAuthorize(issuer, as, f, registered.app.clientId, 'read_profile');
+    const body = new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier, client_id: registered.app.clientId });
+    const refused = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+    assert.equal(refused.status, 400);
+    assert.equal((await refused.json()).error, 'invalid_dpop_proof');
   });
 
   it('checks the signature of every proof of a key it has seen: the key in the header, signed by another, is refused', async () => {
