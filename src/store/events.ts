@@ -18,6 +18,15 @@ export type DataEventType = (typeof DATA_EVENT_TYPES)[number];
 export const EVENT_TYPES = [...DATA_EVENT_TYPES, 'profile.updated', 'grant.created', 'grant.revoked'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** The events an app hears of only while its grant holds the scope that reads their data (SPEC §7). */
+export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]>> = {
+  read_profile: ['profile.updated'],
+  read_activity: ['steps.updated', 'distance.updated', 'calories.updated'],
+  read_heartrate: ['heartrate.updated'],
+  read_sleep: ['sleep.updated'],
+  read_body: ['body.updated'],
+};
+
 function isDataEvent(type: EventType): type is DataEventType {
   return (DATA_EVENT_TYPES as readonly string[]).includes(type);
 }

@@ -10,7 +10,7 @@ import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { approveDeviceCode } from './device-codes.js';
 import { isAppIdSyntax } from './identifiers.js';
-import { DATA_EVENT_TYPES, recordEvent } from './events.js';
+import { DATA_EVENT_TYPES, EVENT_TYPES_READ_WITH, recordEvent } from './events.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -113,8 +113,10 @@ export function createGrantStore(db: Db): GrantStore {
         if (grantId === newGrantId) {
           await recordEvent(trx, { type: 'grant.created', userId, audience: { appId }, data: { scopes: grantScope.split(' ') }, now }, 0);
         }
-        // A withdrawn scope takes effect now, not when the tokens carrying it expire.
+        // A withdrawn scope takes effect now, not when the tokens carrying it expire: its tokens
+        // end, and the app is not sent the messages about that data still waiting for it.
         await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
+        await dropWaitingMessages(trx, userId, appId, withdrawn.flatMap((scope) => EVENT_TYPES_READ_WITH[scope] ?? []));
         if ('code' in issue) await insertAuthorizationCode(trx, { ...issue.code, grant_id: grantId });
         else if (!(await approveDeviceCode(trx, issue.deviceCodeHash, { userId, grantId, scope: issue.scope, now }))) throw new DeviceRequestGone();
         return true;
@@ -203,6 +205,18 @@ const matching = (f: GrantFilter) => (eb: ExpressionBuilder<Database, 'grants'>)
     ...(f.scopeOtherThan === undefined ? [] : [eb('scope', '!=', f.scopeOtherThan)]),
   ]);
 
+/** The messages of these types about the user still waiting for the app's endpoints are not sent. */
+async function dropWaitingMessages(db: Q, userId: string, appId: string, types: readonly string[]): Promise<void> {
+  if (types.length === 0) return;
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('state', '=', 'pending')
+    .where('user_id', '=', userId)
+    .where('type', 'in', types)
+    .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', appId))
+    .execute();
+}
+
 /**
  * Ends the grants `filter` selects with every code and token issued under them; returns how many
  * grants. With a `revocation`, each app hears of it (grant.revoked), and the messages about the
@@ -214,13 +228,7 @@ export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where(matching(filter)));
     const result = await trx.deleteFrom('grants').where(matching(filter)).executeTakeFirst();
     for (const grant of ended) {
-      await trx
-        .deleteFrom('webhook_deliveries')
-        .where('state', '=', 'pending')
-        .where('user_id', '=', grant.user_id)
-        .where('type', 'in', [...DATA_EVENT_TYPES, 'profile.updated'])
-        .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', grant.app_id))
-        .execute();
+      await dropWaitingMessages(trx, grant.user_id, grant.app_id, [...DATA_EVENT_TYPES, 'profile.updated']);
       const event = { type: 'grant.revoked', userId: grant.user_id, audience: { appId: grant.app_id }, data: { reason: revocation!.reason }, now: revocation!.now } as const;
       await recordEvent(trx, event, 0);
     }

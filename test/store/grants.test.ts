@@ -9,7 +9,8 @@ import { registerApp } from '../../src/domain/apps.js';
 import { hashCredential, newCredential } from '../../src/security/secrets.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { createUser, type TestUser } from '../support/tokens.js';
+import { consentOutcome } from '../../src/oauth/authorize.js';
+import { createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
 
 forEachDialect('grant store', (dialect) => {
   let t: TestApp;
@@ -64,5 +65,43 @@ forEachDialect('grant store', (dialect) => {
     assert.equal(Number(stored.updated_at), created + 30);
     const count = await db.selectFrom('grants').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', app.id).executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 1);
+  });
+
+  it('drops the messages about a kind of data still waiting for the app when the person withdraws the scope that reads it', async () => {
+    const db = t.database.db.kysely;
+    const { app } = await registerApp(t.database.stores.apps, t.clock, user.id, {
+      name: 'Withdrawn Sleep', redirectUris: ['https://app.example.test/callback'], scopes: ['read_profile', 'read_sleep'], isPublic: false,
+    });
+    const endpoint = await t.database.stores.webhooks.add(app.id, 'https://hooks.example.test/in', ['sleep.updated', 'profile.updated'], t.clock(), { atMost: 10 });
+    assert.ok(endpoint);
+    const consent = (requested: string[], granted: string[]) =>
+      t.database.stores.grants.recordConsent(
+        {
+          userId: user.id, appId: app.id, newGrantId: randomUUID(), granted, now: t.clock(),
+          issue: {
+            code: {
+              code_hash: hashCredential(newCredential('authorizationCode')), app_id: app.id, user_id: user.id, redirect_uri: 'https://app.example.test/callback',
+              scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: t.clock() + 60, consumed_at: null, created_at: t.clock(),
+            },
+          },
+        },
+        (previous) => consentOutcome(previous === '' ? [] : previous.split(' '), requested, granted),
+      );
+    assert.equal(await consent(['read_profile', 'read_sleep'], ['read_profile', 'read_sleep']), true);
+    // Another app of the person uploads a night and changes the profile: this app is told of both.
+    const writer = await issueAccessToken(t, user, ['write_sleep', 'write_profile']);
+    const start = Math.floor(t.clock() / 60) * 60 - 10 * 3600;
+    const night = await t.app.inject({
+      method: 'POST', url: '/v1/users/me/sleep/', headers: { authorization: `Bearer ${writer.token}` },
+      payload: { start_time: start, end_time: start + 3600, stages: [{ stage: 'light', start_time: start, end_time: start + 3600 }] },
+    });
+    assert.equal(night.statusCode, 200, night.body);
+    assert.equal((await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: { authorization: `Bearer ${writer.token}` }, payload: { daily_step_goal: 9000 } })).statusCode, 200);
+    const waiting = async () => (await db.selectFrom('webhook_deliveries').select('type').where('endpoint_id', '=', endpoint.id).where('state', '=', 'pending').execute()).map((row) => row.type).sort();
+    assert.deepEqual(await waiting(), ['profile.updated', 'sleep.updated']);
+
+    // The person asked again, and unticked sleep.
+    assert.equal(await consent(['read_profile', 'read_sleep'], ['read_profile']), true);
+    assert.deepEqual(await waiting(), ['profile.updated'], 'the app no longer reads sleep: the sleep message is not sent');
   });
 });
