@@ -133,7 +133,7 @@ export function createAppStore(db: Db): AppStore {
     update: (id, changes, now, endGrantsNotOf) =>
       q.transaction().execute(async (trx) => {
         await updateApp(trx, id, changes, now);
-        // An app that requires DPoP holds no bearer token (RFC 9449 §7.2): those issued before
+        // An app that requires DPoP holds no bearer token (RFC 9449 §5.2): those issued before
         // end with the change. Its refresh tokens stay; refreshing now needs a proof (oauth/token.ts).
         if (changes.requireDpop === true) await deleteBearerAccessTokens(trx, id);
         const grantsEnded =
