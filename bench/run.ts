@@ -29,9 +29,9 @@
  * Every request of loads 11 and 12 carries a new DPoP proof (new jti and iat; its ath at the
  * resource). The proofs are signed before each slice, outside its time and outside the CPU counted
  * for the load driver (Workload.prepareSlice, lib/dpop-proofs.ts: one ES256 signature over a
- * header encoded once per key), half again as many as the fastest rate the load reached so far
- * needs (its warm-up's or one slice's); the slice only takes them off a list, and a row's note says
- * how many had to be signed during it.
+ * header encoded once per key), about half again as many as the previous slices' rate needs (load
+ * 12's first slice: its warm-up's); the slice only takes them off a list, and a row's note says how
+ * many had to be signed during it.
  *
  * The bench user of loads 1–3 and 8–10 has 30 days of minute steps (imported with the CLI) and the
  * same 30 days of a made-up person's calories, heart rate, sleep and weight (uploaded through the

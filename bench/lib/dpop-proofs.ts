@@ -87,26 +87,10 @@ export class ProofPool {
 }
 
 /**
- * The rates a workload reached, run by run (its warm-up, then each slice): a slice's pool is sized
- * by the fastest, not by the mean so far — one slow slice (the machine busy, or the first slice's
- * new connections) would otherwise leave the next one short, and the proofs it lacks would be
- * signed inside it, by the load driver on the same cores as the server being measured.
+ * How many proofs a slice of `seconds` will use: the rate seen so far with half again as many
+ * to spare, or `initialRate` before any measurement.
  */
-export class FastestRate {
-  #fastest = 0;
-
-  /** `ok` successes in `seconds` of one run. */
-  record(ok: number, seconds: number): void {
-    if (seconds > 0) this.#fastest = Math.max(this.#fastest, ok / seconds);
-  }
-
-  /** The fastest rate recorded, or `initial` before any. */
-  orInitial(initial: number): number {
-    return this.#fastest > 0 ? this.#fastest : initial;
-  }
-}
-
-/** How many proofs a run of `seconds` at up to `rate` a second will use, with half again to spare (at least 100 a second). */
-export function proofsForSlice(seconds: number, rate: number): number {
+export function proofsForSlice(seconds: number, seenOk: number, seenSeconds: number, initialRate: number): number {
+  const rate = seenSeconds > 0 ? seenOk / seenSeconds : initialRate;
   return Math.ceil(Math.max(rate, 100) * seconds * 1.5);
 }

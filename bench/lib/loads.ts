@@ -18,7 +18,7 @@ import { verify, hash } from '@node-rs/argon2';
 import type { Client } from 'undici';
 import { Browser, connection } from './browser.js';
 import { authorizeInBrowser, exchangeCode, refreshBody, type ClientCredentials, type Credentials, type ServerEndpoints } from './oauth-client.js';
-import { FastestRate, newProofKey, proofsForSlice, signProof, verifySignature, type ProofPool } from './dpop-proofs.js';
+import { newProofKey, proofsForSlice, signProof, verifySignature, type ProofPool } from './dpop-proofs.js';
 import { processCpu, sampleRss } from './processes.js';
 
 export interface LoadSettings {
@@ -73,13 +73,6 @@ export interface Workload {
    */
   prepareSlice?(seconds: number): void | Promise<void>;
 }
-
-/**
- * DPoP requests a second the first pool (the warm-up's) is signed for: above what any DPoP load
- * reaches on a small machine, so that the warm-up's driver does not sign inside it and its rate,
- * which sizes the first slice's pool, is the server's.
- */
-const INITIAL_PROOF_RATE = 4000;
 
 /** About this long per slice: long enough for 32 connections to settle, short against noise. */
 export const SLICE_SECONDS = 2;
@@ -182,27 +175,24 @@ export function fixedRequestWorkload(url: string, headers: Record<string, string
   const slices: AutocannonResult[] = [];
   const latencies = createHistogram();
   let seconds = 0;
-  const rates = new FastestRate();
+  let answered = 0;
   const perRequest = proofs && (() => ({ dpop: proofs.take() }));
   return {
     pid,
     async warmUp(duration) {
-      const started = performance.now();
-      const warmup = await autocannonRun(url, headers, connections, duration, undefined, body, perRequest);
-      rates.record(warmup.statusCodeStats['200']?.count ?? 0, (performance.now() - started) / 1000);
+      await autocannonRun(url, headers, connections, duration, undefined, body, perRequest);
       if (proofs) proofs.signedLate = 0;
     },
     async runSlice(duration) {
       const started = performance.now();
       const slice = await autocannonRun(url, headers, connections, duration, latencies, body, perRequest);
       slices.push(slice);
-      const sliceSeconds = (performance.now() - started) / 1000;
-      rates.record(slice.statusCodeStats['200']?.count ?? 0, sliceSeconds);
-      seconds += sliceSeconds;
+      answered += slice.statusCodeStats['200']?.count ?? 0;
+      seconds += (performance.now() - started) / 1000;
     },
     ...(proofs && {
       prepareSlice(duration: number) {
-        proofs.refill(proofsForSlice(duration, rates.orInitial(INITIAL_PROOF_RATE)));
+        proofs.refill(proofsForSlice(duration, answered, seconds, 4000));
       },
     }),
     result() {
@@ -347,7 +337,6 @@ export function refreshChainWorkload(
     (await obtainRefreshTokens(connections)).map((token) => ({ client: connection(origin, REFRESH_TIMEOUT_MS), token, broken: false }));
   const close = (list: Chain[]) => list.forEach((chain) => void chain.client.destroy());
   const { proofs } = target;
-  const rates = new FastestRate();
   let warmedUp = false;
   return {
     pid,
@@ -355,7 +344,6 @@ export function refreshChainWorkload(
       const warmupChains = await newChains();
       await forSeconds(warmup, warmupChains, seconds, (chain, deadline) => refreshUntil(target, path, chain, deadline, warmup));
       close(warmupChains);
-      rates.record(warmup.latencies.length, warmup.seconds);
       warmedUp = true;
       if (proofs) proofs.signedLate = 0;
     },
@@ -365,14 +353,13 @@ export function refreshChainWorkload(
         // signed last, just before the slice.
         if (warmedUp) chains ??= await newChains();
         // Before the first measured slice, the warm-up's rate: its chains rotate as fast.
-        proofs.refill(proofsForSlice(seconds, rates.orInitial(INITIAL_PROOF_RATE)));
+        const seen = measured.seconds > 0 ? measured : warmup;
+        proofs.refill(proofsForSlice(seconds, seen.latencies.length, seen.seconds, 1000));
       },
     }),
     async runSlice(seconds) {
       chains ??= await newChains();
-      const [okBefore, secondsBefore] = [measured.latencies.length, measured.seconds];
       await forSeconds(measured, chains, seconds, (chain, deadline) => refreshUntil(target, path, chain, deadline, measured));
-      rates.record(measured.latencies.length - okBefore, measured.seconds - secondsBefore);
     },
     result() {
       const failed = measured.failed + warmup.failed;
