@@ -83,9 +83,12 @@ export async function authorizeInBrowser(
     code_challenge_method: 'S256',
     ...options.extra,
   };
-  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  // Set on a copy, then written once: each set on url.searchParams serializes the whole query again.
+  const query = new URLSearchParams(url.search);
+  for (const [name, value] of Object.entries(params)) query.set(name, value);
+  url.search = query.toString();
 
-  let page = await browser.navigate(url.toString());
+  let page = await browser.navigate(url);
   for (let step = 0; step < 6; step++) {
     if (page.leavingTo) {
       const back = new URL(page.leavingTo);

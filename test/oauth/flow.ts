@@ -171,6 +171,20 @@ export async function signIn(browser: Browser, email: string, password: string, 
   return browser.post('/login', { ...fields, email, password });
 }
 
+/**
+ * Signs in with the sign-in form of a page already shown (the authorization endpoint shows it to
+ * a signed-out person at the request's own URL): the form posts to /login with its way back.
+ */
+export function signInOnPage(browser: Browser, page: Response, email: string, password: string): Promise<Response> {
+  assert.equal(page.status, 200, page.body.slice(0, 500));
+  return browser.post('/login', { ...formFields(page.body, '/login'), email, password });
+}
+
+/** Whether an answer is the sign-in page (as the authorization endpoint shows a signed-out person), not the consent page. */
+export function showsSignIn(response: Response): boolean {
+  return response.status === 200 && response.body.includes('action="/login"') && !response.body.includes('action="/oauth2/authorize"');
+}
+
 export function authorizeUrl(params: Record<string, string | undefined>): string {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, v);
