@@ -216,6 +216,17 @@ export async function authorizeAndAllow(browser: Browser, url: string, options: 
   return decision.location();
 }
 
+/**
+ * A signed-out person follows an authorization URL (path and query): signs in on the page it
+ * shows, comes back to the same URL, and allows. The redirect back to the client.
+ */
+export async function signInAndAllow(browser: Browser, url: string, email: string, password: string): Promise<URL> {
+  const signedIn = await signInOnPage(browser, await browser.get(url), email, password);
+  assert.equal(signedIn.status, 303, signedIn.body.slice(0, 500));
+  assert.equal(signedIn.location().pathname + signedIn.location().search, url);
+  return authorizeAndAllow(browser, url);
+}
+
 /** Signs in `fixture.user`, authorizes the confidential app and returns the code. */
 export async function obtainCode(
   t: TestApp,

@@ -13,7 +13,7 @@ import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { authorizeAndAllow, authorizeUrl, Browser, createFixture, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, signInOnPage, type Fixture } from './flow.js';
+import { authorizeAndAllow, authorizeUrl, Browser, createFixture, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, signInAndAllow, type Fixture } from './flow.js';
 import { insecure, listeningStride } from './listening.js';
 
 cheapPasswordHashing();
@@ -33,12 +33,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
 
   /** A signed-in person follows `url` (an authorization URL) and allows; the redirect back. */
   async function personAllows(url: URL): Promise<URL> {
-    const browser = new Browser(null, issuer.origin);
-    // Signed out: the sign-in page at the request's URL, whose form comes back to it.
-    const signedIn = await signInOnPage(browser, await browser.get(url.pathname + url.search), f.user.email, f.password);
-    assert.equal(signedIn.status, 303);
-    assert.equal(signedIn.location().pathname + signedIn.location().search, url.pathname + url.search);
-    return authorizeAndAllow(browser, signedIn.location().pathname + signedIn.location().search);
+    return signInAndAllow(new Browser(null, issuer.origin), url.pathname + url.search, f.user.email, f.password);
   }
 
   function push(form: Record<string, string>, headers: Record<string, string> = {}) {
