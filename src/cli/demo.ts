@@ -2,13 +2,14 @@
  * `stride demo`: a developer, a demo user with 90 days of plausible data of every kind (steps,
  * distance from them, calories, heart rate, sleep in stages, weight), and a confidential demo app,
  * then the credentials and a ready-to-open authorization URL. Safe to run again: it reuses the
- * accounts and app, issues a fresh password and client secret, and stores the days again. It
+ * accounts and app, issues a fresh password and client secret, registers the callback of the
+ * server's current address, and stores the days again. It
  * first checks that the server it points at answers, on the same database (demo-server.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { registerApp, rotateClientSecret } from '../domain/apps.js';
+import { MAX_REDIRECT_URIS, registerApp, rotateClientSecret, updateAppSettings } from '../domain/apps.js';
 import { minutesOfReadings } from '../domain/heart-rate-readings.js';
 import { dataChange } from '../domain/local-dates.js';
 import { writePersonData, type WrittenCounts } from '../domain/person-data.js';
@@ -86,6 +87,12 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   if (existing) {
     clientId = existing.clientId;
     clientSecret = await rotateClientSecret(stores.apps, clock, existing);
+    // A server at another address than last time (another PORT or PUBLIC_URL): its callback is
+    // registered too, newest first, so that the authorization URL printed below works.
+    if (!existing.redirectUris.includes(redirectUri)) {
+      const redirectUris = [redirectUri, ...existing.redirectUris].slice(0, MAX_REDIRECT_URIS);
+      await updateAppSettings(stores.apps, clock, existing, { redirectUris });
+    }
   } else {
     const registered = await registerApp(stores.apps, clock, developer.id, {
       name: DEMO_APP_NAME,

@@ -107,4 +107,21 @@ forEachDialect('stride demo', (dialect) => {
     for (let i = 1; i < sessions.length; i++) assert.ok(sessions[i]!.start_time >= sessions[i - 1]!.end_time, 'no two nights overlap');
     assert.ok(sessions.length >= 89 && sessions.length <= 94, `${sessions.length} nights`);
   });
+
+  it('run again for a server at another address, registers that address\'s callback, so its authorization URL works', async () => {
+    const moved = await serveDatabase(database);
+    try {
+      const run = await runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: moved.url });
+      assert.equal(run.code, 0, run.stderr);
+      const printed = JSON.parse(run.stdout) as { app: { client_id: string; redirect_uri: string }; authorization_url: string };
+      assert.equal(printed.app.redirect_uri, `${moved.url}/demo/callback`);
+      const answer = await fetch(printed.authorization_url, { redirect: 'manual' });
+      assert.equal(answer.status, 302, 'to the sign-in page, not the unregistered redirect URI page');
+      assert.match(answer.headers.get('location') ?? '', /^\/login\?/);
+      const app = (await database.stores.apps.findByClientId(printed.app.client_id))!;
+      assert.deepEqual(app.redirectUris, [`${moved.url}/demo/callback`, `${server.url}/demo/callback`], 'the earlier server\'s callback still works');
+    } finally {
+      await moved.close();
+    }
+  });
 });
