@@ -184,8 +184,9 @@ function describeTestPerson(person: TestPerson) {
 }
 
 function testPeopleLines(people: TestPerson[]): string {
+  const emailWidth = Math.max(0, ...people.map((person) => person.email.length));
   return people
-    .map((person) => `${person.email}  ${person.timezone.padEnd(17)} ${isLifeName(person.life) ? LIFE_NAMES[person.life].title : person.life}  (id ${person.id})`)
+    .map((person) => `${person.email.padEnd(emailWidth)}  ${person.timezone.padEnd(17)} ${isLifeName(person.life) ? LIFE_NAMES[person.life].title : person.life}  (id ${person.id})`)
     .join('\n');
 }
 

@@ -2,22 +2,24 @@
  * `stride demo`: a developer, a demo user with 90 days of plausible data of every kind (steps,
  * distance from them, calories, heart rate, sleep in stages, weight), and a confidential demo app,
  * then the credentials and a ready-to-open authorization URL. Safe to run again: it reuses the
- * accounts and app, issues a fresh password and client secret, and stores the days again. It
+ * accounts and app, issues a fresh password and client secret, puts back the app settings its
+ * printed request needs, and stores the days again. It
  * first checks that the server it points at answers, on the same database (demo-server.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { registerApp, rotateClientSecret } from '../domain/apps.js';
+import { DEFAULT_GRANT_TYPES, MAX_REDIRECT_URIS, registerApp, rotateClientSecret, updateAppSettings, type AppSettings } from '../domain/apps.js';
 import { minutesOfReadings } from '../domain/heart-rate-readings.js';
 import { dataChange } from '../domain/local-dates.js';
 import { writePersonData, type WrittenCounts } from '../domain/person-data.js';
 import { OFFICE_WORKER, synthesizePerson } from '../domain/synthetic-person.js';
 import { createAccount } from '../domain/users.js';
-import { ALL_SCOPES } from '../domain/scopes.js';
+import { ALL_SCOPES, formatScopes } from '../domain/scopes.js';
 import { checkServerAnswers, checkServerKnowsApp } from './demo-server.js';
 import { hashPassword } from '../security/passwords.js';
 import type { DataChange, SleepSessionInput } from '../store/sleep.js';
+import type { App } from '../store/apps.js';
 import type { Stores } from '../store/stores.js';
 import type { User, UserStore } from '../store/users.js';
 
@@ -72,6 +74,22 @@ export async function storeDemoDays(stores: Stores, user: User, now: number, coa
   return { written, readings: person.heartrate.length, milliseconds: Math.round(performance.now() - started) };
 }
 
+/**
+ * What the reused demo app must change for the authorization URL and the `curl` that demo prints to
+ * work: the callback of the server's current address (another PORT or PUBLIC_URL than last time)
+ * registered too, newest first; every scope; and no requirement of PAR or DPoP, which a walk-through
+ * may have set (docs/oauth.md) and which a plain request and a proof-less exchange would fail.
+ */
+function settingsForPrintedRequest(app: App, redirectUri: string): Partial<AppSettings> {
+  const changes: Partial<AppSettings> = {};
+  if (!app.redirectUris.includes(redirectUri)) changes.redirectUris = [redirectUri, ...app.redirectUris].slice(0, MAX_REDIRECT_URIS);
+  if (formatScopes(app.scopes) !== formatScopes(ALL_SCOPES)) changes.scopes = [...ALL_SCOPES];
+  if (!DEFAULT_GRANT_TYPES.every((grant) => app.grantTypes.includes(grant))) changes.grantTypes = [...new Set([...app.grantTypes, ...DEFAULT_GRANT_TYPES])];
+  if (app.requirePar) changes.requirePar = false;
+  if (app.requireDpop) changes.requireDpop = false;
+  return changes;
+}
+
 export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   await checkServerAnswers(config);
   const developerPassword = randomBytes(9).toString('base64url');
@@ -86,6 +104,8 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   if (existing) {
     clientId = existing.clientId;
     clientSecret = await rotateClientSecret(stores.apps, clock, existing);
+    const changes = settingsForPrintedRequest(existing, redirectUri);
+    if (Object.keys(changes).length > 0) await updateAppSettings(stores.apps, clock, existing, changes);
   } else {
     const registered = await registerApp(stores.apps, clock, developer.id, {
       name: DEMO_APP_NAME,

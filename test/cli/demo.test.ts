@@ -107,4 +107,27 @@ forEachDialect('stride demo', (dialect) => {
     for (let i = 1; i < sessions.length; i++) assert.ok(sessions[i]!.start_time >= sessions[i - 1]!.end_time, 'no two nights overlap');
     assert.ok(sessions.length >= 89 && sessions.length <= 94, `${sessions.length} nights`);
   });
+
+  it('run again for a server at another address, after a walk-through required PAR and DPoP, prints a request that works', async () => {
+    const moved = await serveDatabase(database);
+    try {
+      const [demoApp] = (await database.stores.apps.list()).filter((app) => app.name === 'Stride Demo App');
+      const narrowed = await runCliInProcess(['apps', 'update', demoApp!.clientId, '--require-par', 'yes', '--require-dpop', '--scopes', 'read_profile'], { DATABASE_URL: database.url });
+      assert.equal(narrowed.code, 0, narrowed.stderr);
+      const run = await runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: moved.url });
+      assert.equal(run.code, 0, run.stderr);
+      const printed = JSON.parse(run.stdout) as { app: { client_id: string; redirect_uri: string }; authorization_url: string };
+      assert.equal(printed.app.redirect_uri, `${moved.url}/demo/callback`);
+      const answer = await fetch(printed.authorization_url, { redirect: 'manual' });
+      assert.equal(answer.status, 302, 'to the sign-in page, not an error page');
+      assert.match(answer.headers.get('location') ?? '', /^\/login\?/);
+      const app = (await database.stores.apps.findByClientId(printed.app.client_id))!;
+      assert.deepEqual(app.redirectUris, [`${moved.url}/demo/callback`, `${server.url}/demo/callback`], 'the earlier server\'s callback still works');
+      assert.equal(app.requirePar, false);
+      assert.equal(app.requireDpop, false, 'the printed curl exchanges the code without a proof');
+      assert.equal(app.scopes.length, 10, 'the printed URL asks for every scope');
+    } finally {
+      await moved.close();
+    }
+  });
 });

@@ -40,6 +40,9 @@ describe('stride sandbox', () => {
     const text = await cli('sandbox', 'list', '--owner', 'dev@example.com');
     assert.equal(text.stdout.trim().split('\n').length, 4);
     assert.match(text.stdout, /night-shift worker/);
+    // A table: every line's time zone starts in the same column, whatever the email's length.
+    const zoneColumns = text.stdout.trim().split('\n').map((line) => line.search(/ (Europe|America|Asia)\//));
+    assert.equal(new Set(zoneColumns).size, 1, text.stdout);
   });
 
   it('fails in one line for an unknown owner, a missing one, or a test person as owner', async () => {

@@ -1,6 +1,7 @@
 /**
  * docs/oauth.md, "Connecting with client libraries": the Node.js (oauth4webapi) and Python
- * (Authlib) programs are taken from the page as written and run against a real server, with the
+ * (Authlib) programs — and the Node.js one with the DPoP section's lines in place of its end, for
+ * a public app — are taken from the page as written and run against a real server, with the
  * environment the page tells a developer to set. The test plays the person: it signs in and allows
  * the app at the URL the program prints, and the browser's redirect reaches the program's loopback
  * redirect URI.
@@ -15,7 +16,7 @@ import { authorizeAndAllow, Browser, createOAuthTestApp, signIn } from '../oauth
 import type { TestApp } from '../support/app.js';
 import { freePort } from '../support/cli.js';
 import { missing } from '../support/dependencies.js';
-import { blockAfter } from '../support/markdown.js';
+import { blockAfter, codeBlocks } from '../support/markdown.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
@@ -37,6 +38,7 @@ describe('the client library programs of docs/oauth.md', () => {
   let baseUrl: string;
   let clientId: string;
   let clientSecret: string;
+  let publicClientId: string;
   let email: string;
   let redirectUri: string;
 
@@ -59,14 +61,21 @@ describe('the client library programs of docs/oauth.md', () => {
     });
     clientId = registered.app.clientId;
     clientSecret = registered.clientSecret!;
+    const publicApp = await registerApp(t.database.stores.apps, t.clock, developer.id, {
+      name: 'Library Device',
+      redirectUris: [redirectUri],
+      scopes: ['read_profile', 'read_activity'],
+      isPublic: true,
+    });
+    publicClientId = publicApp.app.clientId;
   });
   after(() => t.close());
 
   /** Runs `program` with the page's environment, allows the app at the URL it prints, and returns what it printed. */
-  async function runAsDeveloper(command: string, args: string[], program: string): Promise<string> {
+  async function runAsDeveloper(command: string, args: string[], program: string, client: Record<string, string> = { CLIENT_ID: clientId, CLIENT_SECRET: clientSecret }): Promise<string> {
     const child = spawn(command, args, {
       cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', STRIDE_URL: baseUrl, CLIENT_ID: clientId, CLIENT_SECRET: clientSecret, REDIRECT_URI: redirectUri },
+      env: { PATH: process.env.PATH ?? '', STRIDE_URL: baseUrl, ...client, REDIRECT_URI: redirectUri },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     child.stdin.end(program);
@@ -101,6 +110,18 @@ describe('the client library programs of docs/oauth.md', () => {
     const printed = await runAsDeveloper(process.execPath, ['--input-type=module'], codeBlock('### Node.js: oauth4webapi', 'js'));
     assert.match(printed, /^profile: \{.*"display_name":"Library Walker"/m);
     assert.match(printed, /^refreshed, scope: read_profile read_activity$/m);
+  });
+
+  it('Node.js, oauth4webapi with DPoP: the DPoP section\'s lines in connect.mjs bind the public app\'s tokens to its key', async () => {
+    const connect = codeBlock('### Node.js: oauth4webapi', 'js');
+    const dpopLines = codeBlocks(readFileSync('docs/oauth.md', 'utf8'), 'js').find((block) => block.code.includes('oauth.DPoP('))!.code;
+    const program = connect.slice(0, connect.indexOf('const params = ')) + dpopLines;
+    const printed = await runAsDeveloper(process.execPath, ['--input-type=module'], program, { CLIENT_ID: publicClientId });
+    assert.match(printed, /^dpop profile: \{.*"display_name":"Library Walker"/m);
+    const app = (await t.database.stores.apps.findByClientId(publicClientId))!;
+    const issued = await t.database.db.kysely.selectFrom('access_tokens').select('jkt').where('app_id', '=', app.id).execute();
+    assert.equal(issued.length, 1);
+    assert.match(issued[0]!.jkt ?? '', /^[\w-]{43}$/, 'bound to the key\'s RFC 7638 thumbprint');
   });
 
   it('Python, Authlib: code with PKCE, the API, a refresh', { skip: pythonUnavailable() ?? false }, async () => {

@@ -59,7 +59,15 @@ forEachDialect('consent page', (dialect) => {
       assert.doesNotMatch(page.body, /Made by/);
       assert.doesNotMatch(page.body, /Stride Operator/);
       assert.match(page.body, /id="self-registered"/);
-      assert.match(page.body, /pace-coach\.example/);
+      assert.match(page.body, /Its name and its website, https:\/\/pace-coach\.example, are its own claims\./);
+      // Without a website, the sentence speaks of the name alone.
+      const nameOnly = await open.app.inject({
+        method: 'POST', url: '/oauth2/register',
+        payload: { redirect_uris: [REDIRECT_URI], client_name: 'My Watch', scope: 'read_profile' },
+      });
+      assert.equal(nameOnly.statusCode, 201, nameOnly.body);
+      const watch = await browser.get(authorizeUrl({ response_type: 'code', client_id: nameOnly.json().client_id, redirect_uri: REDIRECT_URI, state: 's' }));
+      assert.match(watch.body, /no one here vouches for who made it\. Its name is its own claim\.<\/p>/);
       // An app made on the dashboard still names its developer.
       const own = await browser.get(authorizeUrl({ response_type: 'code', client_id: person.app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
       assert.match(own.body, /Made by <strong>Ada Developer<\/strong>/);

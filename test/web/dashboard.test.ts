@@ -91,6 +91,12 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.ok(!detail.body.includes(secret));
   });
 
+  it('says what unticking every grant type does: on a new app, the first two; on an app, what it has', async () => {
+    const form = await formPage(developer, '/dashboard/apps/new');
+    assert.match(form.body, /Leaving every box unticked gives the app the first two\./);
+    assert.doesNotMatch(form.body, /keeps what the app has/, 'a new app has nothing yet');
+  });
+
   it('registers one app when the same registration form is sent twice', async () => {
     const form = await formPage(developer, '/dashboard/apps/new');
     const formId = new URLSearchParams(form.url.split('?')[1]).get('form');
@@ -271,6 +277,7 @@ forEachDialect('developer dashboard', (dialect) => {
   it('allows an app the device grant from its settings, and keeps its grant types when none is ticked', async () => {
     const page = `/dashboard/apps/${f.publicApp.clientId}`;
     const before = await developer.get(page);
+    assert.match(before.body, /Leaving every box unticked keeps what the app has\./);
     assert.match(before.body, /id="grant-type-authorization_code" name="grant_types" value="authorization_code" checked/);
     assert.doesNotMatch(before.body, /id="grant-type-device_code"[^>]*checked/);
     const current = await findAppByClientId(t.database.db.kysely, f.publicApp.clientId);
