@@ -73,7 +73,7 @@ function look() {
     if (!entry) {
       const file = readMark(pid);
       if (file === undefined) continue;
-      entry = { pid, file };
+      entry = { pid, file, command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) };
       seen.set(key, entry);
     }
     entry.state = fields[0];
@@ -102,7 +102,7 @@ function runFile(file, index) {
       const [, user, sys] = readFileSync(timing, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
       const count = (label) => Number(output.match(new RegExp(`^# ${label} (\\d+)`, 'm'))?.[1] ?? NaN);
       results.set(file, { file, wall, waited: user + sys, root: child.pid, code, tests: count('tests'), pass: count('pass'), fail: count('fail'), skipped: count('skip') });
-      if (code !== 0) writeFileSync(join(scratch, `${index}.log`), output);
+      writeFileSync(join(scratch, `${index}.tap`), `# file ${file}\n${output}`);
       resolve();
     });
   });
@@ -134,6 +134,14 @@ for (const entry of seen.values()) {
   if (entry.state !== 'Z' && existsSync(`/proc/${entry.pid}`)) leftover.push(`${entry.pid} (${entry.file})`);
 }
 
+// Where each file's CPU went, by command (own CPU of the processes seen; short-lived ones are missed).
+for (const entry of seen.values()) {
+  const result = results.get(entry.file);
+  if (!result) continue;
+  result.commands ??= {};
+  result.commands[entry.command] = (result.commands[entry.command] ?? 0) + entry.own / TICKS_PER_SECOND;
+}
+
 const rows = [...results.values()].map((r) => ({ ...r, cpu: r.waited + (r.daemons ?? 0) })).sort((a, b) => b.wall - a.wall);
 const totals = rows.reduce((sum, r) => ({ tests: sum.tests + r.tests, fail: sum.fail + r.fail, cpu: sum.cpu + r.cpu }), { tests: 0, fail: 0, cpu: 0 });
 console.log('wall s   cpu s daemons  tests  file');
@@ -142,5 +150,5 @@ for (const r of rows) {
 }
 console.log(`whole run: ${wall.toFixed(1)} s wall, ${totals.cpu.toFixed(1)} s CPU, ${files.length} files, ${totals.tests} tests, ${totals.fail} failed`);
 if (leftover.length > 0) console.log(`still running after their file ended: ${leftover.join(', ')}`);
-if (rows.some((r) => r.code !== 0)) console.log(`logs of the failed files: ${scratch}`);
+console.log(`each file's TAP output: ${scratch}`);
 if (process.env.TEST_TIMES_JSON) writeFileSync(process.env.TEST_TIMES_JSON, JSON.stringify({ wall, rows }, null, 2));
