@@ -31,6 +31,8 @@ export interface Config {
   authCodeTtl: number;
   refreshReplayWindow: number;
   sessionTtl: number;
+  /** Seconds a device waits between polls of the token endpoint, at least (RFC 8628 §3.2 `interval`). */
+  devicePollInterval: number;
   /** Seconds between sweeps of expired codes, tokens and sessions. */
   sweepInterval: number;
   logLevel: string;
@@ -288,6 +290,8 @@ export function loadConfig(env: Env = process.env): Config {
     authCodeTtl: integer(env, 'AUTH_CODE_TTL', 600, 1, 600),
     refreshReplayWindow: integer(env, 'REFRESH_REPLAY_WINDOW', 30, 0, 3600),
     sessionTtl: integer(env, 'SESSION_TTL', 14 * 86400, 60, 365 * 86400),
+    // RFC 8628 §3.2: 5 seconds when the server says nothing.
+    devicePollInterval: integer(env, 'DEVICE_POLL_INTERVAL', 5, 1, 60),
     sweepInterval: integer(env, 'SWEEP_INTERVAL', 600, 1, 86400),
     logLevel,
     rateLimits: {

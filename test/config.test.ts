@@ -75,6 +75,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ SWEEP_INTERVAL: '0' }), /SWEEP_INTERVAL must be between 1 and 86400/);
   });
 
+  it('tells devices to poll every DEVICE_POLL_INTERVAL seconds, 5 (RFC 8628) unless set, from 1 to 60', () => {
+    assert.equal(loadConfig({}).devicePollInterval, 5);
+    assert.equal(loadConfig({ DEVICE_POLL_INTERVAL: '1' }).devicePollInterval, 1);
+    assert.throws(() => loadConfig({ DEVICE_POLL_INTERVAL: '0' }), /DEVICE_POLL_INTERVAL must be between 1 and 60/);
+    assert.throws(() => loadConfig({ DEVICE_POLL_INTERVAL: '61' }), /DEVICE_POLL_INTERVAL must be between 1 and 60/);
+  });
+
   it('serves no metrics unless METRICS_TOKEN or METRICS_PORT says how', () => {
     assert.deepEqual(loadConfig({}).metrics, { token: undefined, port: undefined });
     assert.deepEqual(loadConfig({ METRICS_TOKEN: 'a'.repeat(16), METRICS_PORT: '9464' }).metrics, { token: 'a'.repeat(16), port: 9464 });

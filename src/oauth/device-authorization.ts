@@ -21,9 +21,6 @@ export const USER_CODE_LENGTH = 8;
 const MAX_USER_CODE_DRAWS = 5;
 /** Seconds a device request lives (RFC 8628 §3.2 `expires_in`). */
 export const DEVICE_CODE_TTL = 600;
-/** Seconds a device waits between polls, at least (RFC 8628 §3.2 `interval`). */
-export const POLL_INTERVAL = 5;
-
 export interface DeviceAuthorizationResponse {
   device_code: string;
   user_code: string;
@@ -85,7 +82,7 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
       status: 'pending',
       user_id: null,
       grant_id: null,
-      poll_interval: POLL_INTERVAL,
+      poll_interval: ctx.config.devicePollInterval,
       last_polled_at: null,
       expires_at: now + DEVICE_CODE_TTL,
       created_at: now,
@@ -100,7 +97,7 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
     verification_uri: uri,
     verification_uri_complete: `${uri}?user_code=${userCode}`,
     expires_in: DEVICE_CODE_TTL,
-    interval: POLL_INTERVAL,
+    interval: ctx.config.devicePollInterval,
   };
 }
 

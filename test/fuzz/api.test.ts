@@ -12,6 +12,10 @@ import { hostileJson, hostileText } from './hostile.js';
 import { timeZone, unixSeconds } from './plausible.js';
 import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
 import { pathParameter, requestsTo, type Route } from './requests.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+/** The fuzz world's account, and those the cases sign up, sign in at the cheap cost: no property here is about hashing. */
+cheapPasswordHashing();
 
 /** A JSON value for a field: usually of the right type and near its limits, sometimes anything. */
 function jsonField<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {

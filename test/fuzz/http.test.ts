@@ -8,6 +8,10 @@ import fc from 'fast-check';
 import { forEachDialect } from '../support/databases.js';
 import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
 import { requestsTo, requestToUnknownPath, type Route } from './requests.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+/** The fuzz world's account, and those the cases sign up, sign in at the cheap cost: no property here is about hashing. */
+cheapPasswordHashing();
 
 export const HEALTH_ROUTES: Route[] = [
   { method: 'GET', path: '/healthz', face: 'api', statuses: [200], credentials: 'none' },

@@ -14,6 +14,10 @@ import { PUBLIC_REDIRECT_URI, REDIRECT_URI } from './world.js';
 import { base64url43, clientId, mostly, redirectUri, scopeList } from './plausible.js';
 import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
 import { requestsTo, type Route } from './requests.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+/** The fuzz world's account, and those the cases sign up, sign in at the cheap cost: no property here is about hashing. */
+cheapPasswordHashing();
 
 const authorizationRequest = {
   response_type: mostly(['code'], ['token', 'code id_token', 'CODE', 'code ']),

@@ -10,6 +10,10 @@ import { realValue } from './hostile.js';
 import { newEmail, redirectUri, scopeList, timeZone } from './plausible.js';
 import { createFuzzTarget, fuzz, type FuzzTarget } from './property.js';
 import { pathParameter, requestsTo, type Route } from './requests.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
+
+/** The fuzz world's account, and those the cases sign up, sign in at the cheap cost: no property here is about hashing. */
+cheapPasswordHashing();
 
 const returnTo = fc.constantFrom(
   '/account', '/dashboard', '/oauth2/authorize?client_id=x&redirect_uri=y', '//evil.example', '/\\evil.example', 'https://evil.example/',

@@ -27,7 +27,8 @@ forEachDialect('device grant with client libraries on a real socket', (dialect) 
   before(async () => {
     const port = await freePort();
     issuer = new URL(`http://127.0.0.1:${port}`);
-    t = await createOAuthTestApp(dialect, { PUBLIC_URL: issuer.origin });
+    // RFC 8628's 5 s would have openid-client wait that long before its first poll.
+    t = await createOAuthTestApp(dialect, { PUBLIC_URL: issuer.origin, DEVICE_POLL_INTERVAL: '1' });
     await t.app.listen({ port, host: '127.0.0.1' });
     f = await createFixture(t);
     clientId = (await registerDeviceApp(t, f)).app.clientId;
@@ -80,10 +81,18 @@ forEachDialect('device grant with client libraries on a real socket', (dialect) 
     const started = await client.initiateDeviceAuthorization(config, { scope: 'read_profile read_activity' });
     assert.match(started.user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
     assert.equal(started.verification_uri_complete, `${issuer.origin}/device?user_code=${started.user_code}`);
-    // The library waits `interval` seconds before its first poll; the person answers meanwhile.
-    const polling = client.pollDeviceAuthorizationGrant(config, started);
-    await person(started.user_code, 'allow');
-    const tokens = await polling;
+    assert.equal(started.interval, 1);
+    // The library waits `interval` seconds before each poll, on the wall clock; the server's clock
+    // runs along with it, so that a poll on time is on time for the server too.
+    const ticking = setInterval(() => t.clock.advance(1), 1000);
+    let tokens: Awaited<ReturnType<typeof client.pollDeviceAuthorizationGrant>>;
+    try {
+      const polling = client.pollDeviceAuthorizationGrant(config, started);
+      await person(started.user_code, 'allow');
+      tokens = await polling;
+    } finally {
+      clearInterval(ticking);
+    }
     assert.equal(tokens.scope, 'read_profile read_activity');
     assert.ok(tokens.refresh_token);
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
