@@ -389,8 +389,7 @@ export interface FlowTarget {
 
 /**
  * Complete authorization-code flows: a fresh browser (no session) each time — authorization
- * request (whose answer is the sign-in page, or a redirect to one), sign-in POST, consent page and
- * POST (prompt=consent), code exchange.
+ * request, login page and POST, consent page and POST (prompt=consent), code exchange.
  */
 export function authorizationFlowWorkload(target: FlowTarget, concurrency: number, pid: number): Workload {
   const clients = Array.from({ length: concurrency }, () => connection(target.origin));

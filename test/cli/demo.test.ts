@@ -119,8 +119,8 @@ forEachDialect('stride demo', (dialect) => {
       const printed = JSON.parse(run.stdout) as { app: { client_id: string; redirect_uri: string }; authorization_url: string };
       assert.equal(printed.app.redirect_uri, `${moved.url}/demo/callback`);
       const answer = await fetch(printed.authorization_url, { redirect: 'manual' });
-      assert.equal(answer.status, 200, 'the sign-in page, not an error page');
-      assert.match(await answer.text(), /<form[^>]+action="\/login"/);
+      assert.equal(answer.status, 302, 'to the sign-in page, not an error page');
+      assert.match(answer.headers.get('location') ?? '', /^\/login\?/);
       const app = (await database.stores.apps.findByClientId(printed.app.client_id))!;
       assert.deepEqual(app.redirectUris, [`${moved.url}/demo/callback`, `${server.url}/demo/callback`], 'the earlier server\'s callback still works');
       assert.equal(app.requirePar, false);

@@ -97,10 +97,8 @@ export function browserAppFlow(flows: BrowserFlows): void {
       // there, then the consent for this request.
       const result = page.locator('#result');
       const settled = () => undefined;
-      // The sign-in page is shown at the authorization request's own URL.
-      await Promise.race([page.waitForURL(/\/oauth2\/authorize\?/).then(settled, settled), result.filter({ hasText: 'failed' }).waitFor().then(settled, settled)]);
-      if (!/\/oauth2\/authorize\?/.test(page.url())) assert.fail(`the app did not send the person to Stride: ${await result.textContent()}`);
-      await page.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+      await Promise.race([page.waitForURL(/\/login\?/).then(settled, settled), result.filter({ hasText: 'failed' }).waitFor().then(settled, settled)]);
+      if (!/\/login\?/.test(page.url())) assert.fail(`the app did not send the person to Stride: ${await result.textContent()}`);
       await signInAsNew(page, flows.stride, 'Robin', uniqueEmail('robin'));
       await page.getByRole('heading', { name: 'Pocket Pedometer wants to access your Stride account' }).waitFor();
       await page.getByRole('button', { name: 'Allow' }).click();

@@ -70,9 +70,7 @@ export function connectedAppFlow(flows: BrowserFlows): void {
 
     it('a second person authorizes it: authorize → sign up → consent, and the app calls the API', async () => {
       await walkerPage.goto(client.authorizeUrl('state-123'));
-      // Signed out: the sign-in page, at the request's own URL.
-      assert.equal(new URL(walkerPage.url()).pathname, '/oauth2/authorize');
-      await walkerPage.getByRole('heading', { name: 'Sign in to Stride' }).waitFor();
+      assert.equal(new URL(walkerPage.url()).pathname, '/login');
       // The sign-in page says which app is asking before it asks for anything.
       assert.match((await walkerPage.locator('#asking-app').textContent())!, /^Pace Coach, made by Ada Developer, asks to connect to your Stride account/);
       await signUp(walkerPage, 'Walker', uniqueEmail('walker'));

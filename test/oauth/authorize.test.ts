@@ -19,9 +19,7 @@ import {
   pkce,
   REDIRECT_URI,
   refresh,
-  showsSignIn,
   signIn,
-  signInOnPage,
   useToken,
   type Fixture,
 } from './flow.js';
@@ -405,41 +403,6 @@ forEachDialect('authorization endpoint', (dialect) => {
       assert.doesNotMatch(csp, /form-action/);
       assert.equal(response.headers['cache-control'], 'no-store');
     }
-  });
-
-  it('shows a signed-out person the sign-in page at the request\'s URL, whose form signs in and comes back to the request', async () => {
-    const url = authorizeUrl({ ...base(), prompt: 'consent', state: 'a&b <c>' });
-    const person = new Browser(t.app);
-    const page = await person.get(url);
-    assert.ok(showsSignIn(page), page.body.slice(0, 300));
-    // The same page as /login: its security headers, its pre-sign-in CSRF cookie, the sign-up link.
-    const login = await new Browser(t.app).get(`/login?return_to=${encodeURIComponent(url)}`);
-    for (const name of ['content-security-policy', 'x-frame-options', 'referrer-policy', 'cache-control', 'content-type']) {
-      assert.equal(page.headers[name], login.headers[name], name);
-    }
-    assert.ok(person.cookies.has('stride_csrf'));
-    assert.equal(formFields(page.body, '/login').return_to, url);
-    assert.ok(page.body.includes(`href="/signup?return_to=${encodeURIComponent(url)}"`));
-    // The form is refused without the cookie that came with it (another browser posting it).
-    const stranger = await new Browser(t.app).post('/login', { ...formFields(page.body, '/login'), email: f.user.email, password: f.password });
-    assert.equal(stranger.status, 403);
-    // A wrong password: the sign-in page again, at /login, with the way back kept.
-    const wrong = await signInOnPage(person, page, f.user.email, 'not the password');
-    assert.equal(wrong.status, 401);
-    assert.equal(formFields(wrong.body, '/login').return_to, url);
-    // Signed in, back to the request: now its consent page.
-    const signedIn = await signInOnPage(person, page, f.user.email, f.password);
-    assert.equal(signedIn.status, 303);
-    assert.equal(signedIn.location().pathname + signedIn.location().search, url);
-    const consent = await person.get(url);
-    assert.equal(consent.status, 200);
-    assert.equal(formFields(consent.body, '/oauth2/authorize').state, 'a&b <c>');
-  });
-
-  it('checks the request before asking a signed-out person to sign in: an unknown client gets the error page', async () => {
-    const page = await new Browser(t.app).get(authorizeUrl({ ...base(), client_id: 'nope' }));
-    assert.equal(page.status, 400);
-    assert.doesNotMatch(page.body, /action="\/login"/);
   });
 
   it('serves the path with a trailing slash too', async () => {

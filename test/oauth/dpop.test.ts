@@ -16,7 +16,7 @@ import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signInAndAllow, type Fixture } from './flow.js';
+import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
 import { insecure, listeningStride, pkceAuthorizationUrl } from './listening.js';
 
 cheapPasswordHashing();
@@ -47,7 +47,10 @@ async function startServer(dialect: Parameters<typeof createOAuthTestApp>[0], en
 /** Signs in and allows; returns the callback URL with the code, and the PKCE verifier and state. */
 async function browserAuthorize(issuer: URL, as: oauth.AuthorizationServer, f: Fixture, clientId: string, scope: string) {
   const { url, verifier, state } = await pkceAuthorizationUrl(as, clientId, redirectUri, scope);
-  const back = await signInAndAllow(new Browser(null, issuer.origin), url.pathname + url.search, f.user.email, f.password);
+  const browser = new Browser(null, issuer.origin);
+  const login = (await browser.get(url.pathname + url.search)).location();
+  const signedIn = await signIn(browser, f.user.email, f.password, login.searchParams.get('return_to')!);
+  const back = await authorizeAndAllow(browser, signedIn.location().pathname + signedIn.location().search);
   return { back, verifier, state };
 }
 

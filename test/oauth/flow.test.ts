@@ -34,15 +34,16 @@ forEachDialect('authorization code flow end to end', (dialect) => {
     const browser = new Browser(t.app);
     const url = authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_url: REDIRECT_URI, state: 'xyz <&>', scope: 'read_profile read_activity' });
 
-    // Signed out: the authorize endpoint answers with the sign-in page itself, its form posting to
-    // /login with the way back, and a link to sign up that keeps it.
-    const loginPage = await browser.get(url);
-    assert.equal(loginPage.status, 200);
-    assert.equal(loginPage.headers['cache-control'], 'no-store');
-    assert.equal(formFields(loginPage.body, '/login').return_to, url);
-    assert.ok(loginPage.body.includes(`href="/signup?return_to=${encodeURIComponent(url)}"`), loginPage.body);
+    // Signed out: the authorize endpoint sends the browser to the login page, with the way back.
+    const first = await browser.get(url);
+    assert.equal(first.status, 302);
+    const login = first.location();
+    assert.equal(login.pathname, '/login');
+    assert.equal(login.searchParams.get('return_to'), url);
 
     // A new account via the sign-up page, then back to the request.
+    const loginPage = await browser.get(login.pathname + login.search);
+    assert.match(loginPage.body, /href="\/signup\?return_to=/);
     const signupPage = await browser.get(`/signup?return_to=${encodeURIComponent(url)}`);
     assert.equal(signupPage.status, 200);
     const signedUp = await browser.post('/signup', {

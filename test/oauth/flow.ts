@@ -171,20 +171,6 @@ export async function signIn(browser: Browser, email: string, password: string, 
   return browser.post('/login', { ...fields, email, password });
 }
 
-/**
- * Signs in with the sign-in form of a page already shown (the authorization endpoint shows it to
- * a signed-out person at the request's own URL): the form posts to /login with its way back.
- */
-export function signInOnPage(browser: Browser, page: Response, email: string, password: string): Promise<Response> {
-  assert.equal(page.status, 200, page.body.slice(0, 500));
-  return browser.post('/login', { ...formFields(page.body, '/login'), email, password });
-}
-
-/** Whether an answer is the sign-in page (as the authorization endpoint shows a signed-out person), not the consent page. */
-export function showsSignIn(response: Response): boolean {
-  return response.status === 200 && response.body.includes('action="/login"') && !response.body.includes('action="/oauth2/authorize"');
-}
-
 export function authorizeUrl(params: Record<string, string | undefined>): string {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, v);
@@ -214,17 +200,6 @@ export async function authorizeAndAllow(browser: Browser, url: string, options: 
   const decision = await browser.post('/oauth2/authorize', { ...fields, granted_scope: ticked, decision: options.decision ?? 'allow' });
   assert.equal(decision.status, 303, decision.body.slice(0, 500));
   return decision.location();
-}
-
-/**
- * A signed-out person follows an authorization URL (path and query): signs in on the page it
- * shows, comes back to the same URL, and allows. The redirect back to the client.
- */
-export async function signInAndAllow(browser: Browser, url: string, email: string, password: string): Promise<URL> {
-  const signedIn = await signInOnPage(browser, await browser.get(url), email, password);
-  assert.equal(signedIn.status, 303, signedIn.body.slice(0, 500));
-  assert.equal(signedIn.location().pathname + signedIn.location().search, url);
-  return authorizeAndAllow(browser, url);
 }
 
 /** Signs in `fixture.user`, authorizes the confidential app and returns the code. */

@@ -13,7 +13,7 @@ import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { authorizeAndAllow, authorizeUrl, Browser, createFixture, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, signInAndAllow, type Fixture } from './flow.js';
+import { authorizeAndAllow, authorizeUrl, Browser, createFixture, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, type Fixture } from './flow.js';
 import { insecure, listeningStride } from './listening.js';
 
 cheapPasswordHashing();
@@ -33,7 +33,12 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
 
   /** A signed-in person follows `url` (an authorization URL) and allows; the redirect back. */
   async function personAllows(url: URL): Promise<URL> {
-    return signInAndAllow(new Browser(null, issuer.origin), url.pathname + url.search, f.user.email, f.password);
+    const browser = new Browser(null, issuer.origin);
+    const toLogin = await browser.get(url.pathname + url.search);
+    assert.equal(toLogin.status, 302);
+    const signedIn = await signIn(browser, f.user.email, f.password, toLogin.location().searchParams.get('return_to')!);
+    assert.equal(signedIn.status, 303);
+    return authorizeAndAllow(browser, signedIn.location().pathname + signedIn.location().search);
   }
 
   function push(form: Record<string, string>, headers: Record<string, string> = {}) {

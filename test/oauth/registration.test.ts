@@ -16,7 +16,7 @@ import type { User } from '../../src/store/users.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, signInAndAllow, type Fixture } from './flow.js';
+import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
 import { insecure } from './listening.js';
 import { freePort } from '../support/cli.js';
 
@@ -48,7 +48,11 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
 
     /** A person signs in, follows the authorization URL and allows; the redirect back. */
     async function personAllows(url: URL): Promise<URL> {
-      return signInAndAllow(new Browser(null, issuer.origin), url.pathname + url.search, f.user.email, f.password);
+      const browser = new Browser(null, issuer.origin);
+      const toLogin = await browser.get(url.pathname + url.search);
+      assert.equal(toLogin.status, 302);
+      const signedIn = await signIn(browser, f.user.email, f.password, toLogin.location().searchParams.get('return_to')!);
+      return authorizeAndAllow(browser, signedIn.location().pathname + signedIn.location().search);
     }
 
     it('advertises the registration endpoint', () => {

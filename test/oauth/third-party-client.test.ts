@@ -10,7 +10,7 @@ import * as oauth from 'oauth4webapi';
 import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { Browser, createFixture, PROTECTED_PATH, signInAndAllow, type Fixture } from './flow.js';
+import { authorizeAndAllow, Browser, createFixture, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
 import { insecure, listeningStride, pkceAuthorizationUrl } from './listening.js';
 import { freePort } from '../support/cli.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
@@ -33,7 +33,13 @@ forEachDialect('third-party client library (oauth4webapi) on a real socket', (di
   async function browserAuthorize(client: oauth.Client, scope: string, returnTo = redirectUri): Promise<{ params: URLSearchParams; verifier: string }> {
     const { url, verifier, state } = await pkceAuthorizationUrl(as, client.client_id, returnTo, scope);
 
-    const back = await signInAndAllow(new Browser(null, issuer.origin), url.pathname + url.search, f.user.email, f.password);
+    const browser = new Browser(null, issuer.origin);
+    const toLogin = await browser.get(url.pathname + url.search);
+    assert.equal(toLogin.status, 302);
+    const login = toLogin.location();
+    const signedIn = await signIn(browser, f.user.email, f.password, login.searchParams.get('return_to')!);
+    assert.equal(signedIn.status, 303);
+    const back = await authorizeAndAllow(browser, signedIn.location().pathname + signedIn.location().search);
     // Checks state and the RFC 9207 `iss` against the discovered metadata.
     const params = oauth.validateAuthResponse(as, client, back, state);
     return { params, verifier };

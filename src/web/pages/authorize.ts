@@ -1,6 +1,6 @@
 /**
- * The browser side of the authorization endpoint (RFC 6749 §4.1.1, docs/oauth.md): GET shows a
- * signed-out person the sign-in page, returns at once when consent is remembered, or shows the consent
+ * The browser side of the authorization endpoint (RFC 6749 §4.1.1, docs/oauth.md): GET sends a
+ * signed-out person to sign in, returns at once when consent is remembered, or shows the consent
  * page; POST receives the consent decision. Every protocol decision is a plain function of
  * src/oauth/authorize.ts; this module only connects them to the session, the forms and the pages.
  */
@@ -25,10 +25,9 @@ import { consentChoices, consentingPerson } from '../../domain/test-people.js';
 import type { App } from '../../store/apps.js';
 import { isValidSessionCsrf } from '../csrf.js';
 import { appPath } from '../owned-app.js';
-import { currentSession, safeReturnTo } from '../session.js';
+import { currentSession } from '../session.js';
 import { homeLink, sendErrorPage, type Link } from '../views.js';
 import { CONSENT_AS_FIELD, renderConsent } from './consent.js';
-import { sendSignInPage } from './login.js';
 
 export async function authorizePages(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
@@ -39,13 +38,7 @@ export async function authorizePages(app: FastifyInstance): Promise<void> {
     const check = await checkAuthorizationRequest(ctx, params, repeated);
     if (!check.ok) return sendRefusal(request, reply, check, 302);
     const session = await currentSession(request);
-    // Signed out: the sign-in page itself, at this URL (no redirect to /login and back). Its form
-    // posts to /login, which returns here once signed in; the request was checked above, so its app
-    // is the one named on the page.
-    if (!session) {
-      const asking = { name: check.request.app.name, developer: await developerName(ctx, check.request.app) };
-      return sendSignInPage(request, reply, { returnTo: safeReturnTo(request.url), asking });
-    }
+    if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 302);
     // A developer with test people always sees the page for their own app: it is where they choose who consents.
     const testPeople = await consentChoices(ctx.stores, session.user, check.request.app);
     const grant = await ctx.stores.grants.find(session.user.id, check.request.app.id);

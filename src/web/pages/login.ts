@@ -5,7 +5,7 @@
  * (RATE_LIMIT_LOGIN_ACCOUNT, README) — except from a browser that signed in as that email before,
  * which counts on its own (device cookies, sign-in-limit.ts).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { rateLimitConfig } from '../../http/rate-limit.js';
 import { verifyAgainstDummy, verifyPassword } from '../../security/passwords.js';
 import { isTestPerson } from '../../domain/test-people.js';
@@ -17,7 +17,7 @@ import { PASSWORD_CHECKS_SPENT } from '../password-checks.js';
 import { signInAccountLimit } from '../sign-in-limit.js';
 import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
-import { appAsking, type AskingApp } from './asking-app.js';
+import { appAsking } from './asking-app.js';
 
 export const LOGIN_FAILED_MESSAGE = 'The email or password is not right.';
 
@@ -38,40 +38,21 @@ function loginNotice(query: Form): string | null {
 }
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-export interface SignInPage {
-  /** Where the form leads once signed in: a path of this server (safeReturnTo). */
-  returnTo: string;
-  /** The app whose authorization request this sign-in is for, named before the password is asked. */
-  asking: AskingApp | null;
-  email?: string;
-  error?: string | null;
-  notice?: string | null;
-}
-
-/**
- * The sign-in page, wherever a signed-out person is asked to sign in: at /login, and at the
- * authorization endpoint itself (pages/authorize.ts). Its form always posts to /login, with its
- * pre-sign-in CSRF token and the way back.
- */
-export async function sendSignInPage(request: FastifyRequest, reply: FastifyReply, page: SignInPage, status = 200): Promise<FastifyReply> {
-  return sendPage(reply, './login', {
-    title: 'Sign in',
-    csrfToken: await preSessionCsrfToken(request, reply),
-    returnTo: page.returnTo,
-    asking: page.asking,
-    email: page.email ?? '',
-    error: page.error ?? null,
-    notice: page.notice ?? null,
-  }, status);
-}
-
 export async function loginPages(app: FastifyInstance): Promise<void> {
   app.get('/login', async (request, reply) => {
     const query = request.query as Form;
     const returnTo = safeReturnTo(query.return_to);
     const session = await currentSession(request);
     if (session) return reply.redirect(returnTo, 302);
-    return sendSignInPage(request, reply, { returnTo, asking: await appAsking(app.ctx, returnTo), notice: loginNotice(query) });
+    return sendPage(reply, './login', {
+      title: 'Sign in',
+      csrfToken: await preSessionCsrfToken(request, reply),
+      returnTo,
+      asking: await appAsking(app.ctx, returnTo),
+      email: '',
+      error: null,
+      notice: loginNotice(query),
+    });
   });
 
   const perAccount = signInAccountLimit(app);
@@ -93,7 +74,15 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     const ok = user ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     app.ctx.metrics.signIns.inc({ outcome: user && ok ? 'succeeded' : 'failed' });
     if (!user || !ok) {
-      return sendSignInPage(request, reply, { returnTo, asking: await appAsking(app.ctx, returnTo), email, error: LOGIN_FAILED_MESSAGE }, 401);
+      return sendPage(reply, './login', {
+        title: 'Sign in',
+        csrfToken: await preSessionCsrfToken(request, reply),
+        returnTo,
+        asking: await appAsking(app.ctx, returnTo),
+        email,
+        error: LOGIN_FAILED_MESSAGE,
+        notice: null,
+      }, 401);
     }
     await startSession(request, reply, user);
     await dropDraftOfOthers(request, reply, user);
