@@ -11,37 +11,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testFiles } from './test-files.mjs';
 
 const MARK = 'STRIDE_TEST_TIMES_FILE';
 const TICKS_PER_SECOND = 100;
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
 
-/** LONGEST_FIRST as scripts/test.mjs declares it, so that both run the files in one order. */
-function longestFirst() {
-  const source = readFileSync(new URL('./test.mjs', import.meta.url), 'utf8');
-  const list = source.match(/const LONGEST_FIRST = \[([\s\S]*?)\];/);
-  if (!list) throw new Error('no LONGEST_FIRST in scripts/test.mjs');
-  return [...list[1].matchAll(/'([^']+)'/g)].map((match) => match[1]);
-}
-
-function findTests(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return findTests(path);
-    return entry.name.endsWith('.test.js') ? [path] : [];
-  });
-}
-
-const LONGEST_FIRST = longestFirst();
-const rank = (file) => {
-  const index = LONGEST_FIRST.findIndex((name) => file.includes(name));
-  return index === -1 ? LONGEST_FIRST.length : index;
-};
 const filters = process.argv.slice(2);
-const files = findTests('dist/test')
-  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
-  .sort()
-  .sort((a, b) => rank(a) - rank(b));
+const files = testFiles(filters);
 
 /** pid → { file, ppid, own, children } (CPU in ticks) of every process carrying the mark. */
 const seen = new Map();

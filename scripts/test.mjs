@@ -4,48 +4,9 @@
 // one of them:
 //   npm test -- oauth/token
 // TEST_CONCURRENCY overrides how many files run at once.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
-
-/**
- * The files that take longest, longest first (wall time of each file in whole runs on two cores, as
- * scripts/test-times.mjs reports it; docs/performance.md, "The test suite's time").
- * They start first so that the run does not end with one of them running alone while the other
- * places have nothing left to do; the short files fill the places as they free up. A file missing
- * here, or a stale order, only costs some of that balance, never a test.
- */
-const LONGEST_FIRST = [
-  'e2e/browser-sqlite',
-  'e2e/browser-postgres',
-  'web/account-data-exports',
-  'oauth/dpop-processes',
-  'docs/quickstart',
-  'fuzz/web',
-  'crash/crash-consistency',
-  'cli/demo',
-  'webhooks/processes',
-  'api/heartrate',
-  'web/account-data-kinds',
-  'e2e/device-flow',
-  'client/stride-client',
-  'cli/import',
-  'http/openapi',
-  'http/connection-limits',
-  'cli/commands',
-  'bench/lib/person-upload',
-  'db/postgres-faults',
-  'fuzz/oauth',
-  'store/sweep',
-  'server.test',
-  'oauth/device.test',
-  'http/metrics',
-  'oauth/dpop.test',
-  'fuzz/http',
-  'web/account-enumeration',
-  'oauth/registration',
-];
+import { testFiles } from './test-files.mjs';
 
 /**
  * Two files at a time, one per core of the machines the suite runs on. A third one at a time was
@@ -58,25 +19,8 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   process.exit(1);
 }
 
-function findTests(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return findTests(path);
-    return entry.name.endsWith('.test.js') ? [path] : [];
-  });
-}
-
-/** Where `file` stands in LONGEST_FIRST, or after all of them. */
-function rank(file) {
-  const index = LONGEST_FIRST.findIndex((name) => file.includes(name));
-  return index === -1 ? LONGEST_FIRST.length : index;
-}
-
 const filters = process.argv.slice(2);
-const files = findTests('dist/test')
-  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
-  .sort()
-  .sort((a, b) => rank(a) - rank(b));
+const files = testFiles(filters);
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
