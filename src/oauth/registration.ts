@@ -45,7 +45,7 @@ function readMetadata(input: ClientMetadataInput): { settings: AppSettings; isPu
     throw metadataError(`token_endpoint_auth_method must be one of ${CLIENT_AUTH_METHODS.join(', ')}`);
   }
   // Without grant_types, what a client of this server needs and what it always could use:
-  // the code and its refresh (docs/decisions/0031-registered-grant-types.md).
+  // the code and its refresh (docs/decisions/0030-registered-grant-types.md).
   const grantTypes = input.grant_types ?? DEFAULT_GRANT_TYPES;
   const unknownGrant = grantTypes.find((grant) => !GRANT_TYPES.includes(grant));
   if (unknownGrant !== undefined) throw metadataError(`grant_types may hold only ${GRANT_TYPES.join(', ')}; "${unknownGrant}" is not served`);
