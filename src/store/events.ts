@@ -27,6 +27,9 @@ export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]
   read_body: ['body.updated'],
 };
 
+/** Every event an app hears of only under a scope: what it may no longer read once its grant ends. */
+export const SCOPED_EVENT_TYPES: readonly EventType[] = Object.values(EVENT_TYPES_READ_WITH).flat();
+
 function isDataEvent(type: EventType): type is DataEventType {
   return (DATA_EVENT_TYPES as readonly string[]).includes(type);
 }

@@ -10,7 +10,7 @@ import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { approveDeviceCode } from './device-codes.js';
 import { isAppIdSyntax } from './identifiers.js';
-import { DATA_EVENT_TYPES, EVENT_TYPES_READ_WITH, recordEvent } from './events.js';
+import { EVENT_TYPES_READ_WITH, recordEvent, SCOPED_EVENT_TYPES } from './events.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -134,7 +134,6 @@ export class ForeignTestPersonError extends Error {
   }
 }
 
-
 /** Rolls a device approval back: the request expired, or was answered, meanwhile. */
 class DeviceRequestGone extends Error {}
 
@@ -228,7 +227,7 @@ export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where(matching(filter)));
     const result = await trx.deleteFrom('grants').where(matching(filter)).executeTakeFirst();
     for (const grant of ended) {
-      await dropWaitingMessages(trx, grant.user_id, grant.app_id, [...DATA_EVENT_TYPES, 'profile.updated']);
+      await dropWaitingMessages(trx, grant.user_id, grant.app_id, SCOPED_EVENT_TYPES);
       const event = { type: 'grant.revoked', userId: grant.user_id, audience: { appId: grant.app_id }, data: { reason: revocation!.reason }, now: revocation!.now } as const;
       await recordEvent(trx, event, 0);
     }
