@@ -3,8 +3,8 @@
  * distance from them, calories, heart rate, sleep in stages, weight), and a confidential demo app,
  * then the credentials and a ready-to-open authorization URL. Safe to run again: it reuses the
  * accounts and app, issues a fresh password and client secret, puts back the app settings its
- * printed request needs, and stores the days again. It
- * first checks that the server it points at answers, on the same database (demo-server.ts).
+ * printed request needs, and stores the days again. It first checks that the server it points at
+ * answers, on the same database (demo-server.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
