@@ -55,7 +55,7 @@ function weightOf(row: WeightRow): StoredWeight {
 }
 
 async function recordBodyEvent(trx: Kysely<Database>, userId: string, time: number, change: DataChange): Promise<void> {
-  await recordEvent(trx, { type: 'body.updated', userId, audience: { scope: 'read_body' }, data: { dates: [change.dateOf(time)] }, now: change.now }, change.coalesceSeconds);
+  await recordEvent(trx, { type: 'body.updated', userId, data: { dates: [change.dateOf(time)] }, now: change.now }, change.coalesceSeconds);
 }
 
 export function createBodyWeightStore(db: Db): BodyWeightStore {

@@ -30,6 +30,11 @@ export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]
 /** Every event an app hears of only under a scope: what it may no longer read once its grant ends. */
 export const SCOPED_EVENT_TYPES: readonly EventType[] = Object.values(EVENT_TYPES_READ_WITH).flat();
 
+/** The scope that reads each scoped event's data: EVENT_TYPES_READ_WITH the other way round. */
+const SCOPE_READING = new Map<EventType, string>(
+  Object.entries(EVENT_TYPES_READ_WITH).flatMap(([scope, types]) => types.map((type) => [type, scope] as const)),
+);
+
 function isDataEvent(type: EventType): type is DataEventType {
   return (DATA_EVENT_TYPES as readonly string[]).includes(type);
 }
@@ -37,8 +42,11 @@ function isDataEvent(type: EventType): type is DataEventType {
 export interface NewEvent {
   type: EventType;
   userId: string;
-  /** Who hears of it: every app holding a grant of the user with this scope, or one app. */
-  audience: { scope: string } | { appId: string };
+  /**
+   * The one app that hears of it (the grant events). Without it, every app holding a grant of the
+   * user with the scope that reads the event's data (EVENT_TYPES_READ_WITH).
+   */
+  appId?: string;
   data: Record<string, unknown>;
   now: number;
 }
@@ -111,9 +119,10 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
  * space-separated names).
  */
 async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null }>> {
-  const { audience } = event;
-  if ('appId' in audience) return (await appAudience(trx, audience.appId)).rows;
-  return (await scopeAudience(trx, event.userId, `% ${audience.scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`)).rows;
+  if (event.appId !== undefined) return (await appAudience(trx, event.appId)).rows;
+  const scope = SCOPE_READING.get(event.type);
+  if (scope === undefined) throw new Error(`${event.type} is heard of by one app: its event names the app`);
+  return (await scopeAudience(trx, event.userId, `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`)).rows;
 }
 
 // Prepared (db/prepared-query.ts): they run in every upload's transaction.

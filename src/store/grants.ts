@@ -111,7 +111,7 @@ export function createGrantStore(db: Db): GrantStore {
         const { grantScope, withdrawn } = rule(previous.scope);
         const grantId = await upsertGrant(trx, { id: previous.id, userId, appId, scope: grantScope }, now);
         if (grantId === newGrantId) {
-          await recordEvent(trx, { type: 'grant.created', userId, audience: { appId }, data: { scopes: grantScope.split(' ') }, now }, 0);
+          await recordEvent(trx, { type: 'grant.created', userId, appId, data: { scopes: grantScope.split(' ') }, now }, 0);
         }
         // A withdrawn scope takes effect now, not when the tokens carrying it expire: its tokens
         // end, and the app is not sent the messages about that data still waiting for it.
@@ -228,7 +228,7 @@ export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation
     const result = await trx.deleteFrom('grants').where(matching(filter)).executeTakeFirst();
     for (const grant of ended) {
       await dropWaitingMessages(trx, grant.user_id, grant.app_id, SCOPED_EVENT_TYPES);
-      const event = { type: 'grant.revoked', userId: grant.user_id, audience: { appId: grant.app_id }, data: { reason: revocation!.reason }, now: revocation!.now } as const;
+      const event = { type: 'grant.revoked', userId: grant.user_id, appId: grant.app_id, data: { reason: revocation!.reason }, now: revocation!.now } as const;
       await recordEvent(trx, event, 0);
     }
     return Number(result.numDeletedRows);

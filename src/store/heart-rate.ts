@@ -119,7 +119,7 @@ export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): Hear
 
 async function recordChange(trx: Kysely<Database>, userId: string, change: HeartRateChange): Promise<void> {
   const { ranges, dates, now, coalesceSeconds } = change;
-  await recordEvent(trx, { type: 'heartrate.updated', userId, audience: { scope: 'read_heartrate' }, data: { ranges, dates }, now }, coalesceSeconds);
+  await recordEvent(trx, { type: 'heartrate.updated', userId, data: { ranges, dates }, now }, coalesceSeconds);
 }
 
 /** The stored days among `starts`, unpacked. */

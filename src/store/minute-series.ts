@@ -112,7 +112,7 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
   }
 
   const record = (trx: Kysely<Database>, userId: string, type: DataEventType, change: SeriesChange) =>
-    recordEvent(trx, { type, userId, audience: { scope: 'read_activity' }, data: { ranges: change.ranges, dates: change.dates }, now: change.now }, change.coalesceSeconds);
+    recordEvent(trx, { type, userId, data: { ranges: change.ranges, dates: change.dates }, now: change.now }, change.coalesceSeconds);
 
   return {
     async upsertSamples(userId, samples, change) {

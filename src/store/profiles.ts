@@ -54,7 +54,7 @@ async function update(trx: Kysely<Database>, userId: string, changes: ProfileCha
     .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'])
     .executeTakeFirst();
   if (profile) {
-    const event = { type: 'profile.updated', userId, audience: { scope: 'read_profile' }, data: { fields: Object.keys(fields).sort() }, now } as const;
+    const event = { type: 'profile.updated', userId, data: { fields: Object.keys(fields).sort() }, now } as const;
     await recordEvent(trx, event, 0);
   }
   return profile;

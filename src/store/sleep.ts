@@ -78,7 +78,7 @@ function sessionOf(row: SessionRow): StoredSleepSession {
 async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions: readonly SleepSessionInput[], change: DataChange): Promise<void> {
   const ranges: MinuteRange[] = mergeRanges(sessions.map(({ start_time, end_time }) => ({ start_time, end_time })));
   const dates = [...new Set(sessions.map((session) => change.dateOf(session.end_time)))].sort();
-  await recordEvent(trx, { type: 'sleep.updated', userId, audience: { scope: 'read_sleep' }, data: { dates, ranges }, now: change.now }, change.coalesceSeconds);
+  await recordEvent(trx, { type: 'sleep.updated', userId, data: { dates, ranges }, now: change.now }, change.coalesceSeconds);
 }
 
 export function createSleepStore(db: Db): SleepStore {

@@ -59,6 +59,16 @@ export function applyUpload(model: MinuteModel, readings: readonly Reading[]): v
 
 const oneDecimal = (value: number) => Math.round(value * 10) / 10;
 
+/** What the model holds for the minutes starting in [from, to), in time order. */
+function minutesIn(model: MinuteModel, from: number, to: number): Array<{ avg: number; min: number; max: number }> {
+  const inside = [];
+  for (let minute = Math.ceil(from / 60) * 60; minute < to; minute += 60) {
+    const value = model.get(minute);
+    if (value) inside.push(value);
+  }
+  return inside;
+}
+
 /**
  * The series the model says, minute by minute: each bucket from the minutes starting in it, and a
  * day's resting heart rate as docs/api.md defines it — the lowest mean over the half hours that
@@ -70,7 +80,7 @@ export function expectedSeries(model: MinuteModel, zone: string, granularity: Gr
   for (let i = 0; i + 1 < boundaries.length; i++) {
     const from = boundaries[i]!;
     const to = boundaries[i + 1]!;
-    const inside = [...model].filter(([minute]) => minute >= from && minute < to).map(([, value]) => value);
+    const inside = minutesIn(model, from, to);
     const bucket: HeartRateBucket = {
       start_time: from,
       end_time: to,
@@ -82,7 +92,7 @@ export function expectedSeries(model: MinuteModel, zone: string, granularity: Gr
     if (granularity === 'day') {
       let resting: number | null = null;
       for (let s = Math.ceil(from / 900) * 900; s + 1800 <= to; s += 900) {
-        const half = [...model].filter(([minute]) => minute >= s && minute < s + 1800).map(([, value]) => value.avg);
+        const half = minutesIn(model, s, s + 1800).map((value) => value.avg);
         if (half.length < 20) continue;
         const mean = half.reduce((a, b) => a + b, 0) / half.length;
         if (resting === null || mean < resting) resting = mean;
