@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RateLimit } from '../config.js';
 import { ApiError } from '../errors.js';
 import { addressKey } from './address-key.js';
@@ -24,8 +24,9 @@ export async function registerRateLimiting(app: FastifyInstance): Promise<void> 
   if (Object.values(rateLimits).every((limit) => limit === null)) return;
   // Commands fail at once while Redis is unreachable (no offline queue) instead of holding requests,
   // and after a second when it is connected but does not answer (a frozen or overloaded server).
+  // ioredis is loaded only when there is a Redis to talk to.
   const redis = redisUrl
-    ? new Redis(redisUrl, { connectTimeout: REDIS_READY_WAIT_MS, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    ? new (await import('ioredis')).Redis(redisUrl, { connectTimeout: REDIS_READY_WAIT_MS, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
   if (redis) {
     redis.on('error', (error: unknown) => app.log.warn({ err: error }, 'rate-limit store (Redis) error'));

@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { Agent } from 'undici';
 import type { ClaimedMessage } from '../store/webhooks.js';
 import { deliveryAgent, send, TIMEOUT_MS, type Answer } from './send.js';
 
@@ -28,9 +29,9 @@ export interface DeliveryWorker {
 
 export function createDeliveryWorker(ctx: AppContext, log: FastifyBaseLogger): DeliveryWorker {
   const { allowPrivate, retryForSeconds } = ctx.config.webhooks;
-  const agent = deliveryAgent(allowPrivate);
+  let agent: Promise<Agent> | undefined;
   const attempt = async (message: ClaimedMessage) => {
-    const answer = await send(agent, message, allowPrivate);
+    const answer = await send(await (agent ??= deliveryAgent(allowPrivate)), message, allowPrivate);
     const ok = answer.ok && (message.kind === 'delivery' || echoesChallenge(answer, message.challenge));
     const error = ok ? null : (answer.error ?? 'the answer did not echo the challenge as {"challenge": "…"}');
     const at = ctx.clock();
@@ -45,7 +46,9 @@ export function createDeliveryWorker(ctx: AppContext, log: FastifyBaseLogger): D
       await Promise.all(claimed.map(attempt));
       return claimed.length;
     },
-    stop: () => agent.close(),
+    stop: async () => {
+      await (await agent)?.close();
+    },
   };
 }
 

@@ -60,8 +60,8 @@ it('refuses a literal address before connecting, and judges every connection by 
   }).on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const guarded = deliveryAgent(false);
-  const open = deliveryAgent(true);
+  const guarded = await deliveryAgent(false);
+  const open = await deliveryAgent(true);
   const unchecked = new Agent({ connect: publicOnlyConnector(buildConnector({})) });
   try {
     for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
@@ -106,7 +106,7 @@ it('refuses a name that resolves to a private address, at the address actually c
     return;
   }
   const receiver = await startReceiver();
-  const agent = deliveryAgent(false);
+  const agent = await deliveryAgent(false);
   try {
     const port = new URL(receiver.url).port;
     const message = { id: 'x', kind: 'delivery' as const, endpointId: 'we_x', url: `https://${hostname()}:${port}/hooks`, secrets: ['whsec_' + Buffer.alloc(32).toString('base64')], messageId: 'msg_x', payload: '{}', attempts: 0, createdAt: 0, challenge: null };
