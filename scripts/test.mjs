@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Runs every compiled `*.test.js` under dist/test with Node's test runner, one process per file,
-// two files at a time, the longest first. Arguments narrow the run to files whose path contains
+// Runs every compiled `*.test.js` under dist/test with Node's test runner, two processes at a
+// time, the longest files first: each long file in a process of its own, the short ones of a
+// folder together (scripts/test-files.mjs). Arguments narrow the run to files whose path contains
 // one of them:
 //   npm test -- oauth/token
-// TEST_CONCURRENCY overrides how many files run at once.
+// TEST_CONCURRENCY overrides how many processes run at once.
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { testFiles } from './test-files.mjs';

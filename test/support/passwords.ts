@@ -5,8 +5,8 @@
  * (tens of ms of one core each) to 1 MiB and 1 pass. These files hash and verify hundreds of
  * passwords, and none of their assertions depends on what that costs.
  *
- * A file calls it once, at the top: it changes the parameters for its own process only (each test
- * file runs in its own process). Where the cost or the parameters are what is tested — the
+ * A file calls it once, at the top: it changes the parameters for its own process only (the files
+ * that call it share processes only with each other: scripts/test-files.mjs). Where the cost or the parameters are what is tested — the
  * hashing itself (security/), the stored hash (cli/), sign-up and sign-in taking the same time
  * for taken and free emails (web/account-enumeration) — the real cost stays, as it does in every
  * `stride` process a test starts.
