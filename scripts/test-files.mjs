@@ -108,11 +108,29 @@ function rank(unit) {
   return index === -1 ? LONGEST_FIRST.length : index;
 }
 
-/** Writes the file a shared process runs: it imports its members one after the other. */
+/**
+ * Writes the file a shared process runs: it imports its members one after the other. A member that
+ * fails to load (an error at its top level) is a failing test of its own name, and the others
+ * still run.
+ */
 function sharedEntry(folder, key, members) {
   const entry = join(folder, `${key}.test.js`);
-  const imports = members.map((member) => `await import(${JSON.stringify(pathToFileURL(resolve(member)).href)});`);
-  writeFileSync(entry, `// ${members.length} files of dist/test in one process (scripts/test-files.mjs)\n${imports.join('\n')}\n`);
+  const urls = members.map((member) => pathToFileURL(resolve(member)).href);
+  writeFileSync(
+    entry,
+    `// ${members.length} files of dist/test in one process (scripts/test-files.mjs)
+import { test } from 'node:test';
+for (const url of ${JSON.stringify(urls, null, 2)}) {
+  try {
+    await import(url);
+  } catch (error) {
+    test(\`\${url} loads\`, () => {
+      throw error;
+    });
+  }
+}
+`,
+  );
   return entry;
 }
 
