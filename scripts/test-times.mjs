@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs the compiled test files as scripts/test.mjs does (same files, same order, two at a time) and
-// reports each file's wall time and CPU time: user+sys of the file's whole process tree, including
-// the servers it starts that leave it (PostgreSQL clusters started by pg_ctl). Arguments narrow the
+// Runs the compiled test files as scripts/test.mjs does (the same processes, in the same order, two
+// at a time) and reports each process's wall time and CPU time: user+sys of its whole process tree,
+// including the servers it starts that leave it (PostgreSQL clusters started by pg_ctl). A shared
+// process is named by its file in a temporary folder (scripts/test-files.mjs). Arguments narrow the
 // run as for scripts/test.mjs; TEST_TIMES_JSON=<path> also writes the figures as JSON.
 //   node scripts/test-times.mjs
 // Linux only (/proc and /usr/bin/time). The CPU time of the process tree is what wait4 reports for
