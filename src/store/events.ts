@@ -114,9 +114,9 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
 }
 
 /**
- * The apps that hear of `event`, each with its endpoints (null: none), in one read: one app, or
- * every app holding a grant of the user whose scope has the one named (scope strings are
- * space-separated names).
+ * The apps that hear of `event`, each with its endpoints (null: none), in one read: its one app,
+ * or every app holding a grant of the user whose scope has the one that reads the event's data
+ * (scope strings are space-separated names; `_` is escaped, as LIKE would take it for any letter).
  */
 async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null }>> {
   if (event.appId !== undefined) return (await appAudience(trx, event.appId)).rows;
