@@ -7,7 +7,9 @@
 //   node scripts/test-times.mjs
 // Linux only (/proc and /usr/bin/time). The CPU time of the process tree is what wait4 reports for
 // the file's process (it and every descendant it waited for) plus, for each descendant that outlived
-// its parent (a daemon), its own CPU time at the last look (every 200 ms).
+// its parent (a daemon), its own CPU time at the last look (every 200 ms). A process that leaves its
+// parent and ends between two looks is missed (Chromium's renderers, often): for the browser files,
+// the machine's busy time over a run of the file alone (/proc/stat) is the better figure.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
