@@ -17,6 +17,16 @@ describe('the load drivers\' browser', () => {
   let origin: string;
   const seen: Seen[] = [];
 
+  /** Runs `use` with a connection of its own to the test server, closed afterwards. */
+  async function withClient(use: (client: ReturnType<typeof connection>) => Promise<void>): Promise<void> {
+    const client = connection(origin);
+    try {
+      await use(client);
+    } finally {
+      await client.destroy();
+    }
+  }
+
   before(async () => {
     server = createServer((request: IncomingMessage, response) => {
       let body = '';
@@ -58,33 +68,26 @@ describe('the load drivers\' browser', () => {
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('reads a body sent in parts whole, and the headers by lower-case name', async () => {
-    const client = connection(origin);
-    try {
+    await withClient(async (client) => {
       const answer = await send(client, '/chunks');
       assert.equal(answer.status, 200);
       assert.equal(answer.body, 'first part, ünïcode, last part');
       assert.equal(answer.headers['content-type'], 'text/plain; charset=utf-8');
       // The connection takes the next request once the body is read.
       assert.equal((await send(client, '/after')).body, '<p>/after</p>');
-    } finally {
-      await client.destroy();
-    }
+    });
   });
 
   it('sends the method, headers and body it is given', async () => {
-    const client = connection(origin);
-    try {
+    await withClient(async (client) => {
       await send(client, '/form?x=1', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' });
       assert.deepEqual(seen.at(-1), { method: 'POST', url: '/form?x=1', cookie: undefined, body: 'a=1&b=2' });
-    } finally {
-      await client.destroy();
-    }
+    });
   });
 
   it('follows redirects on its origin as GET, keeping the cookies set on the way and sending them', async () => {
-    const client = connection(origin);
-    const browser = new Browser(origin, client);
-    try {
+    await withClient(async (client) => {
+      const browser = new Browser(origin, client);
       seen.length = 0;
       const page = await browser.navigate('/sign-in', { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       assert.equal(page.status, 200);
@@ -99,43 +102,32 @@ describe('the load drivers\' browser', () => {
       await browser.fetch('/sign-out');
       await browser.fetch('/home');
       assert.equal(seen.at(-1)!.cookie, 'device=d2');
-    } finally {
-      await client.destroy();
-    }
+    });
   });
 
   it('stops at a redirect that leaves its origin and names where it leads', async () => {
-    const client = connection(origin);
-    try {
+    await withClient(async (client) => {
       const page = await new Browser(origin, client).navigate(`${origin}/away`);
       assert.equal(page.status, 302);
       assert.equal(page.leavingTo, 'http://127.0.0.2:9/callback?code=c1&state=s');
-    } finally {
-      await client.destroy();
-    }
+    });
   });
 
   it('refuses a request to another origin, and a redirect loop', async () => {
-    const client = connection(origin);
-    const browser = new Browser(origin, client);
-    try {
+    await withClient(async (client) => {
+      const browser = new Browser(origin, client);
       await assert.rejects(browser.fetch('http://127.0.0.2:9/'), /not this browser's origin/);
       await assert.rejects(browser.navigate('/loop'), /too many redirects/);
-    } finally {
-      await client.destroy();
-    }
+    });
   });
 
   it('submits a form: its fields as shown, what is filled in, and its first submit button', async () => {
-    const client = connection(origin);
-    const browser = new Browser(origin, client);
-    try {
+    await withClient(async (client) => {
+      const browser = new Browser(origin, client);
       const [form] = parseForms('<form method="post" action="/form"><input type="hidden" name="t" value="a&amp;b"><input name="email" type="email"><button name="decision" value="allow">Allow</button></form>');
       await browser.submit({ url: `${origin}/page` }, form!, { email: 'p@example.com' });
       assert.deepEqual(seen.at(-1), { method: 'POST', url: '/form', cookie: undefined, body: 't=a%26b&email=p%40example.com&decision=allow' });
-    } finally {
-      await client.destroy();
-    }
+    });
   });
 });
 
