@@ -30,9 +30,16 @@ export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]
 /** Every event an app hears of only under a scope: what it may no longer read once its grant ends. */
 export const SCOPED_EVENT_TYPES: readonly EventType[] = Object.values(EVENT_TYPES_READ_WITH).flat();
 
-/** The scope that reads each scoped event's data: EVENT_TYPES_READ_WITH the other way round. */
-const SCOPE_READING = new Map<EventType, string>(
-  Object.entries(EVENT_TYPES_READ_WITH).flatMap(([scope, types]) => types.map((type) => [type, scope] as const)),
+/**
+ * For each scoped event, the LIKE pattern that finds the grants holding the scope that reads its
+ * data (EVENT_TYPES_READ_WITH the other way round). Scope strings are space-separated names; `_`
+ * is escaped, as LIKE would take it for any letter.
+ */
+const GRANTS_READING = new Map<EventType, string>(
+  Object.entries(EVENT_TYPES_READ_WITH).flatMap(([scope, types]) => {
+    const pattern = `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`;
+    return types.map((type) => [type, pattern] as const);
+  }),
 );
 
 function isDataEvent(type: EventType): type is DataEventType {
@@ -115,14 +122,13 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
 
 /**
  * The apps that hear of `event`, each with its endpoints (null: none), in one read: its one app,
- * or every app holding a grant of the user whose scope has the one that reads the event's data
- * (scope strings are space-separated names; `_` is escaped, as LIKE would take it for any letter).
+ * or every app holding a grant of the user whose scope has the one that reads the event's data.
  */
 async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null }>> {
   if (event.appId !== undefined) return (await appAudience(trx, event.appId)).rows;
-  const scope = SCOPE_READING.get(event.type);
-  if (scope === undefined) throw new Error(`${event.type} is heard of by one app: its event names the app`);
-  return (await scopeAudience(trx, event.userId, `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`)).rows;
+  const pattern = GRANTS_READING.get(event.type);
+  if (pattern === undefined) throw new Error(`${event.type} is heard of by one app: its event names the app`);
+  return (await scopeAudience(trx, event.userId, pattern)).rows;
 }
 
 // Prepared (db/prepared-query.ts): they run in every upload's transaction.
