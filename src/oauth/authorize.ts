@@ -131,6 +131,8 @@ export async function validateAuthorizationRequest(
   }
   if (params.response_type === undefined) return fail('invalid_request', 'response_type is required');
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+  // RFC 6749 §4.1.2.1: an app not allowed the code grant (a device's app) is given no code to spend.
+  if (!app.grantTypes.includes('authorization_code')) return fail('unauthorized_client', 'this app is not allowed the authorization_code grant');
 
   // Without `scope` the app's registered set is asked for (RFC 6749 §3.3, docs/oauth.md).
   const scopes = params.scope === undefined || params.scope.trim() === '' ? app.scopes : parseScopeString(params.scope);

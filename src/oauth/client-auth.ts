@@ -4,7 +4,7 @@
  * PKCE). Failures are 401 `invalid_client`, with a Basic challenge when Basic was tried (§5.2).
  * The credentials are read by client-credentials.ts.
  */
-import { constantTimeEqual, hashCredential } from '../security/secrets.js';
+import { constantTimeEqual, hashCredential, NO_CREDENTIAL_HASH } from '../security/secrets.js';
 import type { App, AppStore } from '../store/apps.js';
 import { invalidClient, readClientCredentials, type ClientAuthMethod } from './client-credentials.js';
 
@@ -49,9 +49,6 @@ export class AuthenticatedClient {
   }
 }
 
-/** A hash no secret has, compared against when the client is unknown to spend the same time. */
-const UNKNOWN_CLIENT_HASH = hashCredential('stride-unknown-client');
-
 /** RFC 6749 §2.3.1: the client of a token, revocation or introspection request, authenticated. */
 export async function authenticateClient(
   apps: AppStore,
@@ -62,7 +59,7 @@ export async function authenticateClient(
   const basicTried = credentials.method === 'client_secret_basic';
   const app = await apps.findByClientId(credentials.clientId);
   if (!app) {
-    if (credentials.clientSecret !== undefined) constantTimeEqual(hashCredential(credentials.clientSecret), UNKNOWN_CLIENT_HASH);
+    if (credentials.clientSecret !== undefined) constantTimeEqual(hashCredential(credentials.clientSecret), NO_CREDENTIAL_HASH);
     throw invalidClient('client authentication failed', basicTried);
   }
   if (app.isPublic) {
@@ -76,7 +73,7 @@ export async function authenticateClient(
   if (credentials.clientSecret === undefined) {
     throw invalidClient('this client must authenticate with its client_secret', basicTried);
   }
-  if (!constantTimeEqual(hashCredential(credentials.clientSecret), app.clientSecretHash ?? UNKNOWN_CLIENT_HASH)) {
+  if (!constantTimeEqual(hashCredential(credentials.clientSecret), app.clientSecretHash ?? NO_CREDENTIAL_HASH)) {
     throw invalidClient('client authentication failed', basicTried);
   }
   return new AuthenticatedClient(app, credentials.method);

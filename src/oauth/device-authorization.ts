@@ -117,7 +117,8 @@ export async function findPendingDeviceRequest(ctx: AppContext, typed: string): 
   const row = await ctx.stores.deviceCodes.findByUserCode(userCodeHash(normalized));
   if (!row || row.status !== 'pending' || row.expires_at <= ctx.clock()) return undefined;
   const app = await ctx.stores.apps.findById(row.app_id);
-  if (!app) return undefined;
+  // An app whose developer has since withdrawn the device grant could never redeem an approval.
+  if (!app?.grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) return undefined;
   return { app, scopes: parseScopeString(row.scope), userCode: `${normalized.slice(0, 4)}-${normalized.slice(4)}`, deviceCodeHash: row.device_code_hash };
 }
 

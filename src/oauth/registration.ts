@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, REALM } from '../errors.js';
 import { DEFAULT_GRANT_TYPES, registerApp, updateAppSettings, validateAppSettings, type AppSettings } from '../domain/apps.js';
 import { parseScopeString } from '../domain/scopes.js';
-import { constantTimeEqual, hashCredential, newCredential } from '../security/secrets.js';
+import { constantTimeEqual, hashCredential, newCredential, NO_CREDENTIAL_HASH } from '../security/secrets.js';
 import type { App } from '../store/apps.js';
 import { CLIENT_AUTH_METHODS } from './metadata.js';
 
@@ -153,20 +153,13 @@ export async function registerClient(ctx: AppContext, input: ClientMetadataInput
 export async function registeredClient(ctx: AppContext, clientId: string, token: string | null): Promise<App> {
   if (token === null) throw invalidToken('the registration access token is required: Authorization: Bearer <registration_access_token>', false);
   const app = await ctx.stores.apps.findByClientId(clientId);
-  const expected = app?.registrationTokenHash ?? NO_REGISTRATION_TOKEN;
+  const expected = app?.registrationTokenHash ?? NO_CREDENTIAL_HASH;
   // The comparison runs for every request alike; an app without a registration access token (made
   // on the dashboard or with the CLI) is never opened, whatever was sent.
   const matches = constantTimeEqual(hashCredential(token), expected);
   if (!matches || !app || app.registrationTokenHash === null) throw invalidToken('the registration access token is not valid for this client', true);
   return app;
 }
-
-/**
- * What a token is compared with when the app has no registration access token: not lowercase hex,
- * so no hashCredential output equals it. (A hash of a fixed text would be opened by sending that
- * text as the token.)
- */
-const NO_REGISTRATION_TOKEN = '-'.repeat(64);
 
 /** Fields a client must not send in an update (RFC 7592 §2.2). */
 const SERVER_FIELDS = ['registration_access_token', 'registration_client_uri', 'client_id_issued_at', 'client_secret_expires_at'];

@@ -101,6 +101,12 @@ export function hashCredential(value: string): string {
 }
 
 /**
+ * What a missing credential hash is compared against, so that the comparison runs alike: not hex,
+ * so no hashCredential output equals it (a hash of a fixed text would be matched by sending that text).
+ */
+export const NO_CREDENTIAL_HASH = '-'.repeat(64);
+
+/**
  * Constant-time string comparison, whatever the lengths: the SHA-256 digests of both are compared,
  * 32 bytes each, so the time tells neither how much of a secret was guessed nor how long it is
  * (an operator's METRICS_TOKEN has any length; a length check first would answer that at once).

@@ -247,8 +247,9 @@ export async function countGrantsWithOtherScope(db: Q, appId: string, scope: str
 
 /**
  * A user narrowed their consent: the grant's codes not yet exchanged and its access and refresh
- * tokens that carry any of `dropped` end now (on every process: the rows are deleted). Tokens whose
- * scopes are all still granted keep working. Scope strings are space-separated scope names; the
+ * tokens that carry any of `dropped` end now (on every process: the rows are deleted), and a device
+ * request approved with one but not yet redeemed is denied (its device hears access_denied, RFC 8628
+ * §3.5). Tokens whose scopes are all still granted keep working. Scope strings are space-separated scope names; the
  * names are matched as whole words (`_` escaped, since LIKE reads it as a wildcard).
  */
 async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, dropped: readonly string[]): Promise<void> {
@@ -261,6 +262,7 @@ async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, dropped:
   await db.deleteFrom('access_tokens').where('grant_id', '=', grantId).where(anyDropped).execute();
   await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where(anyDropped).execute();
   await db.deleteFrom('authorization_codes').where('grant_id', '=', grantId).where('consumed_at', 'is', null).where(anyDropped).execute();
+  await db.updateTable('device_codes').set({ status: 'denied' }).where('grant_id', '=', grantId).where('status', '=', 'approved').where(anyDropped).execute();
 }
 
 /**

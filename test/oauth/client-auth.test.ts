@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { AuthenticatedClient } from '../../src/oauth/client-auth.js';
+import { AuthenticatedClient, authenticateClient } from '../../src/oauth/client-auth.js';
 import type { App } from '../../src/store/apps.js';
+import { createTestDatabase } from '../support/databases.js';
 
 const app = (isPublic: boolean): App => ({
   id: 'app-1', clientId: 'sc_one', clientSecretHash: isPublic ? null : 'hash', ownerId: 'owner', name: 'One', description: '',
@@ -29,4 +30,18 @@ it('a public client is proven only by a row issued to it', () => {
   assert.equal(client.proven, false, "an unknown code or another client's proves nothing");
   assert.equal(client.owns({ app_id: 'app-1' }), true);
   assert.equal(client.proven, true);
+});
+
+it('lets no secret in for a confidential app whose secret hash is missing, whatever is sent', async () => {
+  // No path makes such an app; were one written, the stand-in compared against must match nothing.
+  const database = await createTestDatabase('sqlite');
+  try {
+    await database.stores.users.insert({ id: 'owner', email: 'owner@example.test', password_hash: 'x', display_name: 'Owner', timezone: 'UTC', daily_step_goal: 10000, stride_length_cm: null, created_at: 0, updated_at: 0 });
+    await database.stores.apps.insert({ ...app(false), clientSecretHash: null });
+    for (const secret of ['', 'stride-unknown-client', '-'.repeat(64), 'hash']) {
+      await assert.rejects(authenticateClient(database.stores.apps, { client_id: 'sc_one', client_secret: secret }, undefined), { error: 'invalid_client' }, JSON.stringify(secret));
+    }
+  } finally {
+    await database.drop();
+  }
 });

@@ -4,11 +4,12 @@
  * limits, and apps without the grant type.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { createFixture, createOAuthTestApp, formFields, PROTECTED_PATH, tokenRequest, type Fixture } from './flow.js';
+import { authorizeUrl, Browser, createFixture, createOAuthTestApp, formFields, PROTECTED_PATH, signIn, tokenRequest, type Fixture } from './flow.js';
 import { answerConsent, deviceAuthorization, poll, registerDeviceApp, signedInBrowser, typeCode, DEVICE_CODE_GRANT_TYPE } from './device-flow.js';
 
 cheapPasswordHashing();
@@ -160,6 +161,52 @@ forEachDialect('device authorization grant', (dialect) => {
     }
   });
 
+  it('denies an approval not yet redeemed once the person withdraws one of its scopes; one within what is still granted stays', async () => {
+    const app = (await registerDeviceApp(t, f)).app;
+    const begin = async (scope: string) => (await deviceAuthorization(t, { client_id: app.clientId, scope })).json() as { device_code: string; user_code: string };
+    const browser = await signedInBrowser(t, f);
+    const allow = async (userCode: string, untick: string[] = []) => {
+      const answered = await answerConsent(browser, (await typeCode(browser, userCode)).body, 'allow', untick);
+      assert.match(answered.body, /is connected/);
+    };
+    const both = await begin('read_profile read_activity');
+    await allow(both.user_code);
+    const profileOnly = await begin('read_profile');
+    await allow(profileOnly.user_code);
+    // Before either device polls, the person answers a third request of the app without read_activity.
+    const narrowing = await begin('read_profile read_activity');
+    await allow(narrowing.user_code, ['read_activity']);
+    assert.equal((await t.database.stores.grants.find(f.user.id, app.id))!.scope, 'read_profile');
+
+    assert.equal((await poll(t, app.clientId, both.device_code)).json().error, 'access_denied');
+    for (const { device_code } of [profileOnly, narrowing]) {
+      const tokens = await poll(t, app.clientId, device_code);
+      assert.equal(tokens.statusCode, 200, tokens.body);
+      assert.equal(tokens.json().scope, 'read_profile');
+    }
+  });
+
+  it('no longer takes a code once the app lost the device grant, and gives a device-only app no authorization code', async () => {
+    const app = (await registerDeviceApp(t, f)).app;
+    const { device_code, user_code } = (await deviceAuthorization(t, { client_id: app.clientId })).json() as { device_code: string; user_code: string };
+    await t.database.stores.apps.update(app.id, { grantTypes: ['authorization_code', 'refresh_token'] }, t.clock());
+    const browser = await signedInBrowser(t, f);
+    const typed = await typeCode(browser, user_code);
+    assert.equal(typed.status, 400);
+    assert.match(typed.body, /not right, or it has expired/);
+    assert.equal(await t.database.stores.grants.find(f.user.id, app.id), undefined, 'nothing was granted');
+    assert.equal((await poll(t, app.clientId, device_code)).json().error, 'unauthorized_client');
+
+    // A device-only app (a scale, say) is not given a code at the authorization endpoint (RFC 6749 §4.1.2.1).
+    await t.database.stores.apps.update(app.id, { grantTypes: [DEVICE_CODE_GRANT_TYPE] }, t.clock());
+    const verifier = 'v'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = await browser.get(authorizeUrl({ response_type: 'code', client_id: app.clientId, redirect_uri: 'https://scale.example/callback', state: 'st', code_challenge: challenge, code_challenge_method: 'S256' }));
+    assert.doesNotMatch(authorize.body, /name="decision"/, 'no consent page');
+    const answered = authorize.status === 303 || authorize.status === 302 ? authorize.location().searchParams.get('error') : authorize.body;
+    assert.match(String(answered), /unauthorized_client/);
+  });
+
   it('answers expired_token once the code expired, and the page no longer takes it', async () => {
     const { device_code, user_code } = await start();
     t.clock.advance(601);
@@ -225,10 +272,18 @@ forEachDialect('device page attempt limit over every address (RFC 8628 §5.1)', 
   });
   after(() => t.close());
 
-  it('refuses guesses spread over many addresses and codes once the server-wide budget is spent', async () => {
+  it('refuses guesses spread over many addresses and codes once the server-wide budget is spent, which strangers cannot spend', async () => {
     const browser = await signedInBrowser(t, f);
     const page = await browser.get('/device');
     const form = formFields(page.body, '/device');
+    // First, from ten addresses: forms without a session, and this session's without its CSRF
+    // token. Each refused, none counted: else anyone could keep everyone from connecting a device.
+    for (let i = 0; i < 10; i++) {
+      const address = { 'x-forwarded-for': `192.0.2.${i + 1}` };
+      assert.equal((await new Browser(t.app).post('/device', { user_code: 'BCDF-GHJK' }, address)).status, 403);
+      assert.equal((await browser.post('/device', { user_code: 'BCDF-GHJK' }, address)).status, 403);
+      assert.equal((await new Browser(t.app).post('/device/consent', { user_code: 'BCDF-GHJK', decision: 'allow' }, address)).status, 403);
+    }
     const guess = (code: string, address: string) => browser.post('/device', { ...form, user_code: code }, { 'x-forwarded-for': address });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await guess(`BCDF-GHJ${'KLMNP'[i]}`, `203.0.113.${i + 1}`)).status);
@@ -239,5 +294,27 @@ forEachDialect('device page attempt limit over every address (RFC 8628 §5.1)', 
     // The consent form takes a user code too: it shares the budget.
     const consent = await browser.post('/device/consent', { ...form, user_code: 'BCDF-GHJR', decision: 'allow', granted_scope: 'read_profile' }, { 'x-forwarded-for': '198.51.100.8' });
     assert.equal(consent.status, 429);
+  });
+});
+
+forEachDialect('device page attempt limit per account', (dialect) => {
+  let t: TestApp;
+  let f: Fixture;
+  before(async () => {
+    t = await createOAuthTestApp(dialect, { RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '3/min', TRUST_PROXY: 'loopback' });
+    f = await createFixture(t);
+  });
+  after(() => t.close());
+
+  it('limits the codes one account tries, whatever addresses they come from; another account is not held back', async () => {
+    const guesser = await signedInBrowser(t, f);
+    const form = formFields((await guesser.get('/device')).body, '/device');
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await guesser.post('/device', { ...form, user_code: `BCDF-GHJ${'KLMN'[i]}` }, { 'x-forwarded-for': `203.0.113.${i + 1}` })).status);
+    assert.deepEqual(statuses, [400, 400, 400, 429]);
+    const other = new Browser(t.app);
+    assert.equal((await signIn(other, f.developer.email, f.password)).status, 303);
+    const otherForm = formFields((await other.get('/device')).body, '/device');
+    assert.equal((await other.post('/device', { ...otherForm, user_code: 'BCDF-GHJP' }, { 'x-forwarded-for': '198.51.100.9' })).status, 400);
   });
 });

@@ -2,11 +2,13 @@
  * The verification page of the device authorization grant (RFC 8628 §3.3, docs/oauth.md "Device
  * authorization"): a signed-in person types the user code shown on a device, sees the app's
  * consent page and allows or denies. Looking a code up is rate-limited per client address and per
- * code, with the sign-in limits (RATE_LIMIT_LOGIN, RATE_LIMIT_LOGIN_ACCOUNT), and over the whole
- * server (RATE_LIMIT_DEVICE_CODES): the codes are short enough to be typed, so guessing must stay
- * slow however many addresses it comes from (RFC 8628 §5.1).
+ * account (RATE_LIMIT_LOGIN), per code (RATE_LIMIT_LOGIN_ACCOUNT), and over the whole server
+ * (RATE_LIMIT_DEVICE_CODES): the codes are short enough to be typed, so guessing must stay slow
+ * however many addresses it comes from (RFC 8628 §5.1). Only a signed-in person's form with its
+ * CSRF token counts against the account, code and server budgets, so that strangers cannot spend
+ * the shared one and keep everyone from connecting a device.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { approveDeviceRequest, denyDeviceRequest, findPendingDeviceRequest, normalizeUserCode } from '../../oauth/device-authorization.js';
 import { developerName } from '../../oauth/authorize.js';
 import { parseScopeString } from '../../domain/scopes.js';
@@ -54,18 +56,28 @@ export async function devicePages(app: FastifyInstance): Promise<void> {
     return session;
   }
 
-  // Per code, whatever address the attempts come from (the per-address limit is the route's).
+  // Per account and per code, whatever address the attempts come from (the per-address limit is
+  // the route's).
+  const perAccount = keyedRateLimit(app, ctx.config.rateLimits.login, 'device-account');
   const perCode = keyedRateLimit(app, ctx.config.rateLimits.loginAccount, 'device-code');
   // And every lookup on the server together (RATE_LIMIT_DEVICE_CODES): guesses spread over many
-  // addresses and codes still find a live code at most at this pace (RFC 8628 §5.1).
+  // addresses and codes still find a live code at most at this pace (RFC 8628 §5.1). Counted last,
+  // so that an account or a code past its own limit spends none of it.
   const overall = keyedRateLimit(app, ctx.config.rateLimits.deviceCodes, 'device-codes');
-  const countAttempt: preHandlerAsyncHookHandler = async (request) => {
+
+  /** signedInForm, then the attempt counted: a 429 (thrown) beyond any of the limits. */
+  async function signedInAttempt(request: FastifyRequest, reply: FastifyReply): Promise<Session | null> {
+    const session = await signedInForm(request, reply);
+    if (!session) return null;
+    if (perAccount) refuseWhenExceeded(await perAccount(request, session.user.id), 'too many codes tried by this account');
+    if (perCode) {
+      const typed = text((request.body as Form | undefined)?.user_code);
+      refuseWhenExceeded(await perCode(request, normalizeUserCode(typed) ?? typed.slice(0, 40)), 'too many attempts for this code');
+    }
     if (overall) refuseWhenExceeded(await overall(request, 'all'), 'too many device codes are being tried on this server');
-    if (!perCode) return;
-    const typed = text((request.body as Form | undefined)?.user_code);
-    refuseWhenExceeded(await perCode(request, normalizeUserCode(typed) ?? typed.slice(0, 40)), 'too many attempts for this code');
-  };
-  const limited = { config: rateLimitConfig(ctx.config.rateLimits.login, 'device'), preHandler: countAttempt };
+    return session;
+  }
+  const limitedPerAddress = { config: rateLimitConfig(ctx.config.rateLimits.login, 'device') };
 
   // The verification_uri, and with ?user_code= the verification_uri_complete (RFC 8628 §3.3.1).
   app.get('/device', async (request, reply) => {
@@ -79,8 +91,8 @@ export async function devicePages(app: FastifyInstance): Promise<void> {
   });
 
   // The typed code: the app's consent page when it names a pending request.
-  app.post('/device', limited, async (request, reply) => {
-    const session = await signedInForm(request, reply);
+  app.post('/device', limitedPerAddress, async (request, reply) => {
+    const session = await signedInAttempt(request, reply);
     if (!session) return reply;
     const typed = text((request.body as Form).user_code);
     const pending = await findPendingDeviceRequest(ctx, typed);
@@ -89,8 +101,8 @@ export async function devicePages(app: FastifyInstance): Promise<void> {
   });
 
   // The decision. The code is looked up again: the form is user-controlled input.
-  app.post('/device/consent', limited, async (request, reply) => {
-    const session = await signedInForm(request, reply);
+  app.post('/device/consent', limitedPerAddress, async (request, reply) => {
+    const session = await signedInAttempt(request, reply);
     if (!session) return reply;
     const form = request.body as Form;
     const pending = await findPendingDeviceRequest(ctx, text(form.user_code));
