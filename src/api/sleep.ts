@@ -25,9 +25,10 @@ export const SLEEP_PATH = '/v1/users/me/sleep/';
 
 const tags = ['Sleep'];
 const ID_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'a session\'s id' } } } as const;
+/** The session as it was when the token may read sleep; only its id otherwise (see deletedView). */
 const DELETED_SESSION_JSON_SCHEMA = {
   ...SLEEP_SESSION_JSON_SCHEMA,
-  required: [...SLEEP_SESSION_JSON_SCHEMA.required, 'deleted'],
+  required: ['id', 'deleted'],
   properties: { ...SLEEP_SESSION_JSON_SCHEMA.properties, deleted: { type: 'boolean', const: true } },
 } as const;
 
@@ -47,7 +48,7 @@ const write = {
 };
 const remove = {
   tags,
-  summary: 'Delete a session; the answer is the session as it was, with "deleted": true (write_sleep)',
+  summary: 'Delete a session; the answer is the session as it was (its id alone without read_sleep), with "deleted": true (write_sleep)',
   security: BEARER,
   params: ID_PARAMS,
   response: { 200: answer('The session was deleted', DELETED_SESSION_JSON_SCHEMA), ...errorAnswers(401, 403, 404) },
@@ -73,10 +74,9 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
     const outcome = await stores.sleep.save(request.auth.userId, session, dataChange(zone, now, config.webhooks.coalesceSeconds));
     if ('overlaps' in outcome) {
       const other = outcome.overlaps;
-      throw new ApiError(
-        'conflict',
-        `the session overlaps the stored session ${other.id} (start_time ${other.start_time}, end_time ${other.end_time}); delete that one first, or send its start_time to replace it`,
-      );
+      // Named only to an app that may read it: else each refusal would tell a night's times.
+      const named = mayReadSleep(request.auth.scopes) ? ` ${other.id} (start_time ${other.start_time}, end_time ${other.end_time})` : '';
+      throw new ApiError('conflict', `the session overlaps the stored session${named}; delete that one first, or send its start_time to replace it`);
     }
     return sessionView(outcome.saved, zone);
   });
@@ -86,6 +86,14 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
     const { id } = request.params as { id: string };
     const removed = await stores.sleep.remove(request.auth.userId, id, dataChange(zone, clock(), config.webhooks.coalesceSeconds));
     if (removed === null) throw notFound('no such sleep session of this user');
-    return { ...sessionView(removed, zone), deleted: true };
+    return mayReadSleep(request.auth.scopes) ? { ...sessionView(removed, zone), deleted: true } : { id: removed.id, deleted: true };
   });
+}
+
+/**
+ * write_sleep does not read (SPEC §2): answers to writes show a stored session other than the one
+ * sent only with read_sleep too — a 409's other session, a deleted session's times and stages.
+ */
+function mayReadSleep(scopes: readonly string[]): boolean {
+  return scopes.includes('read_sleep');
 }

@@ -62,9 +62,11 @@ export async function rewriteDistanceDays(trx: Kysely<Database>, userId: string,
 
 /**
  * After the stride length changed: the sums of every distance row that derives from steps, a page
- * of steps days at a time. Days with no steps derive nothing and keep their rows.
+ * of steps days at a time. Days with no steps derive nothing and keep their rows. Returns the
+ * starts of the (UTC) days with steps, whose distance as read may so have changed.
  */
-export async function restrideDistance(trx: Kysely<Database>, userId: string): Promise<void> {
+export async function restrideDistance(trx: Kysely<Database>, userId: string): Promise<number[]> {
+  const rederived: number[] = [];
   let after = -Infinity;
   for (;;) {
     let page = trx.selectFrom('series_days').select(['day_start', 'minutes']).where('user_id', '=', userId).where('metric', '=', 'steps');
@@ -75,7 +77,8 @@ export async function restrideDistance(trx: Kysely<Database>, userId: string): P
       return { day: Number(row.day_start), before: steps, after: steps };
     });
     await rewriteDistanceDays(trx, userId, 'steps', writes);
-    if (rows.length < RESTRIDE_PAGE) return;
+    for (const write of writes) rederived.push(write.day);
+    if (rows.length < RESTRIDE_PAGE) return rederived;
     after = Number(rows[rows.length - 1]!.day_start);
   }
 }

@@ -114,9 +114,9 @@ export function createGrantStore(db: Db): GrantStore {
           await recordEvent(trx, { type: 'grant.created', userId, appId, data: { scopes: grantScope.split(' ') }, now }, 0);
         }
         // A withdrawn scope takes effect now, not when the tokens carrying it expire: its tokens
-        // end, and the app is not sent the messages about that data still waiting for it.
+        // end, and the app is sent no more messages about that data.
         await deleteGrantCredentialsWithScopes(trx, grantId, withdrawn);
-        await dropWaitingMessages(trx, userId, appId, withdrawn.flatMap((scope) => EVENT_TYPES_READ_WITH[scope] ?? []));
+        await dropMessagesAbout(trx, userId, appId, withdrawn.flatMap((scope) => EVENT_TYPES_READ_WITH[scope] ?? []));
         if ('code' in issue) await insertAuthorizationCode(trx, { ...issue.code, grant_id: grantId });
         else if (!(await approveDeviceCode(trx, issue.deviceCodeHash, { userId, grantId, scope: issue.scope, now }))) throw new DeviceRequestGone();
         return true;
@@ -204,22 +204,27 @@ const matching = (f: GrantFilter) => (eb: ExpressionBuilder<Database, 'grants'>)
     ...(f.scopeOtherThan === undefined ? [] : [eb('scope', '!=', f.scopeOtherThan)]),
   ]);
 
-/** The messages of these types about the user still waiting for the app's endpoints are not sent. */
-async function dropWaitingMessages(db: Q, userId: string, appId: string, types: readonly string[]): Promise<void> {
+/**
+ * The app no longer reads the user's data of these types (SPEC §7: an app hears of it only while it
+ * holds the scope): its messages about it go, whatever their state — a waiting one is not sent, and
+ * one that failed or was sent cannot be sent again ("Redeliver") — and so do the events its feed
+ * would replay.
+ */
+async function dropMessagesAbout(db: Q, userId: string, appId: string, types: readonly string[]): Promise<void> {
   if (types.length === 0) return;
   await db
     .deleteFrom('webhook_deliveries')
-    .where('state', '=', 'pending')
     .where('user_id', '=', userId)
     .where('type', 'in', types)
     .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', appId))
     .execute();
+  await db.deleteFrom('events').where('app_id', '=', appId).where('user_id', '=', userId).where('type', 'in', types).execute();
 }
 
 /**
  * Ends the grants `filter` selects with every code and token issued under them; returns how many
- * grants. With a `revocation`, each app hears of it (grant.revoked), and the messages about the
- * user's data still waiting for that app are dropped: it no longer holds the grant to read it.
+ * grants. With a `revocation`, each app hears of it (grant.revoked), and its messages and feed
+ * events about the user's data and profile are dropped: it no longer holds the grant to read them.
  */
 export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation): Promise<number> {
   return atomically(db, async (trx) => {
@@ -227,7 +232,7 @@ export function deleteGrants(db: Q, filter: GrantFilter, revocation?: Revocation
     await deleteCredentialsOfGrants(trx, (q) => q.selectFrom('grants').select('id').where(matching(filter)));
     const result = await trx.deleteFrom('grants').where(matching(filter)).executeTakeFirst();
     for (const grant of ended) {
-      await dropWaitingMessages(trx, grant.user_id, grant.app_id, SCOPED_EVENT_TYPES);
+      await dropMessagesAbout(trx, grant.user_id, grant.app_id, SCOPED_EVENT_TYPES);
       const event = { type: 'grant.revoked', userId: grant.user_id, appId: grant.app_id, data: { reason: revocation!.reason }, now: revocation!.now } as const;
       await recordEvent(trx, event, 0);
     }

@@ -5,11 +5,12 @@
  * Reading the profile comes with the bearer check (store/bearer-lookup.ts).
  */
 import type { Kysely } from 'kysely';
+import { DateTime } from 'luxon';
 import type { Db } from '../db/database.js';
 import { strideOf } from '../db/derived-distance.js';
 import type { Database } from '../db/schema.js';
 import { restrideDistance, strideLengthOf } from './distance-days.js';
-import { recordEvent } from './events.js';
+import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 
 /** The user resource an app sees (docs/api.md): the public part of the user row. */
@@ -39,10 +40,24 @@ export function createProfileUpdate(db: Db): ProfileUpdate {
     return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
       const strideBefore = await strideLengthOf(trx, userId);
       const profile = await update(trx, userId, changes, now);
-      if (profile && strideOf(profile.stride_length_cm === null ? null : Number(profile.stride_length_cm)) !== strideBefore) await restrideDistance(trx, userId);
+      if (profile && strideOf(profile.stride_length_cm === null ? null : Number(profile.stride_length_cm)) !== strideBefore) {
+        // Every day of steps now derives another distance: the apps reading it hear so (SPEC §7).
+        const days = await restrideDistance(trx, userId);
+        if (days.length > 0) await recordEvent(trx, { type: 'distance.updated', userId, data: distanceChangeOf(days, profile.timezone), now }, 0);
+      }
       return profile;
     });
   };
+}
+
+/** A data event's `ranges` and `dates` (docs/webhooks.md) for whole UTC days, dates in the person's zone. */
+function distanceChangeOf(dayStarts: readonly number[], zone: string): { ranges: MinuteRange[]; dates: string[] } {
+  const dates = new Set<string>();
+  for (const day of dayStarts) {
+    dates.add(DateTime.fromSeconds(day, { zone }).toISODate()!);
+    dates.add(DateTime.fromSeconds(day + 86_399, { zone }).toISODate()!);
+  }
+  return { ranges: mergeRanges(dayStarts.map((day) => ({ start_time: day, end_time: day + 86_400 }))), dates: [...dates].sort() };
 }
 
 async function update(trx: Kysely<Database>, userId: string, changes: ProfileChanges, now: number): Promise<Profile | undefined> {

@@ -62,7 +62,9 @@ export function createUserStore(db: Db): UserStore {
         const testPeople = await trx.selectFrom('users').select('id').where('test_person_owner_id', '=', id).execute();
         for (const person of [...testPeople.map((row) => row.id), id]) {
           await deleteGrants(trx, { userId: person }, { reason: 'account_deleted', now });
-          // The rest goes with the user row (foreign keys on delete cascade). Events keep the user's id only.
+          // Each app's messages and feed events about the person's data went with its grant; the
+          // rest goes with the user row (foreign keys on delete cascade). What stays is each
+          // app's grant.created and grant.revoked (reason account_deleted), naming the person by id.
           await trx.deleteFrom('users').where('id', '=', person).execute();
         }
       }),

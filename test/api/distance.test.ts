@@ -122,4 +122,25 @@ forEachDialect('distance derived from steps', (dialect) => {
       ['distance.updated', { user_id: user.id, ...range }],
     ]);
   });
+
+  it('tells the apps of distance.updated when a stride change rewrites the distance of the days with steps', async () => {
+    const { user, token } = await userWithToken(t, { timezone: 'Asia/Kolkata' });
+    await upload(t, token, 'steps', [...stepSamples, { start_time: utc(2024, 4, 5, 20), value: 40 }]);
+    const distanceEvents = async () =>
+      (await t.database.db.kysely.selectFrom('events').select('data').where('user_id', '=', user.id).where('type', '=', 'distance.updated').orderBy('seq').execute()).map((row) => JSON.parse(row.data));
+    const before = (await distanceEvents()).length;
+    const put = (payload: object) => t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload });
+    assert.equal((await put({ stride_length_cm: 90 })).statusCode, 200);
+    const events = await distanceEvents();
+    assert.equal(events.length, before + 1);
+    // Two UTC days with steps: 2 and 5 April; in Kolkata (+05:30) each spans two local dates.
+    assert.deepEqual(events.at(-1), {
+      user_id: user.id,
+      ranges: [{ start_time: utc(2024, 4, 2), end_time: utc(2024, 4, 3) }, { start_time: utc(2024, 4, 5), end_time: utc(2024, 4, 6) }],
+      dates: ['2024-04-02', '2024-04-03', '2024-04-05', '2024-04-06'],
+    });
+    // A profile change that keeps the stride says nothing of distance.
+    assert.equal((await put({ display_name: 'Someone', stride_length_cm: 90 })).statusCode, 200);
+    assert.equal((await distanceEvents()).length, before + 1);
+  });
 });

@@ -124,6 +124,25 @@ forEachDialect('sleep sessions', (dialect) => {
     assert.deepEqual((await readSleep(t, token, { start_date: '2024-08-01', end_date: '2024-08-02' })).sleep.map((s) => s.id), [before.id, stored.id, next.id]);
   });
 
+  it('shows an app without read_sleep no stored session but the one it sent: not in a 409, not in a DELETE answer', async () => {
+    const { user, token: reader } = await userWithToken(t);
+    const { token: writer } = await issueAccessToken(t, user, ['write_sleep']);
+    const start = utc(2024, 8, 10, 22);
+    const stored = await postSession(t, reader, night(start, [['light', 200], ['deep', 100]]));
+    // A whole day over the night: refused, without the night's id or times.
+    const overlapping = await post(writer, night(start - 12 * 3600, [['light', 24 * 60]]));
+    assert.equal(overlapping.statusCode, 409);
+    const description = overlapping.json().error_description as string;
+    assert.match(description, /^the session overlaps the stored session; delete that one first/);
+    for (const secret of [stored.id, String(stored.start_time), String(stored.end_time)]) assert.ok(!description.includes(secret), description);
+    // The writer's own session back when it deletes it: the id it knows, nothing more.
+    const own = await postSession(t, writer, night(start + 600 * 60, [['awake', 20]]));
+    const deleted = await del(writer, own.id);
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    assert.deepEqual(deleted.json(), { id: own.id, deleted: true });
+    assert.equal((await readSleep(t, reader, { start_date: '2024-08-11', end_date: '2024-08-11' })).sleep.length, 1, 'the night is still there');
+  });
+
   it('lets only one of two overlapping sessions sent at the same moment in', async () => {
     const { token } = await userWithToken(t);
     for (let round = 0; round < 6; round++) {

@@ -97,11 +97,54 @@ forEachDialect('grant store', (dialect) => {
     });
     assert.equal(night.statusCode, 200, night.body);
     assert.equal((await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: { authorization: `Bearer ${writer.token}` }, payload: { daily_step_goal: 9000 } })).statusCode, 200);
-    const waiting = async () => (await db.selectFrom('webhook_deliveries').select('type').where('endpoint_id', '=', endpoint.id).where('state', '=', 'pending').execute()).map((row) => row.type).sort();
-    assert.deepEqual(await waiting(), ['profile.updated', 'sleep.updated']);
+    const messages = async () => (await db.selectFrom('webhook_deliveries').select('type').where('endpoint_id', '=', endpoint.id).execute()).map((row) => row.type).sort();
+    assert.deepEqual(await messages(), ['profile.updated', 'sleep.updated']);
+    // The sleep message failed (its receiver was down for days): a developer could send it again.
+    await db.updateTable('webhook_deliveries').set({ state: 'failed' }).where('endpoint_id', '=', endpoint.id).where('type', '=', 'sleep.updated').execute();
+    assert.deepEqual(await feedTypes(app.id), ['grant.created', 'profile.updated', 'sleep.updated']);
 
     // The person asked again, and unticked sleep.
     assert.equal(await consent(['read_profile', 'read_sleep'], ['read_profile']), true);
-    assert.deepEqual(await waiting(), ['profile.updated'], 'the app no longer reads sleep: the sleep message is not sent');
+    assert.deepEqual(await messages(), ['profile.updated'], 'the app no longer reads sleep: no sleep message is left to send, failed or not');
+    assert.deepEqual(await feedTypes(app.id), ['grant.created', 'profile.updated'], 'nor does its feed replay the night');
   });
+
+  it('drops every message and feed event about the person\'s data when the grant ends — revoked, or the account deleted — and keeps grant.revoked', async () => {
+    const db = t.database.db.kysely;
+    const person = await createUser(t);
+    const reader = await issueAccessToken(t, person, ['read_sleep', 'read_profile']);
+    const other = await issueAccessToken(t, person, ['read_sleep']);
+    // Apps of another developer: deleting the person's account must not take them along.
+    await db.updateTable('apps').set({ owner_id: user.id }).where('id', 'in', [reader.appId, other.appId]).execute();
+    for (const { appId } of [reader, other]) assert.ok(await t.database.stores.webhooks.add(appId, 'https://hooks.example.test/in', ['sleep.updated', 'grant.revoked'], t.clock(), { atMost: 10 }));
+    const writer = await issueAccessToken(t, person, ['write_sleep']);
+    const start = Math.floor(t.clock() / 60) * 60 - 10 * 3600;
+    const night = await t.app.inject({
+      method: 'POST', url: '/v1/users/me/sleep/', headers: { authorization: `Bearer ${writer.token}` },
+      payload: { start_time: start, end_time: start + 3600, stages: [{ stage: 'light', start_time: start, end_time: start + 3600 }] },
+    });
+    assert.equal(night.statusCode, 200, night.body);
+    await db.updateTable('webhook_deliveries').set({ state: 'succeeded' }).where('user_id', '=', person.id).execute();
+    const left = async (appId: string) => ({
+      feed: await feedTypes(appId, person.id),
+      messages: (await db.selectFrom('webhook_deliveries as d').innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id').select('d.type').where('e.app_id', '=', appId).where('d.user_id', '=', person.id).execute()).map((row) => row.type).sort(),
+    });
+    assert.deepEqual(await left(reader.appId), { feed: ['sleep.updated'], messages: ['sleep.updated'] });
+
+    assert.equal(await t.database.stores.grants.revokeForUser(person.id, reader.appId, t.clock()), true);
+    assert.deepEqual(await left(reader.appId), { feed: ['grant.revoked'], messages: ['grant.revoked'] });
+    assert.deepEqual(await left(other.appId), { feed: ['sleep.updated'], messages: ['sleep.updated'] }, 'another app of the person keeps its own');
+
+    await t.database.stores.users.deleteAccount(person.id, t.clock());
+    assert.deepEqual(await left(other.appId), { feed: ['grant.revoked'], messages: ['grant.revoked'] });
+    const revoked = await db.selectFrom('events').select('data').where('app_id', '=', other.appId).executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(revoked.data), { user_id: person.id, reason: 'account_deleted' });
+  });
+
+  /** The types of an app's events in its feed (about one person when named), sorted. */
+  const feedTypes = async (appId: string, userId?: string) => {
+    let query = t.database.db.kysely.selectFrom('events').select('type').where('app_id', '=', appId);
+    if (userId !== undefined) query = query.where('user_id', '=', userId);
+    return (await query.execute()).map((row) => row.type).sort();
+  };
 });
