@@ -4,7 +4,7 @@
  * while the server runs and writes; a restore writes the copy into the database in one go. For
  * PostgreSQL, pg_dump and pg_restore do this job.
  */
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { Db } from './database.js';
 import { MIGRATIONS } from './migrate.js';
@@ -18,6 +18,13 @@ export async function backupDatabase(db: Db, file: string): Promise<{ file: stri
   if (existsSync(file)) throw new BackupError(`${file} exists; name a new file`);
   // Written under another name and renamed when complete: a backup cut short leaves no file that looks whole.
   const partial = `${file}.partial`;
+  try {
+    // Made here, readable by the operator alone (it holds the server's keys, webhook secrets and
+    // password hashes): never a file someone else made in advance, nor one a link points to.
+    closeSync(openSync(partial, 'wx', 0o600));
+  } catch (error) {
+    throw new BackupError(`could not create ${partial}: ${(error as Error).message}${(error as NodeJS.ErrnoException).code === 'EEXIST' ? ' (left by a backup cut short? remove it)' : ''}`);
+  }
   try {
     await db.sqlite.backup(partial);
     renameSync(partial, file);

@@ -65,7 +65,8 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
 }
 
 function openSqlite(path: string, options: OpenOptions): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // A folder made here is the server's alone: the database holds its keys and webhook secrets.
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const handle = new SQLite(path);
   handle.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last

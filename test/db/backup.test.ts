@@ -1,6 +1,6 @@
 /** `stride backup` and `stride restore` (src/db/backup.ts) on a real SQLite file, while a server writes. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
@@ -53,6 +53,21 @@ it('copies the database while the server writes: a whole file holding what was c
   }
   for (const email of before) assert.ok(emails(file).includes(email), email);
   assert.notEqual((await cli('backup', file)).code, 0, 'an existing file is never overwritten');
+});
+
+it('writes a backup only the operator can read, never into a file someone made in advance', async () => {
+  const file = join(dir, 'private.sqlite');
+  assert.equal((await cli('backup', file)).code, 0);
+  assert.equal(statSync(file).mode & 0o777, 0o600, 'it holds the server\'s keys, webhook secrets and password hashes');
+  // Another user of a shared folder plants the file the backup is first written to, readable by all.
+  const planted = join(dir, 'planted.sqlite');
+  writeFileSync(`${planted}.partial`, '', { mode: 0o666 });
+  chmodSync(`${planted}.partial`, 0o666);
+  const run = await cli('backup', planted);
+  assert.notEqual(run.code, 0);
+  assert.match(run.stderr, /could not create .*planted\.sqlite\.partial/);
+  assert.equal(statSync(`${planted}.partial`).size, 0, 'nothing was written into it');
+  assert.equal(existsSync(planted), false);
 });
 
 it('restores a backup: data written after it is gone, what it held is back', async () => {

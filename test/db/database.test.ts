@@ -1,9 +1,13 @@
 /**
- * Closing a PostgreSQL database (db/database.ts) ends its pool whichever way it was used: through
- * Kysely, or only through the statements the hot paths send to the pool directly. A pool left open
- * keeps its idle connections, and the process, alive until its idle timeout.
+ * Opening and closing a database (db/database.ts). Closing a PostgreSQL database ends its pool
+ * whichever way it was used: through Kysely, or only through the statements the hot paths send to
+ * the pool directly. A pool left open keeps its idle connections, and the process, alive until its
+ * idle timeout.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.js';
@@ -26,5 +30,22 @@ describe('closing a PostgreSQL database', { skip: postgresUnavailable() ?? false
     await db.close();
     assert.equal(db.pool!.ended, true);
     assert.equal(db.pool!.totalCount, 0);
+  });
+});
+
+describe('a SQLite database file', () => {
+  it('makes the folder it is in readable by the server alone, and leaves a folder that exists as it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stride-folder-'));
+    try {
+      const made = openDatabase(`sqlite:${join(dir, 'data', 'stride.sqlite')}`);
+      await made.close();
+      assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700);
+      mkdirSync(join(dir, 'shared'), { mode: 0o750 });
+      const existing = openDatabase(`sqlite:${join(dir, 'shared', 'stride.sqlite')}`);
+      await existing.close();
+      assert.equal(statSync(join(dir, 'shared')).mode & 0o777, 0o750 & ~process.umask());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
