@@ -326,8 +326,10 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal(partialTokens.scope, 'read_profile read_activity');
 
     const page = `/dashboard/apps/${app.clientId}`;
+    // The same save also allows the device grant: confirming the scopes must not lose that.
+    const grantTypes = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'];
     const preview = await submit(developer, page, page, {
-      name: 'Scope Shifter', redirect_uris: REDIRECT_URI, scopes: ['read_profile', 'read_activity'],
+      name: 'Scope Shifter', redirect_uris: REDIRECT_URI, scopes: ['read_profile', 'read_activity'], grant_types: grantTypes,
     });
     assert.equal(preview.status, 200);
     assert.match(textOf(preview.body, 'grants-ended')!, /2 users' grants will end/);
@@ -335,11 +337,14 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.deepEqual((await findAppByClientId(db, app.clientId))?.scopes, ['read_profile', 'read_activity', 'write_activity']);
     for (const token of [fullTokens, partialTokens, thirdTokens]) assert.equal(await profileStatus(t, token.access_token), 200);
 
-    const confirm = await developer.post(page, formFields(preview.body, page));
+    // As a browser sends the form: every value of a field that repeats.
+    const repeated = [...preview.body.matchAll(/name="grant_types" value="([^"]+)"/g)].map((match) => match[1]!);
+    const confirm = await developer.post(page, { ...formFields(preview.body, page), grant_types: repeated });
     assert.equal(confirm.status, 303);
     assert.equal(confirm.location().searchParams.get('ended'), '2');
     assert.match(textOf((await developer.get(confirm.location().pathname + confirm.location().search)).body, 'notice')!, /2 users' grants were ended/);
     assert.deepEqual((await findAppByClientId(db, app.clientId))?.scopes, ['read_profile', 'read_activity']);
+    assert.deepEqual((await findAppByClientId(db, app.clientId))?.grantTypes, grantTypes);
     assert.equal(await profileStatus(t, fullTokens.access_token), 401);
     assert.equal(await profileStatus(t, thirdTokens.access_token), 401);
     assert.equal(await profileStatus(t, partialTokens.access_token), 200, 'the grant with the same scope set stays');

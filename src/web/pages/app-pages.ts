@@ -116,6 +116,7 @@ async function saveSettings(request: FastifyRequest, reply: FastifyReply) {
         ['scopes', formatScopes(settings.scopes)],
         ['require_dpop', form.requireDpop ? 'yes' : 'no'],
         ...(form.requirePar ? [['require_par', 'yes']] : []),
+        ...form.grantTypes.map((name) => ['grant_types', name]),
         ['confirm_scope_change', 'yes'],
       ],
     });
