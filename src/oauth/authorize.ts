@@ -186,10 +186,13 @@ export async function errorRedirectIsVetted(ctx: AppContext, userId: string | un
 }
 
 /**
- * The display name of the app's owner, shown on the consent page. Read only when that page is
- * shown: a request that ends at the login page or a redirect never needs it.
+ * Who made the app, as the pages name it: its owner's display name, read only when a page shows it;
+ * null for an app that registered itself (RFC 7591). Such an app belongs to REGISTRATION_OWNER, who
+ * did not make it: naming the owner would lend an anonymous app the operator's name (RFC 7591 §5:
+ * its metadata is self-asserted).
  */
-export async function developerName(ctx: AppContext, app: App): Promise<string> {
+export async function developerName(ctx: AppContext, app: App): Promise<string | null> {
+  if (app.registrationTokenHash !== null) return null;
   const owner = await ctx.stores.users.findById(app.ownerId);
   return owner?.display_name ?? 'unknown developer';
 }

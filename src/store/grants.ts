@@ -20,7 +20,8 @@ export interface ConnectedApp {
   appId: string;
   clientId: string;
   name: string;
-  developer: string;
+  /** The owner's display name; null for an app that registered itself (RFC 7591), whose owner did not make it. */
+  developer: string | null;
   scopes: string[];
   grantedAt: number;
   lastUsedAt: number | null;
@@ -84,7 +85,7 @@ export function createGrantStore(db: Db): GrantStore {
         .selectFrom('grants as g')
         .innerJoin('apps as a', 'a.id', 'g.app_id')
         .innerJoin('users as o', 'o.id', 'a.owner_id')
-        .select(['a.id', 'a.client_id', 'a.name', 'o.display_name', 'g.scope', 'g.updated_at', 'g.last_used_at'])
+        .select(['a.id', 'a.client_id', 'a.name', 'o.display_name', 'a.registration_token_hash', 'g.scope', 'g.updated_at', 'g.last_used_at'])
         .where('g.user_id', '=', userId)
         .orderBy('g.updated_at', 'desc')
         .orderBy('a.id')
@@ -93,7 +94,7 @@ export function createGrantStore(db: Db): GrantStore {
         appId: row.id,
         clientId: row.client_id,
         name: row.name,
-        developer: row.display_name,
+        developer: row.registration_token_hash === null ? row.display_name : null,
         scopes: row.scope === '' ? [] : row.scope.split(' '),
         grantedAt: row.updated_at,
         lastUsedAt: row.last_used_at,

@@ -4,11 +4,11 @@ import { after, before, it } from 'node:test';
 import { registerApp } from '../../src/domain/apps.js';
 import { createAccount } from '../../src/domain/users.js';
 import { codeSpans } from '../../src/web/views.js';
-import { authorizeUrl, createFixture, createOAuthTestApp, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
+import { authorizeAndAllow, authorizeUrl, Browser, createFixture, createOAuthTestApp, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { signedIn } from './pages-support.js';
+import { signedIn, textOf } from './pages-support.js';
 
 cheapPasswordHashing();
 
@@ -71,6 +71,18 @@ forEachDialect('consent page', (dialect) => {
       // An app made on the dashboard still names its developer.
       const own = await browser.get(authorizeUrl({ response_type: 'code', client_id: person.app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
       assert.match(own.body, /Made by <strong>Ada Developer<\/strong>/);
+
+      // Nor do the pages before and after it: sign-in asking for the password, the account page
+      // and the export once the person allowed it.
+      const official = authorizeUrl({ response_type: 'code', client_id: registered.json().client_id, redirect_uri: REDIRECT_URI, state: 's' });
+      const signInPage = await new Browser(open.app).get(`/login?return_to=${encodeURIComponent(official)}`);
+      assert.equal(textOf(signInPage.body, 'asking-app'), 'Pace Coach Official, an app that registered itself (its name is its own claim), asks to connect to your Stride account. Sign in to choose what it may see: nothing is shared until you allow it.');
+      await authorizeAndAllow(browser, official);
+      const account = await browser.get('/account');
+      assert.match(account.body, /Registered itself: its name is its own claim/);
+      assert.doesNotMatch(account.body, /Stride Operator/);
+      const exported = (await browser.get('/account/export.json')).json() as { connected_apps: Array<{ app: string; developer: string | null }> };
+      assert.deepEqual(exported.connected_apps.map(({ app, developer }) => ({ app, developer })), [{ app: 'Pace Coach Official', developer: null }]);
     } finally {
       await open.close();
     }

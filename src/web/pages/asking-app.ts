@@ -8,7 +8,8 @@ import { developerName } from '../../oauth/authorize.js';
 
 export interface AskingApp {
   name: string;
-  developer: string;
+  /** Null for an app that registered itself: no one vouches for who made it (developerName). */
+  developer: string | null;
 }
 
 export async function appAsking(ctx: AppContext, returnTo: string): Promise<AskingApp | null> {

@@ -13,7 +13,7 @@ import type { TestPerson } from '../../store/test-people.js';
 import { codeSpans, sendPage } from '../views.js';
 
 /**
- * `developer`: the display name of the app's owner (developerName). `grantedBefore`: the user's
+ * `developer`: who made the app (developerName; null: it registered itself). `grantedBefore`: the user's
  * grant already covers these scopes — the page is shown anyway for a public app (RFC 8252 §8.6)
  * or with `prompt=consent`, and says so.
  */
@@ -21,7 +21,7 @@ export function renderConsent(
   reply: FastifyReply,
   session: Session,
   request: AuthorizationRequest,
-  developer: string,
+  developer: string | null,
   grantedBefore = false,
   testPeople: readonly TestPerson[] = [],
 ): FastifyReply {
@@ -46,7 +46,7 @@ export function renderConsent(
     csrfToken,
     appName: request.app.name,
     developer,
-    selfRegistered: isSelfRegistered(request.app),
+    selfRegistered: developer === null,
     description: codeSpans(request.app.description),
     // Shown as text only: a link would let the app lead the user away from the decision.
     website: request.app.websiteUrl,
@@ -60,15 +60,6 @@ export function renderConsent(
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
     consentAs: consentAsChoices(session, testPeople),
   });
-}
-
-/**
- * An app registered through RFC 7591 belongs to REGISTRATION_OWNER, who did not make it: naming the
- * owner as its developer would lend an anonymous app the operator's name (RFC 7591 §5: its
- * metadata is self-asserted).
- */
-function isSelfRegistered(app: App): boolean {
-  return app.registrationTokenHash !== null;
 }
 
 /**
@@ -97,7 +88,7 @@ export function renderDeviceConsent(
   reply: FastifyReply,
   session: Session,
   request: { app: App; scopes: string[]; userCode: string },
-  developer: string,
+  developer: string | null,
 ): FastifyReply {
   return sendPage(reply, './consent', {
     title: `Allow ${request.app.name}?`,
@@ -105,7 +96,7 @@ export function renderDeviceConsent(
     csrfToken: sessionCsrfToken(session),
     appName: request.app.name,
     developer,
-    selfRegistered: isSelfRegistered(request.app),
+    selfRegistered: developer === null,
     description: codeSpans(request.app.description),
     website: request.app.websiteUrl,
     userEmail: session.user.email,
