@@ -12,6 +12,17 @@ describe('request URLs in logs', () => {
     assert.equal(redactUrl('/x?REFRESH_TOKEN=a&client%5Fsecret=b&password=c'), '/x?REFRESH_TOKEN=[redacted]&client%5Fsecret=[redacted]&password=[redacted]');
     assert.equal(redactUrl('/oauth2/authorize?client_id=c&scope=read_profile'), '/oauth2/authorize?client_id=c&scope=read_profile');
     assert.equal(redactUrl('/oauth2/authorize?client_id=c&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aspr_x'), '/oauth2/authorize?client_id=c&request_uri=[redacted]');
+    assert.equal(redactUrl('/device?user_code=BCDF-GHJK'), '/device?user_code=[redacted]');
+    // The way back after sign-in holds the authorization request, and its pushed request's handle.
+    const back = '/oauth2/authorize?client_id=c&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aspr_x';
+    assert.equal(
+      redactUrl(`/login?return_to=${encodeURIComponent(back)}&x=1`),
+      `/login?return_to=${encodeURIComponent('/oauth2/authorize?client_id=c&request_uri=[redacted]')}&x=1`,
+    );
+    assert.equal(redactUrl(`/signup?return_to=${encodeURIComponent(`/login?return_to=${encodeURIComponent('/device?user_code=BCDF-GHJK')}`)}`), `/signup?return_to=${encodeURIComponent(`/login?return_to=${encodeURIComponent('/device?user_code=[redacted]')}`)}`);
+    const plain = `/login?return_to=${encodeURIComponent('/dashboard?tab=apps')}`;
+    assert.equal(redactUrl(plain), plain, 'a way back with nothing secret is logged as sent');
+    assert.equal(redactUrl('/login?return_to=%E0%A4%A'), '/login?return_to=%E0%A4%A');
     assert.equal(redactUrl('/healthz'), '/healthz');
     assert.equal(redactUrl('/x?code'), '/x?code');
   });
