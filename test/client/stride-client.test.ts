@@ -134,6 +134,8 @@ forEachDialect('@stride/client against stride serve', (dialect) => {
     const forged = new URL(callback);
     forged.searchParams.set('iss', 'https://evil.example');
     await assert.rejects(stride.handleCallback(forged, { ...request, redirectUri: REDIRECT_URI }), { error: 'invalid_issuer' });
+    forged.searchParams.delete('iss');
+    await assert.rejects(stride.handleCallback(forged, { ...request, redirectUri: REDIRECT_URI }), { error: 'invalid_issuer', message: /names no issuer/ });
     const tokensBefore = total(await tokenRequests(baseUrl));
     tokens = await stride.handleCallback(callback, { ...request, redirectUri: REDIRECT_URI });
     assert.equal(total(await tokenRequests(baseUrl)), tokensBefore + 1);

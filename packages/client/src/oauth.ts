@@ -80,9 +80,11 @@ export function codeFromCallback(settings: OAuthSettings, callbackUrl: string | 
   const params = new URL(callbackUrl).searchParams;
   const state = params.get('state');
   if (state !== expectedState) throw new StrideError({ error: 'invalid_state', errorDescription: 'the state of the callback is not the one of this authorization request' });
+  // Stride names itself in every authorization response (it advertises
+  // authorization_response_iss_parameter_supported): a callback without `iss` is not its (RFC 9207 §2.4).
   const issuer = params.get('iss');
-  if (issuer !== null && issuer.replace(/\/+$/, '') !== settings.baseUrl.replace(/\/+$/, '')) {
-    throw new StrideError({ error: 'invalid_issuer', errorDescription: `the callback comes from ${issuer}, not ${settings.baseUrl}` });
+  if (issuer === null || issuer.replace(/\/+$/, '') !== settings.baseUrl.replace(/\/+$/, '')) {
+    throw new StrideError({ error: 'invalid_issuer', errorDescription: issuer === null ? `the callback names no issuer (iss); ${settings.baseUrl} always does` : `the callback comes from ${issuer}, not ${settings.baseUrl}` });
   }
   const error = params.get('error');
   if (error !== null) throw new StrideError({ error, errorDescription: params.get('error_description') ?? undefined });
