@@ -9,6 +9,7 @@ import { loadConfig } from './config.js';
 /** What one run of `stride` reads its settings from and writes to: the process's own, or a test's. */
 export interface CliIo {
   env: Record<string, string | undefined>;
+  stdin: AsyncIterable<string | Buffer>;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
 }
@@ -20,7 +21,9 @@ Commands:
   migrate                                   apply schema migrations
   users create --email E --password P [--name N]
   users set-password --email E --password P
-                                            for a person who cannot sign in; ends their sessions
+                                            for a person who cannot sign in; ends their sessions;
+                                            --password-stdin instead of --password P reads it from
+                                            standard input, out of ps and the shell's history
   users delete --email E                    the account and all its data (not while it owns apps)
   apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
                                             [--grant-types g1,g2] [--require-dpop] [--require-par yes|no]
@@ -63,6 +66,7 @@ const OPTIONS: ParseArgsConfig['options'] = {
   help: { type: 'boolean', short: 'h' },
   email: { type: 'string' },
   password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
   name: { type: 'string' },
   owner: { type: 'string' },
   'redirect-uri': { type: 'string', multiple: true },
@@ -105,7 +109,7 @@ export async function runStride(argv: string[], io: CliIo): Promise<number> {
 
   try {
     const config = loadConfig(io.env);
-    const result: CommandResult = await command({ config, values, args });
+    const result: CommandResult = await command({ config, values, args, readStdin: () => readAll(io.stdin) });
     if (result === undefined) return 0;
     io.stdout.write(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
     return 0;
@@ -115,6 +119,12 @@ export async function runStride(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+async function readAll(stream: AsyncIterable<string | Buffer>): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+  return text;
+}
+
 function fail(io: CliIo, reason: string): number {
   io.stderr.write(`stride: ${reason.split('\n')[0]}\n`);
   return 1;
@@ -122,7 +132,7 @@ function fail(io: CliIo, reason: string): number {
 
 /** Runs `stride` as this process: its arguments, environment and output, and exits with the code. */
 export function runStrideProcess(): void {
-  const io: CliIo = { env: process.env, stdout: process.stdout, stderr: process.stderr };
+  const io: CliIo = { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   runStride(process.argv.slice(2), io).then(
     (code) => {
       // `serve` keeps the process alive through its listening socket; everything else ends here.

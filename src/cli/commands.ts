@@ -27,11 +27,22 @@ export interface CommandInput {
   config: Config;
   values: Record<string, string | boolean | string[] | undefined>;
   args: string[];
+  /** All of standard input, read when a command asks for it. */
+  readStdin(): Promise<string>;
 }
 
 type Command = (input: CommandInput) => Promise<CommandResult>;
 
 export class CommandError extends Error {}
+
+/** `--password P`, or with `--password-stdin` the first line of standard input (kept out of `ps` and shell history). */
+async function passwordOf({ values, readStdin }: CommandInput): Promise<string> {
+  if (!values['password-stdin']) return required(values, 'password');
+  if (values.password !== undefined) throw new CommandError('give --password or --password-stdin, not both');
+  const line = (await readStdin()).split(/\r?\n/)[0] ?? '';
+  if (line === '') throw new CommandError('--password-stdin read no password from standard input');
+  return line;
+}
 
 function required(values: CommandInput['values'], name: string): string {
   const value = values[name];
@@ -215,9 +226,10 @@ export const COMMANDS: Record<string, Command> = {
     };
   },
 
-  async 'users create'({ config, values }) {
+  async 'users create'(input) {
+    const { config, values } = input;
     const email = required(values, 'email');
-    const password = required(values, 'password');
+    const password = await passwordOf(input);
     const name = typeof values.name === 'string' ? values.name : undefined;
     const user = await withStores(config, (stores) =>
       createAccount(stores.users, systemClock, { email, password, ...(name !== undefined && { displayName: name }) }),
@@ -228,9 +240,10 @@ export const COMMANDS: Record<string, Command> = {
     };
   },
 
-  async 'users set-password'({ config, values }) {
+  async 'users set-password'(input) {
+    const { config, values } = input;
     const email = required(values, 'email');
-    const password = required(values, 'password');
+    const password = await passwordOf(input);
     const user = await withStores(config, async (stores) => {
       const user = await userByEmail(stores, email);
       await setPassword(stores.users, systemClock, user, password);

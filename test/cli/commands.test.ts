@@ -46,6 +46,25 @@ forEachDialect('stride CLI', (dialect) => {
     await expectFailure(['users', 'create', '--email', 'dev@EXAMPLE.com', '--password', 'another pass'], /^stride: an account with email dev@example.com already exists$/m);
   });
 
+  it('reads the password from standard input with --password-stdin, out of the process list and the shell history', async () => {
+    const fromStdin = (args: string[], stdin: string) => runCliInProcess(args, { DATABASE_URL: database.url, PUBLIC_URL: 'http://localhost:4321' }, stdin);
+    const run = await fromStdin(['users', 'create', '--email', 'quiet@example.com', '--password-stdin', '--json'], 'a piped password\n');
+    assert.equal(run.code, 0, run.stderr);
+    const { id } = JSON.parse(run.stdout) as { id: string };
+    assert.equal(await verifyPassword((await database.stores.users.findById(id))!.password_hash, 'a piped password'), true, 'the line, without its newline');
+    assert.equal((await fromStdin(['users', 'set-password', '--email', 'quiet@example.com', '--password-stdin'], 'another password\r\nignored')).code, 0);
+    assert.equal(await verifyPassword((await database.stores.users.findById(id))!.password_hash, 'another password'), true);
+    for (const [args, stdin, reason] of [
+      [['--password-stdin'], '', /^stride: --password-stdin read no password from standard input$/m],
+      [['--password-stdin', '--password', 'a third password'], 'a fourth password\n', /^stride: give --password or --password-stdin, not both$/m],
+    ] as const) {
+      const refused = await fromStdin(['users', 'set-password', '--email', 'quiet@example.com', ...args], stdin);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, reason);
+    }
+    assert.equal(await verifyPassword((await database.stores.users.findById(id))!.password_hash, 'another password'), true, 'a refused change changes nothing');
+  });
+
   it('refuses a bad email, a short password and missing options', async () => {
     await expectFailure(['users', 'create', '--email', 'nope', '--password', 'long enough'], /email/);
     await expectFailure(['users', 'create', '--email', 'x@example.com', '--password', 'short'], /at least 8/);

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -31,13 +32,14 @@ export async function expectCliFailure(cli: (...args: string[]) => Promise<CliRe
  * `stride ARGS` with only `env` for its environment (and LOG_LEVEL=silent unless given), its
  * output collected; the same result as `runCli` without starting a process.
  */
-export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export async function runCliInProcess(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<CliResult> {
   // Loaded here, not above: most users of this file only start servers or look for a free port.
   const { runStride } = await import('../../src/cli.js');
   let stdout = '';
   let stderr = '';
   const code = await runStride(args, {
     env: { LOG_LEVEL: 'silent', ...env },
+    stdin: Readable.from([stdin]),
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
   });
