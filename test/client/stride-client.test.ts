@@ -326,7 +326,8 @@ forEachDialect('@stride/client against stride serve', (dialect) => {
     const [delivered] = await receiver.waitFor('steps.updated', 1, 15_000);
     const message = verifyWebhook(endpoint.secret, delivered!.body, delivered!.headers);
     assert.equal(message.type, 'steps.updated');
-    assert.deepEqual(message, JSON.parse(delivered!.body));
+    assert.deepEqual(message, { id: delivered!.headers['webhook-id'], ...JSON.parse(delivered!.body) });
+    assert.match(message.id, /^msg_/);
     const tampered = delivered!.body.replace(/"start_time":(\d)/, (_, digit) => `"start_time":${(Number(digit) + 1) % 10}`);
     assert.notEqual(tampered, delivered!.body);
     assert.throws(() => verifyWebhook(endpoint.secret, tampered, delivered!.headers), { name: 'StrideError', error: 'invalid_signature' });

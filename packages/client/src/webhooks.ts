@@ -6,8 +6,10 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { StrideError } from './errors.js';
 
-/** A verified message's body: `{ type, timestamp, data }`. */
+/** A verified message: its `webhook-id` and its body, `{ type, timestamp, data }`. */
 export interface WebhookMessage {
+  /** The message's `webhook-id`, the same on every retry and redelivery of it: one already handled can be ignored. */
+  id: string;
   type: string;
   /** ISO 8601, when the event was made. */
   timestamp: string;
@@ -30,8 +32,11 @@ function plainHeaders(headers: WebhookHeaders): Record<string, string> {
  */
 export function verifyWebhook(secret: string, body: string | Uint8Array, headers: WebhookHeaders): WebhookMessage {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const plain = plainHeaders(headers);
   try {
-    return new Webhook(secret).verify(text, plainHeaders(headers)) as WebhookMessage;
+    const verified = new Webhook(secret).verify(text, plain) as Omit<WebhookMessage, 'id'>;
+    // Signed with the body: verify() has refused a message without it.
+    return { id: plain['webhook-id']!, ...verified };
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     throw new StrideError({ error: 'invalid_signature', errorDescription: error.message }, { cause: error });
