@@ -488,9 +488,12 @@ describe('the API reference in a browser', { skip: browserUnavailable() ?? false
     await popup.getByLabel('Email').fill('docs-developer@example.com');
     await popup.getByLabel('Password').fill('correct horse battery');
     await popup.getByRole('button', { name: 'Sign in' }).click();
-    await popup.getByRole('button', { name: 'Allow' }).click();
-    // The reference reads the answer from the window's URL and closes it; if not, say where it stopped.
-    await popup.waitForEvent('close').catch(async (error: Error) => {
+    // The reference reads the answer from the window's URL and closes it, at once on a quick
+    // machine: the wait starts before the click, or the close could come before it and never be
+    // seen. If it stays open, say where it stopped.
+    const closed = popup.waitForEvent('close');
+    await popup.getByRole('button', { name: 'Allow' }).click({ noWaitAfter: true });
+    await closed.catch(async (error: Error) => {
       throw new Error(`the window stayed open at ${popup.url()} (${(await popup.textContent('body').catch(() => null))?.trim().slice(0, 200)}): ${error.message}`);
     });
     await page.getByRole('button', { name: 'Clear tokens' }).first().waitFor();
