@@ -54,7 +54,11 @@ export interface UsageCounter {
   countApiAnswer: onResponseHookHandler;
   /** onResponse hook of the token, revocation and introspection endpoints: counted for the client. */
   countClientAnswer: onResponseHookHandler;
-  /** Writes what was counted since the last flush; on failure the counts are kept for the next. */
+  /**
+   * Writes what was counted since the last flush; on failure the counts are kept for the next.
+   * Once it resolves, everything counted before the call is in the database: a flush already under
+   * way (the timer's) is waited for, not passed by.
+   */
   flush(): Promise<void>;
 }
 
@@ -65,6 +69,8 @@ export function countUsage(app: FastifyInstance): UsageCounter {
   let days = new Map<string, Map<string, Tally>>();
   let owners = 0;
   let errors: UsageBatch['errors'] = [];
+  /** The flush under way, or the last one, settled either way. */
+  let writing: Promise<void> = Promise.resolve();
 
   /** Today's tallies and the day's text, worked out once a minute rather than per request. */
   let dayMinute = -1;
@@ -133,41 +139,49 @@ export function countUsage(app: FastifyInstance): UsageCounter {
       done();
     },
 
-    async flush() {
-      if (owners === 0 && errors.length === 0) return;
-      const kept = { days, errors };
-      days = new Map();
-      owners = 0;
-      errors = [];
-      dayMinute = -1; // today's tallies are looked up again, in the new map
-      const batch: UsageBatch = { counts: [], peaks: [], errors: kept.errors };
-      for (const [day, tallies] of kept.days) {
-        for (const { owner, metrics, busiestWindow } of tallies.values()) {
-          for (const [metric, count] of metrics) batch.counts.push({ owner, day, metric, count });
-          if (busiestWindow > 0 && 'appId' in owner) batch.peaks.push({ appId: owner.appId, day, metric: 'api.busiest_window', count: busiestWindow });
-        }
-      }
-      try {
-        await stores.usage.add(batch);
-      } catch (error) {
-        // Kept for the next flush (the database may be away for a moment).
-        for (const [day, tallies] of kept.days) {
-          const since = days.get(day) ?? new Map<string, Tally>();
-          days.set(day, since);
-          for (const [key, tally] of tallies) {
-            const counted = since.get(key);
-            if (counted === undefined) {
-              since.set(key, tally);
-              owners += 1;
-              continue;
-            }
-            for (const [metric, count] of tally.metrics) counted.metrics.set(metric, (counted.metrics.get(metric) ?? 0) + count);
-            counted.busiestWindow = Math.max(counted.busiestWindow, tally.busiestWindow);
-          }
-        }
-        errors = [...kept.errors, ...errors].slice(-MAX_OWNERS);
-        throw error;
-      }
+    flush() {
+      // One at a time, in order: the app page flushes and then reads, and a timer's flush that had
+      // just taken the counts would otherwise still be writing them when the page reads.
+      const mine = writing.then(writeCounted);
+      writing = mine.catch(() => undefined);
+      return mine;
     },
   };
+
+  async function writeCounted(): Promise<void> {
+    if (owners === 0 && errors.length === 0) return;
+    const kept = { days, errors };
+    days = new Map();
+    owners = 0;
+    errors = [];
+    dayMinute = -1; // today's tallies are looked up again, in the new map
+    const batch: UsageBatch = { counts: [], peaks: [], errors: kept.errors };
+    for (const [day, tallies] of kept.days) {
+      for (const { owner, metrics, busiestWindow } of tallies.values()) {
+        for (const [metric, count] of metrics) batch.counts.push({ owner, day, metric, count });
+        if (busiestWindow > 0 && 'appId' in owner) batch.peaks.push({ appId: owner.appId, day, metric: 'api.busiest_window', count: busiestWindow });
+      }
+    }
+    try {
+      await stores.usage.add(batch);
+    } catch (error) {
+      // Kept for the next flush (the database may be away for a moment).
+      for (const [day, tallies] of kept.days) {
+        const since = days.get(day) ?? new Map<string, Tally>();
+        days.set(day, since);
+        for (const [key, tally] of tallies) {
+          const counted = since.get(key);
+          if (counted === undefined) {
+            since.set(key, tally);
+            owners += 1;
+            continue;
+          }
+          for (const [metric, count] of tally.metrics) counted.metrics.set(metric, (counted.metrics.get(metric) ?? 0) + count);
+          counted.busiestWindow = Math.max(counted.busiestWindow, tally.busiestWindow);
+        }
+      }
+      errors = [...kept.errors, ...errors].slice(-MAX_OWNERS);
+      throw error;
+    }
+  }
 }
