@@ -128,7 +128,10 @@ export function createWebhookStore(db: Db): WebhookStore {
       if (changes.state === 'active' && current.state === 'paused') set.state = current.challenge === null ? 'active' : 'unverified';
       if (changes.url !== undefined && changes.url !== current.url) {
         Object.assign(set, { url: changes.url, challenge: newChallenge(), verify_at: now, verify_attempts: 0, verify_error: null });
-        if (set.state !== 'paused' && current.state !== 'paused') set.state = 'unverified';
+        // A new URL is verified before anything is sent to it: at once, unless the endpoint stays
+        // paused (then when it is resumed, as its challenge is pending) — even when this very
+        // change resumes it.
+        if ((set.state ?? current.state) !== 'paused') set.state = 'unverified';
       }
       await q.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
       return find(id);

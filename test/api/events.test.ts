@@ -109,4 +109,21 @@ forEachDialect('the apps\' event API', (dialect) => {
     assert.deepEqual(deleted.json(), { id: endpoint.id, url: 'https://hooks.example.com/stride', events: ['profile.updated'], state: 'paused', created_at: endpoint.created_at, deleted: true });
     assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 404);
   });
+
+  it('verifies a new URL before sending to it, also when the same change resumes a paused endpoint', async () => {
+    const endpoint = (await call('POST', '/v1/webhooks', { url: 'https://hooks.example.com/verified', events: ['steps.updated'] })).json();
+    // The endpoint answered its challenge, then its developer paused it.
+    await t.database.db.kysely.updateTable('webhook_endpoints').set({ state: 'active', challenge: null }).where('id', '=', endpoint.id).execute();
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'paused' })).json().state, 'paused');
+    const moved = await call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'https://elsewhere.example.org/anything', state: 'active' });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.equal(moved.json().state, 'unverified', 'nothing goes to the new URL before it answers its challenge');
+    // Resumed alone, at the URL it answered for: active again at once. A new URL while it stays paused: verified when resumed.
+    await t.database.db.kysely.updateTable('webhook_endpoints').set({ state: 'paused', challenge: null }).where('id', '=', endpoint.id).execute();
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'active' })).json().state, 'active');
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'paused' })).json().state, 'paused');
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'https://third.example.org/x' })).json().state, 'paused');
+    assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'active' })).json().state, 'unverified');
+    assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 200);
+  });
 });
