@@ -13,8 +13,11 @@ import type { FastifyReply } from 'fastify';
 import { ApiError } from '../errors.js';
 
 export interface ConcurrencyLimit {
-  /** Takes a place for `key` until `reply` closes; 429 `rate_limited` with Retry-After when none is free. */
-  enter(key: string, reply: FastifyReply): void;
+  /**
+   * Takes a place for `key` until `reply` closes; 429 `rate_limited` with Retry-After when none is
+   * free. False, taking none, when the client has gone already: answer nothing then.
+   */
+  enter(key: string, reply: FastifyReply): boolean;
 }
 
 export function concurrencyLimit(max: number, retryAfterSeconds: number, what: string): ConcurrencyLimit {
@@ -26,6 +29,9 @@ export function concurrencyLimit(max: number, retryAfterSeconds: number, what: s
   };
   return {
     enter(key, reply) {
+      // The client may have gone while the handler awaited (its session, say): 'close' has come
+      // already and would not come again to give the place back. Nothing is to be sent then.
+      if (reply.raw.closed) return false;
       const count = running.get(key) ?? 0;
       if (count >= max) {
         throw new ApiError('rate_limited', `${max} ${what} at a time; retry in ${retryAfterSeconds} s`, { 'retry-after': String(retryAfterSeconds) });
@@ -33,6 +39,7 @@ export function concurrencyLimit(max: number, retryAfterSeconds: number, what: s
       running.set(key, count + 1);
       // 'close' comes once per response: after the last byte, or when the connection ends first.
       reply.raw.once('close', () => leave(key));
+      return true;
     },
   };
 }

@@ -108,7 +108,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     const session = await requireSession(request, reply);
     if (!session) return reply;
     const userId = session.user.id;
-    exports.enter(userId, reply);
+    if (!exports.enter(userId, reply)) return reply;
     const [connected, sessions] = await Promise.all([stores.grants.listConnectedApps(userId), stores.sessions.listLive(userId, clock())]);
     const head = {
       exported_at: isoTime(clock()),
@@ -137,7 +137,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     const session = await requireSession(request, reply);
     if (!session) return reply;
     const userId = session.user.id;
-    exports.enter(userId, reply);
+    if (!exports.enter(userId, reply)) return reply;
     async function* body() {
       yield 'start_time,value\n';
       for await (const page of stepsOf(userId)) yield page.map((s) => `${s.start_time},${s.value}\n`).join('');
