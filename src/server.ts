@@ -79,9 +79,14 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   if (config.metrics.port !== undefined) metricsServer = await serveMetrics(metrics.registry, config.metrics.port, '127.0.0.1');
+  if (config.trustProxy === true) app.log.warn(TRUST_EVERY_PROXY);
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Stride is serving ${config.publicUrl} (database: ${describeDatabase(config.databaseUrl)})`);
 }
+
+/** TRUST_PROXY=true is safe only behind a proxy that replaces X-Forwarded-For; most append to it. */
+export const TRUST_EVERY_PROXY =
+  'TRUST_PROXY=true takes the client address from the left of X-Forwarded-For, which the client writes itself unless your proxy replaces the header: anyone can then escape the per-address limits. Name your proxies instead (TRUST_PROXY=10.0.0.5 or a CIDR; docs/configuration.md)';
 
 /** The database URL without its password, for logs. */
 export function describeDatabase(databaseUrl: string): string {

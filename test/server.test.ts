@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { freePort, runCli, startServer } from './support/cli.js';
+import { TRUST_EVERY_PROXY } from '../src/server.js';
+import { CLI_PATH, freePort, runCli, startServer } from './support/cli.js';
 import { createTestDatabase, forEachDialect } from './support/databases.js';
 
 forEachDialect('stride serve', (dialect) => {
@@ -48,6 +50,27 @@ it('logs one JSON line per request at info, with its request id and without code
     assert.equal(lines[0]!.status, 404);
     assert.match(JSON.stringify(lines[0]), /code=\[redacted\]&state=s1/);
     assert.doesNotMatch(stdout, /sac_secret|sat_secret/);
+  } finally {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  }
+});
+
+it('warns at start that TRUST_PROXY=true lets clients choose their own address', async () => {
+  const port = await freePort();
+  const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'stride-proxy-')), 'stride.sqlite')}`;
+  const server = spawn(process.execPath, [CLI_PATH, 'serve'], {
+    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), TRUST_PROXY: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  server.stdout!.on('data', (chunk) => (stdout += chunk));
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes('Stride is serving') && server.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const warnings = stdout.split('\n').filter((line) => line.includes('TRUST_PROXY=true')).map((line) => JSON.parse(line) as { level: number; msg: string });
+    assert.deepEqual(warnings.map(({ level, msg }) => ({ level, msg })), [{ level: 40, msg: TRUST_EVERY_PROXY }], stdout);
   } finally {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
