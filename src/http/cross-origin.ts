@@ -19,8 +19,11 @@ declare module 'fastify' {
   }
 }
 
-/** Headers a browser app may read besides the CORS-safelisted ones (RFC 6750 §3, RFC 9110 §10.2.3). */
-const EXPOSED_HEADERS = ['www-authenticate', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+/**
+ * Headers a browser app may read besides the CORS-safelisted ones (RFC 6750 §3, RFC 9110 §10.2.3,
+ * and the nonce a DPoP proof must carry next, RFC 9449 §8).
+ */
+const EXPOSED_HEADERS = ['www-authenticate', 'retry-after', 'dpop-nonce', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
 /** The same on every answer, whatever the request's Origin, so caches need no `Vary: Origin`. */
 const ANSWER_HEADERS = Object.freeze({
@@ -30,8 +33,9 @@ const ANSWER_HEADERS = Object.freeze({
 
 const PREFLIGHT_HEADERS = Object.freeze({
   ...ANSWER_HEADERS,
-  'access-control-allow-methods': 'GET, POST, PUT',
-  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-allow-methods': 'GET, POST, PUT, DELETE',
+  // DPoP: a browser app proves its key on every call (RFC 9449 §4.1).
+  'access-control-allow-headers': 'authorization, content-type, dpop',
   // Chromium keeps a preflight's answer for at most 2 hours, Firefox for 24.
   'access-control-max-age': '7200',
 });
@@ -43,9 +47,20 @@ const PREFLIGHT_HEADERS = Object.freeze({
  */
 export function allowCrossOriginCalls(scope: FastifyInstance): void {
   const crossOriginPaths = new Set<string>();
+  // Routes with a parameter (`/v1/users/me/sleep/:id`), by their segments: a preflight names an id.
+  const crossOriginTemplates: string[][] = [];
   scope.addHook('onRoute', (route) => {
-    if (route.method !== 'OPTIONS' && route.config?.crossOrigin !== false) crossOriginPaths.add(withoutTrailingSlash(route.url ?? route.path));
+    if (route.method === 'OPTIONS' || route.config?.crossOrigin === false) return;
+    const path = withoutTrailingSlash(route.url ?? route.path);
+    if (path.includes('/:')) crossOriginTemplates.push(path.split('/'));
+    else crossOriginPaths.add(path);
   });
+  const isCrossOrigin = (path: string) => {
+    if (crossOriginPaths.has(path)) return true;
+    const segments = path.split('/');
+    return crossOriginTemplates.some((template) =>
+      template.length === segments.length && template.every((part, i) => (part.startsWith(':') ? segments[i] !== '' : part === segments[i])));
+  };
   scope.addHook('onRequest', (request, reply, done) => {
     if (request.routeOptions.config.crossOrigin !== false) reply.headers(ANSWER_HEADERS);
     done();
@@ -56,7 +71,7 @@ export function allowCrossOriginCalls(scope: FastifyInstance): void {
     config: { crossOrigin: false },
     onRequest: (request, reply) => {
       const isPreflight = request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
-      if (isPreflight && crossOriginPaths.has(withoutTrailingSlash(request.url.split('?', 1)[0]!))) reply.code(204).headers(PREFLIGHT_HEADERS).send();
+      if (isPreflight && isCrossOrigin(withoutTrailingSlash(request.url.split('?', 1)[0]!))) reply.code(204).headers(PREFLIGHT_HEADERS).send();
       else reply.callNotFound();
     },
   }, (_request, reply) => reply.callNotFound());

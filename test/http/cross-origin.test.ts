@@ -42,6 +42,10 @@ describe('cross-origin calls from browser apps', () => {
       ['/oauth2/token', 'POST', 'content-type'],
       ['/oauth2/revoke/', 'POST', 'authorization'],
       ['/.well-known/oauth-authorization-server', 'GET', 'authorization'],
+      // A route with an id, a DELETE, and a DPoP proof beside the token.
+      ['/v1/users/me/sleep/slp_AAAAAAAAAAAAAA', 'DELETE', 'authorization, dpop'],
+      ['/v1/users/me/body/weight/wgt_x/', 'DELETE', 'authorization'],
+      ['/v1/users/me/activities/steps/?start_time=0&end_time=60', 'DELETE', 'authorization, dpop'],
     ] as const) {
       const response = await preflight(t, url, method, headers);
       assert.equal(response.statusCode, 204, `${method} ${url}`);
@@ -59,6 +63,7 @@ describe('cross-origin calls from browser apps', () => {
     assert.equal(profile.statusCode, 200);
     assert.equal(profile.headers['access-control-allow-origin'], '*');
     assert.ok(listed(profile.headers['access-control-expose-headers']).includes('x-ratelimit-remaining'));
+    assert.ok(listed(profile.headers['access-control-expose-headers']).includes('dpop-nonce'), 'the nonce a DPoP proof must carry next');
 
     const unknownToken = await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: { ...headers, ...bearer('sat_nope') } });
     assert.equal(unknownToken.statusCode, 401);
@@ -96,6 +101,8 @@ describe('cross-origin calls from browser apps', () => {
       ['POST', '/oauth2/introspect'],
       ['GET', '/v1/events'],
       ['GET', '/v1/webhooks'],
+      ['DELETE', '/v1/webhooks/whk_x'],
+      ['POST', '/dashboard/apps/sc_x/secret'],
     ] as const) {
       const response = await t.app.inject({ method, url, headers: { origin: ORIGIN } });
       assert.equal(response.headers['access-control-allow-origin'], undefined, `${method} ${url}`);
