@@ -8,6 +8,7 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/schema.js';
+import { holdsScope, scopeWordPattern } from './scope-words.js';
 
 type Q = Kysely<Database>;
 
@@ -31,13 +32,12 @@ export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]
 export const SCOPED_EVENT_TYPES: readonly EventType[] = Object.values(EVENT_TYPES_READ_WITH).flat();
 
 /**
- * For each scoped event, the LIKE pattern that finds the grants holding the scope that reads its
- * data (EVENT_TYPES_READ_WITH the other way round). Scope strings are space-separated names; `_`
- * is escaped, as LIKE would take it for any letter.
+ * For each scoped event, the pattern that finds the grants holding the scope that reads its data
+ * (EVENT_TYPES_READ_WITH the other way round; store/scope-words.ts).
  */
 const GRANTS_READING = new Map<EventType, string>(
   Object.entries(EVENT_TYPES_READ_WITH).flatMap(([scope, types]) => {
-    const pattern = `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`;
+    const pattern = scopeWordPattern(scope);
     return types.map((type) => [type, pattern] as const);
   }),
 );
@@ -146,7 +146,7 @@ const scopeAudience = preparedQuery((db: Q, userId: string, scopePattern: string
     .leftJoin('webhook_endpoints as e', 'e.app_id', 'g.app_id')
     .select(['g.app_id', 'e.id as endpoint_id', 'e.event_types'])
     .where('g.user_id', '=', userId)
-    .where(sql<boolean>`(' ' || g.scope || ' ') like ${scopePattern} escape '\\'`),
+    .where(holdsScope('g.scope', scopePattern)),
 );
 
 /** An endpoint's messages of one data event type for a user that are waiting, or made within the window (for the slot). */

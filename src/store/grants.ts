@@ -10,6 +10,7 @@ import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { approveDeviceCode } from './device-codes.js';
 import { isAppIdSyntax } from './identifiers.js';
+import { holdsScope, scopeWordPattern } from './scope-words.js';
 import { EVENT_TYPES_READ_WITH, recordEvent, SCOPED_EVENT_TYPES } from './events.js';
 import { atomically } from './tokens.js';
 
@@ -255,15 +256,11 @@ export async function countGrantsWithOtherScope(db: Q, appId: string, scope: str
  * A user narrowed their consent: the grant's codes not yet exchanged and its access and refresh
  * tokens that carry any of `dropped` end now (on every process: the rows are deleted), and a device
  * request approved with one but not yet redeemed is denied (its device hears access_denied, RFC 8628
- * §3.5). Tokens whose scopes are all still granted keep working. Scope strings are space-separated scope names; the
- * names are matched as whole words (`_` escaped, since LIKE reads it as a wildcard).
+ * §3.5). Tokens whose scopes are all still granted keep working.
  */
 async function deleteGrantCredentialsWithScopes(db: Q, grantId: string, dropped: readonly string[]): Promise<void> {
   if (dropped.length === 0) return;
-  const carriesDropped = dropped.map((scope) => {
-    const pattern = `% ${scope.replace(/[\\%_]/g, (c) => `\\${c}`)} %`;
-    return sql<boolean>`(' ' || scope || ' ') like ${pattern} escape '\\'`;
-  });
+  const carriesDropped = dropped.map((scope) => holdsScope('scope', scopeWordPattern(scope)));
   const anyDropped = sql<boolean>`(${sql.join(carriesDropped, sql` or `)})`;
   await db.deleteFrom('access_tokens').where('grant_id', '=', grantId).where(anyDropped).execute();
   await db.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).where(anyDropped).execute();
