@@ -25,6 +25,9 @@
  *   With DATABASE_URL=postgres://…, load 5 also takes loads 7–13 on PostgreSQL (rows 5/7 … 5/13).
  *  14. the profile GET through @stride/client vs the same GET with undici directly
  *      (client-load.ts; only when BENCH_LOADS names it)
+ *  15. a change of the stride length by people with steps on 20,160 days: the answer's time and
+ *      /healthz's while the distance of every day is recomputed (stride-change.ts); on PostgreSQL
+ *      too (5/15) with load 5
  *
  * Every request of loads 11 and 12 carries a new DPoP proof (new jti and iat; its ath at the
  * resource). The proofs are signed before each slice, outside its time and outside the CPU counted
@@ -99,6 +102,7 @@ import { OFFICE_WORKER, synthesizePerson } from '../src/domain/synthetic-person.
 import { connection, send } from './lib/browser.js';
 import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
 import { temporaryPostgresDatabase } from './lib/postgres.js';
+import { strideChangeLoad } from './stride-change.js';
 import { DATA_TABLES, measureSize, type SizeResult } from './size-load.js';
 import { webhookLoads } from './webhook-loads.js';
 import { clientLoad } from './client-load.js';
@@ -118,7 +122,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -593,6 +597,30 @@ async function clientRow(): Promise<void> {
   row('14 profile GET', '@stride/client', 'req/s', client, ratios, checks);
 }
 
+/** Load 15 on a fresh database of its own (stride-change.ts). */
+async function strideChangeRows(dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const label = dialect === 'sqlite' ? 'Stride SQLite' : 'Stride PostgreSQL';
+  let databaseUrl: string;
+  if (dialect === 'sqlite') {
+    const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-stride-'));
+    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    databaseUrl = `sqlite:${join(workDir, 'stride.sqlite')}`;
+  } else {
+    const database = await temporaryPostgresDatabase(postgresUrl!, 'stride');
+    cleanups.push(() => database.drop());
+    databaseUrl = database.url;
+  }
+  log(`load 15: stride changes over a long history (${label})…`);
+  const { answers, health } = await strideChangeLoad(databaseUrl, label, log);
+  const prefix = dialect === 'sqlite' ? '' : '5/';
+  row(`${prefix}15 stride change, 20,160 days`, label, 'ms (max)', answers, {}, [
+    { target: 'every answer within 50 ms', pass: answers.rate <= 50, actual: `slowest ${answers.rate.toFixed(1)} ms` },
+  ]);
+  row(`${prefix}15 /healthz during it`, label, 'ms (max)', health, {}, [
+    { target: '/healthz always under 100 ms', pass: health.rate < 100, actual: `slowest ${health.rate.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms` },
+  ]);
+}
+
 /** What a person-day may weigh, in bytes (issue 30: 4 KB on SQLite, 6 KB on PostgreSQL). */
 const SIZE_TARGETS = { sqlite: 4 * 1024, postgres: 6 * 1024 } as const;
 
@@ -650,7 +678,7 @@ async function main(): Promise<number> {
 
   const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13'].filter((load) => selected.has(load)));
   // Load 5 is loads 1–3 and 7–13 again on PostgreSQL: those of them selected, or all when none is.
-  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13'];
+  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15'];
   let postgresLoads = new Set<string>();
   if (selected.has('5')) {
     if (postgresUrl) {
@@ -663,6 +691,7 @@ async function main(): Promise<number> {
   // The size row first, on databases of its own, before the servers of the other loads start.
   if (selected.has('7')) await sizeLoad('sqlite');
   if (postgresLoads.has('7')) await sizeLoad('postgres');
+  const postgresStrideChange = postgresLoads.has('15');
   const strideLoads = ['1', '2', '3', '8', '9', '10', '11', '12', '13'];
   if (postgresLoads.size > 0 && !strideLoads.some((load) => postgresLoads.has(load))) postgresLoads = new Set();
   const strides: StrideRun[] = [];
@@ -694,6 +723,8 @@ async function main(): Promise<number> {
   await stopAll();
   if (selected.has('6')) await uploadLoad();
   if (selected.has('14')) await clientRow();
+  if (selected.has('15')) await strideChangeRows('sqlite');
+  if (postgresStrideChange) await strideChangeRows('postgres');
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
 
   if (rows.length === 0) {

@@ -34,6 +34,7 @@ export async function serve(config: Config): Promise<void> {
     try {
       const now = systemClock();
       const { deleted, batches, seconds } = await stores.sweepExpired(now, now - config.webhooks.eventRetentionSeconds);
+      await stores.resumeStrideChanges(now);
       metrics.sweeps.inc({ outcome: 'succeeded' });
       for (const [table, rows] of Object.entries(deleted)) metrics.sweptRows.inc({ table }, rows);
       app.log.info({ swept: deleted, batches, seconds: Math.round(seconds * 1000) / 1000 }, 'swept expired rows');

@@ -5,12 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { PROFILE_CHANGES_JSON_SCHEMA, PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile } from '../domain/profile.js';
+import { PROFILE_CHANGES_JSON_SCHEMA, PROFILE_JSON_SCHEMA, parseProfileChanges, type Profile, type ProfileChanges } from '../domain/profile.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { refuseSchemaViolation } from '../http/validation.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';
+import { StrideChangeTooSoon } from '../store/stride-changes.js';
 
 export const PROFILE_PATHS = ['/v1/users/me', '/users'] as const;
 
@@ -21,13 +22,22 @@ const write = {
   summary: 'Change any of the editable fields (write_profile); answers the profile',
   security: BEARER,
   body: PROFILE_CHANGES_JSON_SCHEMA,
-  response: { 200: answer('The profile as changed', PROFILE_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415) },
+  response: { 200: answer('The profile as changed', PROFILE_JSON_SCHEMA), ...errorAnswers(400, 401, 403, 413, 415, 429) },
 };
 
 export async function userRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const limit = apiRateLimit(app);
   const updateProfile = stores.users.updateProfile;
+
+  async function update(userId: string, changes: ProfileChanges): Promise<Profile | undefined> {
+    try {
+      return await updateProfile(userId, changes, clock());
+    } catch (error) {
+      if (error instanceof StrideChangeTooSoon) throw new ApiError('rate_limited', error.message, { 'Retry-After': String(error.retryAfterSeconds) });
+      throw error;
+    }
+  }
 
   function changed(profile: Profile | undefined): Profile {
     // Deleting a user deletes their tokens, so this only happens in a race with the deletion.
@@ -42,7 +52,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
       const changes = parseProfileChanges(request.body);
       refuseSchemaViolation(request);
       if (Object.keys(changes).length === 0) return request.auth.profile;
-      return changed(await updateProfile(request.auth.userId, changes, clock()));
+      return changed(await update(request.auth.userId, changes));
     });
   }
 }

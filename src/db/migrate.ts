@@ -28,6 +28,7 @@ import * as dpop from './migrations/010_dpop.js';
 import * as parAndRegistration from './migrations/011_par_and_registration.js';
 import * as deviceGrant from './migrations/012_device_grant.js';
 import * as testPeople from './migrations/013_test_people.js';
+import * as strideChanges from './migrations/014_stride_changes.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -44,6 +45,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '011_par_and_registration': parAndRegistration,
   '012_device_grant': deviceGrant,
   '013_test_people': testPeople,
+  '014_stride_changes': strideChanges,
 };
 
 export class MigrationError extends Error {}

@@ -36,6 +36,16 @@ export interface TestPersonTable {
   created_at: number;
 }
 
+/** A person's last stride-length change and the recomputation of their distance it started. */
+export interface StrideChangeTable {
+  user_id: string;
+  changed_at: number;
+  /** 1 while days with steps still hold distance sums of the stride before. */
+  pending: number;
+  /** The last UTC day start recomputed; null: none yet. */
+  done_through: number | null;
+}
+
 export interface AppTable {
   id: string;
   client_id: string;
@@ -323,6 +333,7 @@ export interface AppUsageErrorTable {
 export interface Database {
   users: UserTable;
   test_people: TestPersonTable;
+  stride_changes: StrideChangeTable;
   apps: AppTable;
   pushed_authorization_requests: PushedAuthorizationRequestTable;
   registration_tokens: RegistrationTokenTable;

@@ -1,8 +1,9 @@
 /**
  * Keeping distance rows in step with what they derive from (db/derived-distance.ts): a write of
- * steps or of uploaded distance, and a change of the stride length, rewrite the sums of the
- * distance rows of the days it touches, in its own transaction and under the user's lock
- * (store/owner-lock.ts), so a distance series never reads sums of an older state of either.
+ * steps or of uploaded distance rewrites the sums of the distance rows of the days it touches, in
+ * its own transaction and under the user's lock (store/owner-lock.ts), so a distance series never
+ * reads sums of an older state of either; a change of the stride length rewrites them a page of
+ * days at a time (store/stride-changes.ts).
  */
 import type { Kysely } from 'kysely';
 import { distanceAsRead, hasDistance, strideOf } from '../db/derived-distance.js';
@@ -17,10 +18,7 @@ export interface DayWrite {
   after: DayMinutes;
 }
 
-/** Steps days read per statement while the stride length changes. */
-const RESTRIDE_PAGE = 200;
-
-export async function strideLengthOf(trx: Kysely<Database>, userId: string): Promise<number> {
+async function strideLengthOf(trx: Kysely<Database>, userId: string): Promise<number> {
   const user = await trx.selectFrom('users').select('stride_length_cm').where('id', '=', userId).executeTakeFirst();
   return strideOf(user?.stride_length_cm === undefined || user.stride_length_cm === null ? null : Number(user.stride_length_cm));
 }
@@ -58,27 +56,4 @@ export async function rewriteDistanceDays(trx: Kysely<Database>, userId: string,
   await writeDayRows(trx, userId, 'distance', keep);
   await deleteDayRows(trx, userId, 'distance', drop);
   return changed;
-}
-
-/**
- * After the stride length changed: the sums of every distance row that derives from steps, a page
- * of steps days at a time. Days with no steps derive nothing and keep their rows. Returns the
- * starts of the (UTC) days with steps, whose distance as read may so have changed.
- */
-export async function restrideDistance(trx: Kysely<Database>, userId: string): Promise<number[]> {
-  const rederived: number[] = [];
-  let after = -Infinity;
-  for (;;) {
-    let page = trx.selectFrom('series_days').select(['day_start', 'minutes']).where('user_id', '=', userId).where('metric', '=', 'steps');
-    if (after !== -Infinity) page = page.where('day_start', '>', after);
-    const rows = await page.orderBy('day_start').limit(RESTRIDE_PAGE).execute();
-    const writes = rows.map((row) => {
-      const steps = unpackMinutes(row.minutes);
-      return { day: Number(row.day_start), before: steps, after: steps };
-    });
-    await rewriteDistanceDays(trx, userId, 'steps', writes);
-    for (const write of writes) rederived.push(write.day);
-    if (rows.length < RESTRIDE_PAGE) return rederived;
-    after = Number(rows[rows.length - 1]!.day_start);
-  }
 }

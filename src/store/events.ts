@@ -176,10 +176,14 @@ async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Re
   for (const id of endpointIds) recent.push(...(await recentDataMessages(trx, id, event.userId, event.type, event.now - coalesceSeconds)).rows);
   const waiting = recent.filter((row) => row.state === 'pending' && row.attempts === 0 && row.lease_until === null);
   // The messages of one user's uploads usually hold the same data: one update per distinct payload.
-  const byPayload = new Map<string, string[]>();
-  for (const row of waiting) byPayload.set(row.payload, [...(byPayload.get(row.payload) ?? []), row.id]);
-  for (const [payload, ids] of byPayload) {
-    const before = (JSON.parse(payload) as { data: { ranges?: MinuteRange[]; dates: string[] } }).data;
+  const byPayload = new Map<string, Array<{ id: string; endpoint_id: string }>>();
+  for (const row of waiting) byPayload.set(row.payload, [...(byPayload.get(row.payload) ?? []), row]);
+  const joined = new Set<string>();
+  for (const [payload, rows] of byPayload) {
+    const before = (JSON.parse(payload) as { data: { ranges?: MinuteRange[]; dates?: string[] } }).data;
+    // A message that lists no dates (a stride change's range of them) is joined by nothing.
+    if (!before.dates) continue;
+    for (const row of rows) joined.add(row.endpoint_id);
     const merged = {
       ...data,
       // Every data event names the local dates it touches; the series and sleep also name ranges.
@@ -188,11 +192,11 @@ async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Re
     };
     // Minutes sent again (a device syncing the same day) change nothing the message says.
     if (JSON.stringify(merged) === JSON.stringify(before)) continue;
-    await trx.updateTable('webhook_deliveries').set({ payload: messageBody(event.type, event.now, merged) }).where('id', 'in', ids).execute();
+    await trx.updateTable('webhook_deliveries').set({ payload: messageBody(event.type, event.now, merged) }).where('id', 'in', rows.map((row) => row.id)).execute();
   }
   const slots = new Map<string, number>();
   for (const row of recent) slots.set(row.endpoint_id, Math.max(slots.get(row.endpoint_id) ?? event.now, Number(row.created_at) + coalesceSeconds));
-  return { joined: new Set(waiting.map((row) => row.endpoint_id)), slots };
+  return { joined, slots };
 }
 
 /** Sorted, overlapping or touching ranges joined. */

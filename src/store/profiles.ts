@@ -5,13 +5,12 @@
  * Reading the profile comes with the bearer check (store/bearer-lookup.ts).
  */
 import type { Kysely } from 'kysely';
-import { DateTime } from 'luxon';
 import type { Db } from '../db/database.js';
 import { strideOf } from '../db/derived-distance.js';
 import type { Database } from '../db/schema.js';
-import { restrideDistance, strideLengthOf } from './distance-days.js';
-import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
+import { recordEvent } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
+import { beginStrideChange, restridePage, runPendingRestrides } from './stride-changes.js';
 
 /** The user resource an app sees (docs/api.md): the public part of the user row. */
 export interface Profile {
@@ -30,34 +29,25 @@ export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: numbe
 
 /**
  * Applies a profile change (absent fields keep their value) and returns the profile after it
- * (undefined: no such user). A change of the stride length rewrites the sums of the distance the
- * user's steps derive (store/distance-days.ts) in the same transaction, under the user's lock like
- * every write of steps and distance.
+ * (undefined: no such user). A change of the stride length, under the user's lock like every write
+ * of steps and distance, is refused when it comes too soon after the last one
+ * (StrideChangeTooSoon), and recomputes the distance the user's steps derive: the first page of
+ * days here, the rest after the answer (store/stride-changes.ts).
  */
 export function createProfileUpdate(db: Db): ProfileUpdate {
-  return (userId, changes, now) => {
-    if (changes.stride_length_cm === undefined) return db.kysely.transaction().execute((trx) => update(trx, userId, changes, now));
-    return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
-      const strideBefore = await strideLengthOf(trx, userId);
-      const profile = await update(trx, userId, changes, now);
-      if (profile && strideOf(profile.stride_length_cm === null ? null : Number(profile.stride_length_cm)) !== strideBefore) {
-        // Every day of steps now derives another distance: the apps reading it hear so (SPEC §7).
-        const days = await restrideDistance(trx, userId);
-        if (days.length > 0) await recordEvent(trx, { type: 'distance.updated', userId, data: distanceChangeOf(days, profile.timezone), now }, 0);
-      }
-      return profile;
+  return async (userId, changes, at) => {
+    if (changes.stride_length_cm === undefined) return db.kysely.transaction().execute((trx) => update(trx, userId, changes, at));
+    const { profile, pending } = await withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+      const before = await trx.selectFrom('users').select('stride_length_cm').where('id', '=', userId).executeTakeFirst();
+      if (!before || strideOf(changes.stride_length_cm) === strideOf(before.stride_length_cm)) return { profile: await update(trx, userId, changes, at), pending: false };
+      await beginStrideChange(trx, userId, at);
+      const profile = await update(trx, userId, changes, at);
+      return { profile, pending: !(await restridePage(trx, userId, at)) };
     });
+    // After the answer. A run that fails stays pending: the server's sweep carries it on (src/server.ts).
+    if (pending) void runPendingRestrides(db, at, userId).catch(() => undefined);
+    return profile;
   };
-}
-
-/** A data event's `ranges` and `dates` (docs/webhooks.md) for whole UTC days, dates in the person's zone. */
-function distanceChangeOf(dayStarts: readonly number[], zone: string): { ranges: MinuteRange[]; dates: string[] } {
-  const dates = new Set<string>();
-  for (const day of dayStarts) {
-    dates.add(DateTime.fromSeconds(day, { zone }).toISODate()!);
-    dates.add(DateTime.fromSeconds(day + 86_399, { zone }).toISODate()!);
-  }
-  return { ranges: mergeRanges(dayStarts.map((day) => ({ start_time: day, end_time: day + 86_400 }))), dates: [...dates].sort() };
 }
 
 async function update(trx: Kysely<Database>, userId: string, changes: ProfileChanges, now: number): Promise<Profile | undefined> {

@@ -37,6 +37,7 @@ import type { DpopProofStore } from './dpop-proofs.js';
 import { postgresDpopProofStore } from './postgres/dpop-proofs.js';
 import { sqliteDpopProofStore } from './sqlite/dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
+import { runPendingRestrides } from './stride-changes.js';
 import { createTestPeopleStore, type TestPeopleStore } from './test-people.js';
 import { createTokenStore, type TokenStore } from './tokens.js';
 import { createWebhookStore, type WebhookStore } from './webhooks.js';
@@ -90,6 +91,11 @@ export interface Stores {
    * `eventsBefore`, in bounded batches (store/sweep.ts); returns how many of each.
    */
   sweepExpired(now: number, eventsBefore: number): Promise<SweepResult>;
+  /**
+   * Carries on the distance recomputations that stride-length changes left pending (a process
+   * that stopped mid-way), `userId`'s alone when given (store/stride-changes.ts).
+   */
+  resumeStrideChanges(now: number, userId?: string): Promise<void>;
   /** True when a trivial query succeeds (`/readyz`). */
   isReachable(): Promise<boolean>;
   /** The PostgreSQL pool's connections by state; null on SQLite. */
@@ -132,6 +138,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     testPeople: createTestPeopleStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),
     sweepExpired: (now, eventsBefore) => sweepExpired(db.kysely, db.dialect, now, eventsBefore),
+    resumeStrideChanges: (now, userId) => runPendingRestrides(db, now, userId),
     async isReachable() {
       try {
         await sql`select 1`.execute(db.kysely);

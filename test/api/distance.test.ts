@@ -85,6 +85,7 @@ forEachDialect('distance derived from steps', (dialect) => {
     await upload(t, token, 'steps', stepSamples);
     await upload(t, token, 'distance', [{ start_time: TEN + 180, value: 9 }]);
     const put = async (stride: number | null) => {
+      t.clock.advance(60); // the stride length may change once a minute
       const response = await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload: { stride_length_cm: stride } });
       assert.equal(response.statusCode, 200, response.body);
     };
@@ -97,15 +98,37 @@ forEachDialect('distance derived from steps', (dialect) => {
     assert.deepEqual(await distanceRead(token), { values: [75, 2, 1, 9], total: 87 });
   });
 
-  it('keeps distance of steps uploaded over many days in step with a stride change', async () => {
-    const { token } = await userWithToken(t);
-    const first = utc(2023, 6, 1);
-    const samples = Array.from({ length: 300 }, (_, i) => ({ start_time: first + i * 86_400 + 12 * 3600, value: 10 + (i % 50) }));
-    for (let i = 0; i < samples.length; i += 100) await upload(t, token, 'steps', samples.slice(i, i + 100));
+  it('keeps distance of steps uploaded over many days in step with a stride change, the history recomputed after the answer', async () => {
+    const { user, token } = await userWithToken(t);
+    const first = utc(2022, 6, 1);
+    const samples = Array.from({ length: 700 }, (_, i) => ({ start_time: first + i * 86_400 + 12 * 3600, value: 10 + (i % 50) }));
+    await upload(t, token, 'steps', samples);
+    t.clock.advance(60);
     const response = await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload: { stride_length_cm: 250 } });
     assert.equal(response.statusCode, 200);
-    const series = await readMetric(t, token, 'distance', { start_time: first, end_time: first + 300 * 86_400, timezone: 'UTC' });
+    // What the answer left to do, carried on by the server (here: awaited).
+    await t.database.stores.resumeStrideChanges(t.clock(), user.id);
+    const series = await readMetric(t, token, 'distance', { start_time: first, end_time: first + 700 * 86_400, timezone: 'UTC' });
     assert.deepEqual(series.buckets.map((b) => b.value), samples.map((s) => Math.round((s.value * 250) / 100)));
+  });
+
+  it('refuses a second stride change within a minute with 429 and Retry-After, changing nothing', async () => {
+    const { token } = await userWithToken(t);
+    const put = (payload: object) => t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload });
+    t.clock.advance(60);
+    assert.equal((await put({ stride_length_cm: 80 })).statusCode, 200);
+    t.clock.advance(20);
+    const refused = await put({ stride_length_cm: 81, display_name: 'Not saved' });
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.equal(refused.json().error, 'rate_limited');
+    assert.equal(refused.headers['retry-after'], '40');
+    const profile = (await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) })).json();
+    assert.equal(profile.stride_length_cm, 80);
+    assert.notEqual(profile.display_name, 'Not saved');
+    // Other fields, and the stride it already has, change at any time.
+    assert.equal((await put({ stride_length_cm: 80, display_name: 'Saved' })).statusCode, 200);
+    t.clock.advance(40);
+    assert.equal((await put({ stride_length_cm: 81 })).statusCode, 200);
   });
 
   it('tells the apps of distance.updated when steps change the distance', async () => {
@@ -130,14 +153,18 @@ forEachDialect('distance derived from steps', (dialect) => {
       (await t.database.db.kysely.selectFrom('events').select('data').where('user_id', '=', user.id).where('type', '=', 'distance.updated').orderBy('seq').execute()).map((row) => JSON.parse(row.data));
     const before = (await distanceEvents()).length;
     const put = (payload: object) => t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload });
+    t.clock.advance(60);
     assert.equal((await put({ stride_length_cm: 90 })).statusCode, 200);
     const events = await distanceEvents();
     assert.equal(events.length, before + 1);
-    // Two UTC days with steps: 2 and 5 April; in Kolkata (+05:30) each spans two local dates.
+    // One range from the first to the end of the last UTC day with steps (2 and 5 April), and the
+    // local dates it starts and ends on in Kolkata (+05:30), whatever lies between.
     assert.deepEqual(events.at(-1), {
       user_id: user.id,
-      ranges: [{ start_time: utc(2024, 4, 2), end_time: utc(2024, 4, 3) }, { start_time: utc(2024, 4, 5), end_time: utc(2024, 4, 6) }],
-      dates: ['2024-04-02', '2024-04-03', '2024-04-05', '2024-04-06'],
+      ranges: [{ start_time: utc(2024, 4, 2), end_time: utc(2024, 4, 6) }],
+      start_date: '2024-04-02',
+      end_date: '2024-04-06',
+      cause: 'stride_length',
     });
     // A profile change that keeps the stride says nothing of distance.
     assert.equal((await put({ display_name: 'Someone', stride_length_cm: 90 })).statusCode, 200);

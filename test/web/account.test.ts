@@ -64,7 +64,14 @@ forEachDialect('account page', (dialect) => {
     assert.match(page.body, /Your profile is saved/);
     assert.match(page.body, /value="Europe\/Berlin"/);
 
+    // A second stride change within the minute is refused with the form kept and a reason.
+    const tooSoon = await submit(browser, '/account', '/account/profile', { display_name: 'Pat', timezone: 'UTC', daily_step_goal: '0', stride_length_cm: '' });
+    assert.equal(tooSoon.status, 429);
+    assert.match(tooSoon.body, /You changed your stride length a moment ago; you can change it again in 60 seconds/);
+    assert.equal(Number((await t.database.stores.users.findById(user.id))?.stride_length_cm), 74);
+
     // An empty stride length clears it (null in the API).
+    t.clock.advance(60);
     await submit(browser, '/account', '/account/profile', { display_name: 'Pat', timezone: 'UTC', daily_step_goal: '0', stride_length_cm: '' });
     assert.equal((await t.database.stores.users.findById(user.id))?.stride_length_cm, null);
   });

@@ -50,6 +50,7 @@ forEachDialect('webhook delivery', (dialect) => {
       payload: { samples: Array.from({ length: minutes }, (_, i) => ({ start_time: start + i * 60, value: 10 + i })) },
     });
   const dayStart = () => t.clock() - (t.clock() % 86400) - 86400;
+  const isoDate = (time: number) => new Date(time * 1000).toISOString().slice(0, 10);
 
   it('verifies the endpoint first, then delivers signed events that standardwebhooks accepts', async () => {
     const tokens = await obtainTokens(t, fixture);
@@ -132,6 +133,28 @@ forEachDialect('webhook delivery', (dialect) => {
     assert.deepEqual(steps[1]!.payload.data.ranges, [{ start_time: start + 3600, end_time: start + 3780 }]);
     const feed = await pageWith(async () => (await t.app.ctx.stores.webhooks.feed(fixture.app.id, null, 100))!, (page) => page.data.filter((e) => e.type === 'steps.updated').length >= 3);
     assert.equal(feed.data.filter((e) => e.type === 'steps.updated').length, 3, 'the feed keeps every upload');
+  });
+
+  it('keeps a stride change\'s distance.updated apart: an upload in its window makes its own message', async () => {
+    const tokens = await obtainTokens(t, fixture);
+    await t.app.ctx.stores.webhooks.update(endpoint.id, { eventTypes: [...ALL_TYPES, 'distance.updated'] }, t.clock());
+    await worker.runOnce();
+    const start = dayStart();
+    assert.equal((await upload(tokens, start)).statusCode, 200);
+    await worker.runOnce();
+    await receiver.waitFor('distance.updated');
+    t.clock.advance(60);
+    await t.app.ctx.stores.users.updateProfile(fixture.user.id, { stride_length_cm: 90 }, t.clock());
+    // Within the window of the stride change's message, still waiting: an upload that names dates.
+    const later = await upload(tokens, start + 3600);
+    assert.equal(later.statusCode, 200, later.body);
+    t.clock.advance(30);
+    await worker.runOnce();
+    await worker.runOnce();
+    const distance = (await receiver.waitFor('distance.updated', 3)).map((m) => m.payload.data);
+    const [stride, ...uploads] = [...distance].sort((a, b) => (a.cause ? -1 : b.cause ? 1 : 0));
+    assert.deepEqual(stride, { user_id: fixture.user.id, cause: 'stride_length', ranges: [{ start_time: start, end_time: start + 86_400 }], start_date: isoDate(start), end_date: isoDate(start) });
+    assert.deepEqual(uploads.map((d) => d.dates), [[isoDate(start)], [isoDate(start)]]);
   });
 
   it('signs with the old secret beside the new one for a day after a rotation', async () => {

@@ -12,6 +12,7 @@ import { constantTimeEqual } from '../../security/secrets.js';
 import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
+import { StrideChangeTooSoon } from '../../store/stride-changes.js';
 import { takeDraft } from '../form-drafts.js';
 import { ACCOUNT_DATA_OUTCOMES } from './account-data.js';
 
@@ -157,7 +158,12 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     if (Object.keys(errors).length > 0) return sendAccount(reply, session, { form, errors }, 400);
     // The form sends every field: the change, and its profile.updated event, is what differs.
     const changed = changedFields(profileOf(session.user), changes);
-    if (Object.keys(changed).length > 0) await stores.users.updateProfile(session.user.id, changed, clock());
+    try {
+      if (Object.keys(changed).length > 0) await stores.users.updateProfile(session.user.id, changed, clock());
+    } catch (error) {
+      if (!(error instanceof StrideChangeTooSoon)) throw error;
+      return sendAccount(reply, session, { form, errors: { stride_length_cm: `You changed your stride length a moment ago; you can change it again in ${error.retryAfterSeconds} seconds.` } }, 429);
+    }
     return reply.redirect('/account?saved=profile', 303);
   });
 
