@@ -9,6 +9,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { AppContext } from './context.js';
 import { eventRoutes } from './api/events.js';
 import { resourceRoutes } from './api/routes.js';
+import { fitbitRoutes } from './api/fitbit/routes.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ApiError, temporarilyUnavailable } from './errors.js';
 import { clientErrorHandler } from './http/client-errors.js';
@@ -133,6 +134,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
     await crossOrigin.register(async (api) => {
       api.addHook('onResponse', app.usage.countApiAnswer);
       await api.register(resourceRoutes);
+      await api.register(fitbitRoutes);
     });
     await crossOrigin.register(async (clientEndpoints) => {
       clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);

@@ -48,6 +48,8 @@ export interface Config {
     registration: RateLimit | null;
     token: RateLimit | null;
     api: RateLimit | null;
+    /** FITBIT_RATE_LIMIT: the Fitbit-compatible routes, per person and app per clock hour. */
+    fitbit: RateLimit | null;
   };
   /** Fastify's `trustProxy`: which peers' X-Forwarded-For is believed (false: none). */
   trustProxy: TrustProxy;
@@ -302,6 +304,8 @@ export function loadConfig(env: Env = process.env): Config {
       registration: rateLimit(env, 'RATE_LIMIT_REGISTRATION', '10/hour', off),
       token: rateLimit(env, 'RATE_LIMIT_TOKEN', '600/min', off),
       api: rateLimit(env, 'RATE_LIMIT_API', '6000/min', off),
+      // Fitbit's limit: requests per person and app in each clock hour (docs/migrating-from-fitbit.md).
+      fitbit: off || env.FITBIT_RATE_LIMIT === 'off' ? null : { max: integer(env, 'FITBIT_RATE_LIMIT', 150, 1, 1_000_000), windowMs: 3_600_000 },
     },
     trustProxy: trustProxy(env),
     http: httpLimits(env),

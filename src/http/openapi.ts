@@ -11,10 +11,10 @@ import { finishDocument, type OpenApiDocument } from './openapi-answers.js';
 import { ERROR_SCHEMA, documentedScope } from './schemas.js';
 
 /** The paths a program calls; everything else is a page (docs/web.md). */
-const API_PATHS = /^\/(v1\/|users$|oauth2\/(token|device_authorization|revoke|introspect|par|register|register\/:client_id)$|\.well-known\/|healthz$|readyz$)/;
+const API_PATHS = /^\/(v1\/|1(\.2)?\/user\/|users$|oauth2\/(token|device_authorization|revoke|introspect|par|register|register\/:client_id)$|\.well-known\/|healthz$|readyz$)/;
 
 /** The resource API: its routes take an access token, which the OAuth flow of the document gives. */
-const RESOURCE_API = /^\/(v1\/users\/|users$)/;
+const RESOURCE_API = /^\/(v1\/users\/|1(\.2)?\/user\/|users$)/;
 
 /** The profile's path for apps written before /v1 (api/users.ts): the same routes, documented as the alias. */
 const ALIASES: Record<string, string> = { '/users': '/v1/users/me' };
@@ -55,6 +55,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         { name: 'OAuth 2.0', description: 'The authorization server\'s endpoints: authorization, tokens, pushed requests, the device grant, client registration.' },
         ...['Profile', 'Steps', 'Distance', 'Calories', 'Heart rate', 'Sleep', 'Body', 'Daily summary'].map((name) => ({ name })),
         { name: 'Events and webhooks', description: 'What changed in the data of the people who use an app, as a feed and as signed HTTP calls.' },
+        { name: 'Fitbit compatible', description: 'The Fitbit Web API\'s paths and shapes on the same data, for apps moving from Fitbit (docs/migrating-from-fitbit.md). Errors in Fitbit\'s shape.' },
         { name: 'Health', description: 'For load balancers and orchestrators.' },
       ],
       components: {

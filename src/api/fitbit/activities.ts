@@ -1,0 +1,184 @@
+/**
+ * Fitbit's activity resources on the same stores as `/v1/…`: the daily time series of steps,
+ * distance and calories, heart rate per day (resting heart rate), and the intraday datasets of a
+ * day (steps, distance, calories, heart) by 1, 5 or 15 minutes, optionally within a time window.
+ * Each value is the one `/v1/…` answers for the same person and range — sums of the same buckets,
+ * heart rate the mean of the minutes' averages to one decimal — in Fitbit's shape: daily values as
+ * strings, intraday values as numbers, distance in kilometres or miles (units.ts).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { planBuckets } from '../../calendar/step-buckets.js';
+import { profileZone } from '../../domain/local-dates.js';
+import { createSeriesReader, type SeriesReader } from '../../domain/step-series.js';
+import { SUM_METRICS } from '../../domain/sum-metrics.js';
+import { heartRateBuckets, type HeartRateBuckets } from '../../store/heart-rate-series.js';
+import type { SumMetric } from '../../store/minute-series.js';
+import { insufficientScope } from '../bearer.js';
+import { clockMinutes, datesOf, dayOf, PERIODS, type LocalDates } from './dates.js';
+import { FitbitError, validation } from './errors.js';
+import { clockText, localSecondsOfDay } from './local-clock.js';
+import { fitbitRoute } from './route-schema.js';
+import { distanceIn, unitsOf, type Units } from './units.js';
+
+const SUM_RESOURCES: readonly SumMetric[] = ['steps', 'distance', 'calories'];
+/** Fitbit's rules: every period, ranges of up to three years for activity; a year for heart rate. */
+const ACTIVITY_DATES = { periods: PERIODS, maxDays: 1095 };
+const HEART_DATES = { periods: ['1d', '7d', '30d', '1w', '1m'] as const, maxDays: 366 };
+/** Intraday detail levels and their minutes; heart rate's `1sec` answers the minutes Stride holds. */
+const DETAIL_MINUTES: Readonly<Record<string, number>> = { '1sec': 1, '1min': 1, '5min': 5, '15min': 15 };
+
+interface DaySeries {
+  dateTime: string;
+  value: string;
+}
+
+interface DatasetEntry {
+  time: string;
+  value: number;
+}
+
+export async function activityRoutes(app: FastifyInstance): Promise<void> {
+  const { stores, clock } = app.ctx;
+  const sums: Partial<Record<SumMetric, SeriesReader<SumMetric>>> = {};
+  for (const metric of SUM_RESOURCES) sums[metric] = createSeriesReader(stores[metric].sums, metric, 10 ** SUM_METRICS[metric].decimals);
+  const heartReadDays = stores.heartRate.readDays;
+
+  const requireRead = (request: FastifyRequest, resource: string) => {
+    const scope = resource === 'heart' ? 'read_heartrate' : 'read_activity';
+    if (!request.auth.scopes.includes(scope)) throw insufficientScope(scope);
+  };
+  const unknownResource = (resource: string) => new FitbitError(404, 'not_found', `The resource activities/${resource.slice(0, 40)} is not served; see docs/migrating-from-fitbit.md`, 'resource');
+
+  /** The sums per local day of `dates`, as the `/v1/…` daily series answers them. */
+  async function dailySums(request: FastifyRequest, metric: SumMetric, dates: LocalDates): Promise<number[]> {
+    const { auth } = request;
+    const series = await sums[metric]!(auth.userId, { granularity: 'day', timezone: dates.zone, start: dates.from, end: dates.to }, auth.stepsWrittenAt, auth.profile.stride_length_cm);
+    return (series[metric] as Array<{ value: number }>).map((bucket) => bucket.value);
+  }
+
+  const valueText = (metric: SumMetric, units: Units) => (value: number) => String(metric === 'distance' ? distanceIn(units, value) : value);
+
+  async function sumSeries(request: FastifyRequest, metric: SumMetric, dates: LocalDates): Promise<DaySeries[]> {
+    const text = valueText(metric, unitsOf(request));
+    const values = await dailySums(request, metric, dates);
+    return dates.dates.map((dateTime, i) => ({ dateTime, value: text(values[i] ?? 0) }));
+  }
+
+  async function heartSeries(request: FastifyRequest, dates: LocalDates) {
+    const plan = planBuckets(dates.zone, 'day', dates.from, dates.to);
+    const buckets = await heartRateBuckets(heartReadDays, request.auth.userId, plan);
+    return dates.dates.map((dateTime, i) => ({ dateTime, value: heartDayValue(buckets, i) }));
+  }
+
+  const series = fitbitRoute('An activity or heart-rate time series by day (Fitbit\'s activity / heartrate)');
+  app.get('/1/user/:userId/activities/:resource/date/:date/:period.json', series, async (request) => {
+    const { resource, date, period } = request.params as { resource: string; date: string; period: string };
+    const zone = profileZone(request.auth.profile.timezone);
+    if (resource === 'heart') {
+      requireRead(request, resource);
+      return { 'activities-heart': await heartSeries(request, datesOf(date, period, zone, clock(), HEART_DATES)) };
+    }
+    if (!(SUM_RESOURCES as readonly string[]).includes(resource)) throw unknownResource(resource);
+    requireRead(request, resource);
+    const dates = datesOf(date, period, zone, clock(), ACTIVITY_DATES);
+    return { [`activities-${resource}`]: await sumSeries(request, resource as SumMetric, dates) };
+  });
+
+  /** A day's dataset by `detail`, within [fromMinute, toMinute] of the local clock when given. */
+  async function intraday(request: FastifyRequest, window?: { from: string; to: string }) {
+    const { resource, date, detail } = request.params as { resource: string; date: string; detail: string };
+    if (resource !== 'heart' && !(SUM_RESOURCES as readonly string[]).includes(resource)) throw unknownResource(resource);
+    requireRead(request, resource);
+    const step = DETAIL_MINUTES[detail];
+    if (step === undefined || (detail === '1sec' && resource !== 'heart')) {
+      throw validation('detail-level', `Invalid detail level: ${detail.slice(0, 10)}. It must be one of 1min, 5min, 15min${resource === 'heart' ? ', 1sec' : ''}.`);
+    }
+    const range = window && { from: clockMinutes(window.from, 'start-time'), to: clockMinutes(window.to, 'end-time') };
+    const zone = profileZone(request.auth.profile.timezone);
+    const day = dayOf(date, zone, clock());
+    const plan = planBuckets(zone, 'minute', day.from, day.to);
+    const seconds = localSecondsOfDay(plan);
+    const inWindow = (i: number) => !range || (seconds[i]! >= range.from * 60 && seconds[i]! <= range.to * 60);
+    const dataset = { datasetInterval: step, datasetType: 'minute' };
+    if (resource === 'heart') {
+      const [minutes, days] = await Promise.all([
+        heartRateBuckets(heartReadDays, request.auth.userId, plan),
+        heartRateBuckets(heartReadDays, request.auth.userId, planBuckets(zone, 'day', day.from, day.to)),
+      ]);
+      return {
+        'activities-heart': [{ dateTime: day.dates[0], value: heartDayValue(days, 0) }],
+        'activities-heart-intraday': { dataset: heartDataset(minutes, seconds, step, inWindow), ...dataset },
+      };
+    }
+    const metric = resource as SumMetric;
+    const { auth } = request;
+    const request1 = { granularity: 'minute' as const, timezone: zone, start: day.from, end: day.to };
+    const minuteSeries = await sums[metric]!(auth.userId, request1, auth.stepsWrittenAt, auth.profile.stride_length_cm);
+    const values = (minuteSeries[metric] as Array<{ value: number }>).map((bucket) => bucket.value);
+    const units = unitsOf(request);
+    const convert = metric === 'distance' ? (metres: number) => distanceIn(units, metres) : (value: number) => value;
+    return {
+      [`activities-${resource}`]: [{ dateTime: day.dates[0], value: valueText(metric, units)(minuteSeries.total) }],
+      [`activities-${resource}-intraday`]: { dataset: sumDataset(values, seconds, step, inWindow, convert), ...dataset },
+    };
+  }
+
+  const intradayRoute = fitbitRoute('A day\'s intraday dataset by 1, 5 or 15 minutes (Fitbit\'s activity / heartrate)');
+  app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail.json', intradayRoute, (request) => intraday(request));
+  app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail/time/:from/:to.json', intradayRoute, (request) => {
+    const { from, to } = request.params as { from: string; to: string };
+    return intraday(request, { from, to });
+  });
+}
+
+/** A day's heart-rate value: the resting heart rate where there is one. */
+export function heartDayValue(buckets: HeartRateBuckets, index: number): { customHeartRateZones: never[]; restingHeartRate?: number } {
+  const resting = buckets.resting?.[index] ?? null;
+  return { customHeartRateZones: [], ...(resting === null ? {} : { restingHeartRate: resting }) };
+}
+
+/**
+ * The entries of a sum metric's day: each group of `step` minutes that starts on a multiple of
+ * `step` of the local clock, its sum; every group, zeros included, as Fitbit sends them.
+ */
+function sumDataset(values: readonly number[], seconds: readonly number[], step: number, inWindow: (i: number) => boolean, convert: (value: number) => number): DatasetEntry[] {
+  const dataset: DatasetEntry[] = [];
+  forEachGroup(seconds, step, inWindow, (first, end) => {
+    let sum = 0;
+    for (let i = first; i < end; i++) sum += values[i] ?? 0;
+    dataset.push({ time: clockText(seconds[first]!), value: convert(step === 1 ? sum : Math.round(sum * 10) / 10) });
+  });
+  return dataset;
+}
+
+/** Heart rate's entries: each group's mean of its minutes' averages, one decimal; groups without data are left out, as Fitbit does. */
+function heartDataset(buckets: HeartRateBuckets, seconds: readonly number[], step: number, inWindow: (i: number) => boolean): DatasetEntry[] {
+  const dataset: DatasetEntry[] = [];
+  forEachGroup(seconds, step, inWindow, (first, end) => {
+    let minutes = 0;
+    let sum = 0;
+    for (let i = first; i < end; i++) {
+      minutes += buckets.minutes[i]!;
+      sum += buckets.sums[i]!;
+    }
+    if (minutes > 0) dataset.push({ time: clockText(seconds[first]!), value: Math.round((sum / minutes) * 10) / 10 });
+  });
+  return dataset;
+}
+
+/** Runs of consecutive minutes in the window whose local times fall in one `step`-minute group. */
+function forEachGroup(seconds: readonly number[], step: number, inWindow: (i: number) => boolean, visit: (first: number, end: number) => void): void {
+  const groupOf = (i: number) => Math.floor(seconds[i]! / (step * 60));
+  for (let i = 0; i < seconds.length; ) {
+    if (!inWindow(i)) {
+      i++;
+      continue;
+    }
+    const group = groupOf(i);
+    let end = i + 1;
+    while (end < seconds.length && inWindow(end) && groupOf(end) === group && seconds[end]! > seconds[end - 1]!) end++;
+    visit(i, end);
+    i = end;
+  }
+}
+
