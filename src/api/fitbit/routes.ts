@@ -10,8 +10,10 @@ import { useApiSecurityHeaders } from '../../http/security-headers.js';
 import { tokenKey } from '../../security/secrets.js';
 import { bearerAuth } from '../bearer.js';
 import { activityRoutes } from './activities.js';
+import { bodyRoutes } from './body.js';
 import { fitbitErrorHandler, FitbitError } from './errors.js';
 import { profileRoutes } from './profile.js';
+import { sleepRoutes } from './sleep.js';
 import { fitbitRateLimit } from './rate-limit.js';
 
 export async function fitbitRoutes(app: FastifyInstance): Promise<void> {
@@ -36,4 +38,6 @@ export async function fitbitRoutes(app: FastifyInstance): Promise<void> {
   });
   await profileRoutes(app);
   await activityRoutes(app);
+  await sleepRoutes(app);
+  await bodyRoutes(app);
 }

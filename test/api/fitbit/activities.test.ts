@@ -7,14 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { DateTime } from 'luxon';
-import { addTestPeople } from '../../../src/domain/test-people.js';
 import type { TestPerson } from '../../../src/store/test-people.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { forEachDialect } from '../../support/databases.js';
-import { ALL_RESOURCE_SCOPES, createUser, issueAccessToken } from '../../support/tokens.js';
 import { readHeartRate } from '../heartrate-support.js';
 import { readMetric, type Metric } from '../sum-metrics-support.js';
-import { fitbitJson } from './fitbit-support.js';
+import { fitbitJson, testPeopleWithTokens } from './fitbit-support.js';
 
 /** Noon UTC on 31 March 2026: four days of data from the 28th, the 29th Berlin's 23-hour day. */
 const NOW = Date.UTC(2026, 2, 31, 12) / 1000;
@@ -26,11 +24,7 @@ forEachDialect('Fitbit-compatible activity resources', (dialect) => {
   before(async () => {
     t = await createTestApp(dialect);
     t.clock.set(NOW);
-    const developer = await createUser(t);
-    const owner = (await t.database.stores.users.findById(developer.id))!;
-    const made = await addTestPeople(t.database.stores, owner, NOW, { days: 4, coalesceSeconds: 0 });
-    people = [];
-    for (const person of made) people.push({ person, token: (await issueAccessToken(t, { id: person.id, email: person.email }, ALL_RESOURCE_SCOPES)).token });
+    people = await testPeopleWithTokens(t, NOW, 4);
   });
   after(() => t.close());
 
