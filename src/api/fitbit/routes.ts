@@ -11,6 +11,7 @@ import { tokenKey } from '../../security/secrets.js';
 import { bearerAuth } from '../bearer.js';
 import { activityRoutes } from './activities.js';
 import { bodyRoutes } from './body.js';
+import { deviceRoutes } from './devices.js';
 import { fitbitErrorHandler, FitbitError } from './errors.js';
 import { profileRoutes } from './profile.js';
 import { sleepRoutes } from './sleep.js';
@@ -40,4 +41,5 @@ export async function fitbitRoutes(app: FastifyInstance): Promise<void> {
   await activityRoutes(app);
   await sleepRoutes(app);
   await bodyRoutes(app);
+  await deviceRoutes(app);
 }

@@ -108,6 +108,20 @@ forEachDialect('Fitbit-compatible face', (dialect) => {
     }
   });
 
+  it('lists the apps that write the person\'s data as trackers, with when each last used its grant', async () => {
+    const user = await createUser(t, { timezone: 'Europe/Berlin' });
+    const writer = await issueAccessToken(t, user, ['write_activity', 'read_activity']);
+    await issueAccessToken(t, user, ['read_profile']);
+    t.clock.set(Date.UTC(2026, 10, 20, 13, 0) / 1000);
+    assert.equal((await fitbitGet(t, writer.token, '/1/user/-/activities/steps/date/today/1d.json')).statusCode, 200);
+    const devices = await fitbitJson<Array<Record<string, unknown>>>(t, writer.token, '/1/user/-/devices.json');
+    const app = await t.database.stores.apps.findById(writer.appId);
+    assert.deepEqual(devices, [{ deviceVersion: 'Test App', features: [], id: app!.clientId, lastSyncTime: '2026-11-20T14:00:00.000', type: 'TRACKER' }]);
+    const { token: writeOnly } = await issueAccessToken(t, user, ['write_body']);
+    const refused = await fitbitGet(t, writeOnly, '/1/user/-/devices.json');
+    assert.deepEqual([refused.statusCode, fitbitErrorOf(refused.body).errorType], [403, 'insufficient_scope']);
+  });
+
   it('counts each person and app\'s requests in the clock hour, in Fitbit\'s headers, and answers 429 when they are spent — two servers sharing one count through Redis', { skip: redisMissing ?? false }, async () => {
     const env = { RATE_LIMIT: 'on', FITBIT_RATE_LIMIT: '3', REDIS_URL: SHARED_REDIS_URL };
     const limited = await createTestApp(dialect, env);
