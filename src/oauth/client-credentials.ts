@@ -40,15 +40,17 @@ function parseBasicCredentials(header: string): { clientId: string; clientSecret
 }
 
 /**
- * The credentials a request carries: the Authorization header when there is one (and then no
- * secret in the body: RFC 6749 §2.3 allows one method per request), else the form fields.
+ * The credentials a request carries: the Authorization header when there is one, else the form
+ * fields. RFC 6749 §2.3 has a client use one method per request; Fitbit's client libraries
+ * (python-fitbit, fitbit-node) send the same id and secret both ways, which is one authentication
+ * and is taken as Basic — different credentials in the two places are refused.
  */
 export function readClientCredentials(body: Readonly<Record<string, string | undefined>>, authorization: string | undefined): ClientCredentials {
   if (authorization !== undefined) {
     const basic = parseBasicCredentials(authorization);
     if (!basic) throw invalidClient('the Authorization header is not valid HTTP Basic client authentication', true);
-    if (body.client_secret !== undefined) {
-      throw invalidRequest('client credentials were sent both in the Authorization header and in the body');
+    if (body.client_secret !== undefined && body.client_secret !== basic.clientSecret) {
+      throw invalidRequest('client_secret in the body differs from the one in the Authorization header');
     }
     if (body.client_id !== undefined && body.client_id !== basic.clientId) {
       throw invalidRequest('client_id in the body differs from the one in the Authorization header');

@@ -69,15 +69,18 @@ forEachDialect('token endpoint: authorization_code grant', (dialect) => {
     assert.equal((await exchangeCode(t, f, code)).statusCode, 200);
   });
 
-  it('refuses two client authentication methods at once', async () => {
-    const { code: code2 } = await obtainCode(t, f);
-    const response = await tokenRequest(
-      t,
-      { grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT_URI, client_id: f.app.clientId, client_secret: f.secret },
-      { authorization: basic(f.app.clientId, f.secret) },
-    );
-    assert.equal(response.statusCode, 400);
-    assert.equal(response.json().error, 'invalid_request');
+  it('takes the same credentials sent both as HTTP Basic and in the body, as Fitbit\'s client libraries send them, and refuses different ones', async () => {
+    const exchange = async (body: Record<string, string>) => {
+      const { code } = await obtainCode(t, f);
+      return tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, ...body }, { authorization: basic(f.app.clientId, f.secret) });
+    };
+    assert.equal((await exchange({ client_id: f.app.clientId, client_secret: f.secret })).statusCode, 200);
+    const differing: Array<Record<string, string>> = [{ client_id: f.app.clientId, client_secret: `${f.secret}x` }, { client_secret: 'another' }, { client_id: 'another-client', client_secret: f.secret }];
+    for (const body of differing) {
+      const response = await exchange(body);
+      assert.equal(response.statusCode, 400, JSON.stringify(body));
+      assert.equal(response.json().error, 'invalid_request');
+    }
   });
 
   it('answers a redirect_uri that differs from the request with access_denied', async () => {

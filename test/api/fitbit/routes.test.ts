@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 import { forEachDialect } from '../../support/databases.js';
 import { SHARED_REDIS_URL, sharedRedisUnavailable } from '../../support/redis-server.js';
 import { ALL_RESOURCE_SCOPES, bearer, createUser, issueAccessToken } from '../../support/tokens.js';
+import { pageWith } from '../../support/feed.js';
 import { fitbitErrorOf, fitbitGet, fitbitJson } from './fitbit-support.js';
 
 const redisMissing = await sharedRedisUnavailable();
@@ -114,6 +115,8 @@ forEachDialect('Fitbit-compatible face', (dialect) => {
     await issueAccessToken(t, user, ['read_profile']);
     t.clock.set(Date.UTC(2026, 10, 20, 13, 0) / 1000);
     assert.equal((await fitbitGet(t, writer.token, '/1/user/-/activities/steps/date/today/1d.json')).statusCode, 200);
+    // The request records the grant's use after its answer.
+    await pageWith(() => t.database.db.kysely.selectFrom('grants').select('last_used_at').where('id', '=', writer.grantId).executeTakeFirstOrThrow(), (grant) => grant.last_used_at !== null);
     const devices = await fitbitJson<Array<Record<string, unknown>>>(t, writer.token, '/1/user/-/devices.json');
     const app = await t.database.stores.apps.findById(writer.appId);
     assert.deepEqual(devices, [{ deviceVersion: 'Test App', features: [], id: app!.clientId, lastSyncTime: '2026-11-20T14:00:00.000', type: 'TRACKER' }]);
