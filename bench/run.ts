@@ -25,6 +25,9 @@
  *   With DATABASE_URL=postgres://…, load 5 also takes loads 7–13 on PostgreSQL (rows 5/7 … 5/13).
  *  14. the profile GET through @stride/client vs the same GET with undici directly
  *      (client-load.ts; only when BENCH_LOADS names it)
+ *  16. the Fitbit-compatible daily steps of 30 days vs the native route answering the same data (row 2's)
+ *  17. the Fitbit-compatible day of heart rate by minute vs the native route (row 9's)
+ *   With DATABASE_URL=postgres://…, load 5 also takes loads 16 and 17 on PostgreSQL.
  *  15. a change of the stride length by people with steps on 20,160 days: the answer's time and
  *      /healthz's while the distance of every day is recomputed (stride-change.ts); on PostgreSQL
  *      too (5/15) with load 5
@@ -122,7 +125,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -218,7 +221,7 @@ async function startStrideRun(
   const server = await startStride(setup.databaseUrl, label, { nodeFlags: strideFlags, env });
   const endpoints = STRIDE_ENDPOINTS(server.origin);
   const token = async (scope: string) => (await obtainTokens(server.origin, endpoints, setup.client, setup.user, { scope }, 1))[0]!.access_token;
-  if (['8', '9', '10'].some((load) => loads.has(load))) {
+  if (['8', '9', '10', '17'].some((load) => loads.has(load))) {
     log(`${label}: uploading the same 30 days of calories, heart rate, sleep and weight through the API…`);
     // A made-up person living on UTC days, so that the steps window holds 30 whole days of it.
     const person = synthesizePerson({ ...OFFICE_WORKER, timezone: 'UTC' }, setup.steps.end - 1, 30, 7);
@@ -319,7 +322,37 @@ const READS = {
     path: (s) => `/v1/users/me/summary/daily/?start_date=${isoDate(s.setup.steps.start)}&end_date=${isoDate(s.setup.steps.end - 1)}&timezone=UTC`,
     token: (s) => s.summaryToken,
   },
+  /** The Fitbit-compatible face answering the same data as steps30 and heartRateMinutes (loads 16, 17). */
+  fitbitSteps30: {
+    path: (s) => `/1/user/-/activities/steps/date/${isoDate(s.setup.steps.end - 1)}/30d.json`,
+    token: (s) => s.stepsToken,
+  },
+  fitbitHeartRateMinutes: {
+    path: (s) => `/1/user/-/activities/heart/date/${isoDate(s.setup.steps.end - 86_400)}/1d/1min.json`,
+    token: (s) => s.heartRateToken,
+  },
 } satisfies Record<string, StrideRead>;
+
+/**
+ * Loads 16 and 17: the Fitbit-compatible route against the native route answering the same data,
+ * on the same Stride, in interleaved slices; at least `minimum` × the native rate.
+ */
+async function compatibleLoad(load: string, strides: StrideRun[], native: StrideRead, compatible: StrideRead, minimum: number): Promise<void> {
+  for (const s of strides) {
+    const answer = await readOnce(s, compatible);
+    if (answer.status !== 200) throw new Error(`${s.prefix}${load}: GET ${compatible.path(s)} answers ${answer.status} ${answer.body.slice(0, 200)}`);
+    const [nativeM, compatibleM] = await interleave(
+      [
+        fixedRequestWorkload(`${s.server.origin}${native.path(s)}`, bearer(native.token(s)), CONNECTIONS, s.server.pid),
+        fixedRequestWorkload(`${s.server.origin}${compatible.path(s)}`, bearer(compatible.token(s)), CONNECTIONS, s.server.pid),
+      ],
+      settings,
+    );
+    row(`${s.prefix}${load}`, `${s.label}, native route`, 'req/s', nativeM!, {}, [noErrorsCheck(nativeM!)]);
+    const { ratios, checks } = withRatios(compatibleM!, [against(compatibleM!, nativeM!, 'native', 'vs the native route answering the same data', minimum)]);
+    row(`${s.prefix}${load}`, `${s.label}, Fitbit-compatible`, 'req/s', compatibleM!, ratios, [...checks, rssCheck(compatibleM!)]);
+  }
+}
 
 /** One answer of `read` from `s` (status and body), before a load, to check it answers and to size it. */
 async function readOnce(s: StrideRun, read: StrideRead): Promise<{ status: number; body: string }> {
@@ -676,9 +709,9 @@ async function main(): Promise<number> {
   }
   log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load in interleaved slices, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
 
-  const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13'].filter((load) => selected.has(load)));
+  const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13', '16', '17'].filter((load) => selected.has(load)));
   // Load 5 is loads 1–3 and 7–13 again on PostgreSQL: those of them selected, or all when none is.
-  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15'];
+  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15', '16', '17'];
   let postgresLoads = new Set<string>();
   if (selected.has('5')) {
     if (postgresUrl) {
@@ -692,7 +725,7 @@ async function main(): Promise<number> {
   if (selected.has('7')) await sizeLoad('sqlite');
   if (postgresLoads.has('7')) await sizeLoad('postgres');
   const postgresStrideChange = postgresLoads.has('15');
-  const strideLoads = ['1', '2', '3', '8', '9', '10', '11', '12', '13'];
+  const strideLoads = ['1', '2', '3', '8', '9', '10', '11', '12', '13', '16', '17'];
   if (postgresLoads.size > 0 && !strideLoads.some((load) => postgresLoads.has(load))) postgresLoads = new Set();
   const strides: StrideRun[] = [];
   if (sqliteLoads.size > 0) strides.push(await sqliteStride(sqliteLoads));
@@ -720,6 +753,8 @@ async function main(): Promise<number> {
   if (taking('11').length > 0) await dpopProfileLoad(taking('11'), peer!);
   if (taking('12').length > 0) await dpopRefreshLoad(taking('12'), peer!);
   if (taking('13').length > 0) await devicePollLoad(taking('13'), bare!);
+  if (taking('16').length > 0) await compatibleLoad('16 Fitbit steps 30 days', taking('16'), READS.steps30, READS.fitbitSteps30, 0.8);
+  if (taking('17').length > 0) await compatibleLoad('17 Fitbit heart rate 1 day by minute', taking('17'), READS.heartRateMinutes, READS.fitbitHeartRateMinutes, 0.8);
   await stopAll();
   if (selected.has('6')) await uploadLoad();
   if (selected.has('14')) await clientRow();

@@ -18,10 +18,10 @@ import type { SeriesRequest } from './step-series.js';
 export const MAX_KEPT_ANSWER_BYTES = 8 * 1024 * 1024;
 
 export interface KeptHeartRateAnswers {
-  /** The kept answer of `request` for `userId`, when it was written from `plan` and the same `rows`. */
-  find(userId: string, request: SeriesRequest, plan: BucketPlan, rows: readonly HeartRateDayRow[]): Buffer | undefined;
-  /** Keeps `body` as the answer of `request` for `userId` from `plan` and `rows` (replacing any). */
-  keep(userId: string, request: SeriesRequest, plan: BucketPlan, rows: readonly HeartRateDayRow[], body: Buffer): void;
+  /** The answer kept under `key` (answerKey), when it was written from `plan` and the same `rows`. */
+  find(key: string, plan: BucketPlan, rows: readonly HeartRateDayRow[]): Buffer | undefined;
+  /** Keeps `body` as the answer under `key` from `plan` and `rows` (replacing any). */
+  keep(key: string, plan: BucketPlan, rows: readonly HeartRateDayRow[], body: Buffer): void;
   /** Bytes kept (answers and the packed columns beside them). */
   readonly bytes: number;
 }
@@ -33,7 +33,8 @@ interface Kept {
   size: number;
 }
 
-const keyOf = (userId: string, request: SeriesRequest) => `${userId} ${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
+/** The key of a user's answer to a query; `variant` names what else the answer depends on (its shape). */
+export const answerKey = (userId: string, request: SeriesRequest, variant = '') => `${userId} ${request.timezone} ${request.granularity} ${request.start} ${request.end} ${variant}`;
 
 /** Rows from the same reader have the same types: day_start and total compare as values. */
 function sameDays(kept: readonly HeartRateDayRow[], read: readonly HeartRateDayRow[]): boolean {
@@ -62,8 +63,7 @@ export function keptHeartRateAnswers(maxBytes = MAX_KEPT_ANSWER_BYTES): KeptHear
     bytes -= kept.size;
   };
   return {
-    find(userId, request, plan, rows) {
-      const key = keyOf(userId, request);
+    find(key, plan, rows) {
       const kept = answers.get(key);
       // Another object for the same query: its kept plan was dropped and made again.
       if (kept === undefined || kept.plan !== plan || !sameDays(kept.rows, rows)) return undefined;
@@ -71,8 +71,7 @@ export function keptHeartRateAnswers(maxBytes = MAX_KEPT_ANSWER_BYTES): KeptHear
       answers.set(key, kept);
       return kept.body;
     },
-    keep(userId, request, plan, rows, body) {
-      const key = keyOf(userId, request);
+    keep(key, plan, rows, body) {
       const previous = answers.get(key);
       if (previous !== undefined) drop(key, previous);
       const size = sizeOf(rows, body);

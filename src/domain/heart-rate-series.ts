@@ -5,7 +5,7 @@
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { bucketsFromDays, type HeartRateDays } from '../store/heart-rate-series.js';
-import { keptHeartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
+import { answerKey, keptHeartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
 import { keptPlans, type SeriesRequest } from './step-series.js';
 
@@ -74,10 +74,11 @@ export function createHeartRateSeriesReader(days: HeartRateDaySource, answers: K
   return async (userId, request) => {
     const plan = planOf(request);
     const { detail, rows } = await days(userId, plan);
-    const kept = answers.find(userId, request, plan, rows);
+    const key = answerKey(userId, request);
+    const kept = answers.find(key, plan, rows);
     if (kept !== undefined) return kept;
     const body = heartRateSeriesJson(request, plan, bucketsFromDays(plan, detail, rows));
-    answers.keep(userId, request, plan, rows, body);
+    answers.keep(key, plan, rows, body);
     return body;
   };
 }

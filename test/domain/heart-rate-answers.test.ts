@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planBuckets, type BucketPlan } from '../../src/calendar/step-buckets.js';
 import { emptyHeartRateDay, packHeartRateDay } from '../../src/db/heart-rate-day.js';
-import { keptHeartRateAnswers } from '../../src/domain/heart-rate-answers.js';
+import { answerKey, keptHeartRateAnswers } from '../../src/domain/heart-rate-answers.js';
 import type { SeriesRequest } from '../../src/domain/step-series.js';
 import type { HeartRateDayRow } from '../../src/store/heart-rate-series.js';
 
@@ -39,11 +39,11 @@ describe('kept heart-rate answers', () => {
     const plan = planOf(minuteRequest);
     const rows = [dayRow(DAY, 70, 100)];
     const body = Buffer.from('the answer');
-    assert.equal(answers.find('u1', minuteRequest, plan, rows), undefined, 'nothing kept yet');
-    answers.keep('u1', minuteRequest, plan, rows, body);
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, rows), undefined, 'nothing kept yet');
+    answers.keep(answerKey('u1', minuteRequest), plan, rows, body);
 
-    assert.equal(answers.find('u1', minuteRequest, plan, reread(rows)), body, 'equal days read again');
-    assert.equal(answers.find('u1', { ...minuteRequest }, plan, rows), body, 'an equal query');
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, reread(rows)), body, 'equal days read again');
+    assert.equal(answers.find(answerKey('u1', { ...minuteRequest }), plan, rows), body, 'an equal query');
 
     const [row] = rows as [HeartRateDayRow];
     const changed: Array<[string, HeartRateDayRow[]]> = [
@@ -55,15 +55,15 @@ describe('kept heart-rate answers', () => {
       ['no day', []],
       ['other heart rates', [dayRow(DAY, 71, 100)]],
     ];
-    for (const [what, other] of changed) assert.equal(answers.find('u1', minuteRequest, plan, other), undefined, what);
+    for (const [what, other] of changed) assert.equal(answers.find(answerKey('u1', minuteRequest), plan, other), undefined, what);
 
-    assert.equal(answers.find('u2', minuteRequest, plan, rows), undefined, 'another user with the same days');
+    assert.equal(answers.find(answerKey('u2', minuteRequest), plan, rows), undefined, 'another user with the same days');
     const berlin = { ...minuteRequest, timezone: 'Europe/Berlin' };
-    assert.equal(answers.find('u1', berlin, planOf(berlin), rows), undefined, 'another zone');
+    assert.equal(answers.find(answerKey('u1', berlin), planOf(berlin), rows), undefined, 'another zone');
     const later = { ...minuteRequest, end: minuteRequest.end + 60 };
-    assert.equal(answers.find('u1', later, planOf(later), rows), undefined, 'another range');
-    assert.equal(answers.find('u1', minuteRequest, planOf(minuteRequest), rows), undefined, 'the plan made again (a kept plan dropped)');
-    assert.equal(answers.find('u1', minuteRequest, plan, rows), body, 'still kept after all of these');
+    assert.equal(answers.find(answerKey('u1', later), planOf(later), rows), undefined, 'another range');
+    assert.equal(answers.find(answerKey('u1', minuteRequest), planOf(minuteRequest), rows), undefined, 'the plan made again (a kept plan dropped)');
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, rows), body, 'still kept after all of these');
   });
 
   it('keeps the answer of the latest days of a query, replacing the one before', () => {
@@ -71,11 +71,11 @@ describe('kept heart-rate answers', () => {
     const plan = planOf(minuteRequest);
     const before = [dayRow(DAY, 70)];
     const after = [dayRow(DAY, 80)];
-    answers.keep('u1', minuteRequest, plan, before, Buffer.from('before'));
+    answers.keep(answerKey('u1', minuteRequest), plan, before, Buffer.from('before'));
     const size = answers.bytes;
-    answers.keep('u1', minuteRequest, plan, after, Buffer.from('after!'));
-    assert.equal(answers.find('u1', minuteRequest, plan, before), undefined);
-    assert.equal(answers.find('u1', minuteRequest, plan, after)?.toString(), 'after!');
+    answers.keep(answerKey('u1', minuteRequest), plan, after, Buffer.from('after!'));
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, before), undefined);
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, after)?.toString(), 'after!');
     assert.equal(answers.bytes, size + (after[0]!.minutes.length - before[0]!.minutes.length) + (after[0]!.hours.length - before[0]!.hours.length));
   });
 
@@ -84,23 +84,23 @@ describe('kept heart-rate answers', () => {
     const plan = planOf(minuteRequest);
     const body = Buffer.alloc(10_000, 0x20);
     const one = keptHeartRateAnswers(Number.MAX_SAFE_INTEGER);
-    one.keep('u0', minuteRequest, plan, rows, body);
+    one.keep(answerKey('u0', minuteRequest), plan, rows, body);
     const each = one.bytes;
 
     const answers = keptHeartRateAnswers(each * 3);
-    answers.keep('u1', minuteRequest, plan, rows, body);
-    answers.keep('u2', minuteRequest, plan, rows, body);
-    answers.keep('u3', minuteRequest, plan, rows, body);
+    answers.keep(answerKey('u1', minuteRequest), plan, rows, body);
+    answers.keep(answerKey('u2', minuteRequest), plan, rows, body);
+    answers.keep(answerKey('u3', minuteRequest), plan, rows, body);
     assert.equal(answers.bytes, each * 3);
-    assert.equal(answers.find('u1', minuteRequest, plan, rows), body, 'u1 found: u2 is now the least recent');
-    answers.keep('u4', minuteRequest, plan, rows, body);
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, rows), body, 'u1 found: u2 is now the least recent');
+    answers.keep(answerKey('u4', minuteRequest), plan, rows, body);
     assert.equal(answers.bytes, each * 3);
-    assert.equal(answers.find('u2', minuteRequest, plan, rows), undefined);
-    for (const user of ['u1', 'u3', 'u4']) assert.equal(answers.find(user, minuteRequest, plan, rows), body, user);
+    assert.equal(answers.find(answerKey('u2', minuteRequest), plan, rows), undefined);
+    for (const user of ['u1', 'u3', 'u4']) assert.equal(answers.find(answerKey(user, minuteRequest), plan, rows), body, user);
 
     // An answer larger than the whole budget is not kept, and drops the query's older answer.
-    answers.keep('u1', minuteRequest, plan, rows, Buffer.alloc(each * 3));
-    assert.equal(answers.find('u1', minuteRequest, plan, rows), undefined);
+    answers.keep(answerKey('u1', minuteRequest), plan, rows, Buffer.alloc(each * 3));
+    assert.equal(answers.find(answerKey('u1', minuteRequest), plan, rows), undefined);
     assert.equal(answers.bytes, each * 2);
   });
 });

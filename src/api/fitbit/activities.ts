@@ -6,15 +6,15 @@
  * heart rate the mean of the minutes' averages to one decimal — in Fitbit's shape: daily values as
  * strings, intraday values as numbers, distance in kilometres or miles (units.ts).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { planBuckets } from '../../calendar/step-buckets.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { profileZone } from '../../domain/local-dates.js';
-import { createSeriesReader, type SeriesReader } from '../../domain/step-series.js';
+import { answerKey, keptHeartRateAnswers } from '../../domain/heart-rate-answers.js';
+import { createSeriesReader, keptPlans, type SeriesReader } from '../../domain/step-series.js';
 import { SUM_METRICS } from '../../domain/sum-metrics.js';
-import { heartRateBuckets, type HeartRateBuckets } from '../../store/heart-rate-series.js';
+import { bucketsFromDays, heartRateBuckets, heartRateDaysOf, type HeartRateBuckets } from '../../store/heart-rate-series.js';
 import type { SumMetric } from '../../store/minute-series.js';
 import { insufficientScope } from '../bearer.js';
-import { clockMinutes, datesOf, dayOf, PERIODS, type LocalDates } from './dates.js';
+import { clockMinutes, keptDates, PERIODS, type LocalDates } from './dates.js';
 import { FitbitError, validation } from './errors.js';
 import { clockText, localSecondsOfDay } from './local-clock.js';
 import { fitbitRoute } from './route-schema.js';
@@ -42,6 +42,35 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
   const sums: Partial<Record<SumMetric, SeriesReader<SumMetric>>> = {};
   for (const metric of SUM_RESOURCES) sums[metric] = createSeriesReader(stores[metric].sums, metric, 10 ** SUM_METRICS[metric].decimals);
   const heartReadDays = stores.heartRate.readDays;
+  const activityDates = keptDates(ACTIVITY_DATES);
+  const heartDates = keptDates(HEART_DATES);
+  const oneDay = keptDates({ periods: ['1d'], maxDays: 1 });
+  const planOf = keptPlans();
+  const heartAnswers = keptHeartRateAnswers();
+
+  /**
+   * A day of heart rate by `step` minutes, with the day's value: from one read of the day rows, and
+   * kept as the `/v1` minute series is (decision 0028) — the same rows read again answer the same
+   * bytes.
+   */
+  async function heartIntraday(userId: string, day: LocalDates, seconds: readonly number[], step: number, range: { from: number; to: number } | undefined, inWindow: (i: number) => boolean): Promise<Buffer> {
+    const request = { granularity: 'minute' as const, timezone: day.zone, start: day.from, end: day.to };
+    const plan = planOf(request);
+    const { detail, rows } = await heartRateDaysOf(heartReadDays, userId, plan);
+    const key = answerKey(userId, request, `fitbit ${step} ${range ? `${range.from}-${range.to}` : ''}`);
+    const kept = heartAnswers.find(key, plan, rows);
+    if (kept !== undefined) return kept;
+    const minutes = bucketsFromDays(plan, detail, rows);
+    const days = bucketsFromDays(planOf({ ...request, granularity: 'day' }), detail, rows);
+    const body = Buffer.from(
+      JSON.stringify({
+        'activities-heart': [{ dateTime: day.dates[0], value: heartDayValue(days, 0) }],
+        'activities-heart-intraday': { dataset: heartDataset(minutes, seconds, step, inWindow), datasetInterval: step, datasetType: 'minute' },
+      }),
+    );
+    heartAnswers.keep(key, plan, rows, body);
+    return body;
+  }
 
   const requireRead = (request: FastifyRequest, resource: string) => {
     const scope = resource === 'heart' ? 'read_heartrate' : 'read_activity';
@@ -65,7 +94,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
   }
 
   async function heartSeries(request: FastifyRequest, dates: LocalDates) {
-    const plan = planBuckets(dates.zone, 'day', dates.from, dates.to);
+    const plan = planOf({ granularity: 'day', timezone: dates.zone, start: dates.from, end: dates.to });
     const buckets = await heartRateBuckets(heartReadDays, request.auth.userId, plan);
     return dates.dates.map((dateTime, i) => ({ dateTime, value: heartDayValue(buckets, i) }));
   }
@@ -76,16 +105,16 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     const zone = profileZone(request.auth.profile.timezone);
     if (resource === 'heart') {
       requireRead(request, resource);
-      return { 'activities-heart': await heartSeries(request, datesOf(date, period, zone, clock(), HEART_DATES)) };
+      return { 'activities-heart': await heartSeries(request, heartDates(date, period, zone, clock())) };
     }
     if (!(SUM_RESOURCES as readonly string[]).includes(resource)) throw unknownResource(resource);
     requireRead(request, resource);
-    const dates = datesOf(date, period, zone, clock(), ACTIVITY_DATES);
+    const dates = activityDates(date, period, zone, clock());
     return { [`activities-${resource}`]: await sumSeries(request, resource as SumMetric, dates) };
   });
 
   /** A day's dataset by `detail`, within [fromMinute, toMinute] of the local clock when given. */
-  async function intraday(request: FastifyRequest, window?: { from: string; to: string }) {
+  async function intraday(request: FastifyRequest, reply: FastifyReply, window?: { from: string; to: string }) {
     const { resource, date, detail } = request.params as { resource: string; date: string; detail: string };
     if (resource !== 'heart' && !(SUM_RESOURCES as readonly string[]).includes(resource)) throw unknownResource(resource);
     requireRead(request, resource);
@@ -95,39 +124,28 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     }
     const range = window && { from: clockMinutes(window.from, 'start-time'), to: clockMinutes(window.to, 'end-time') };
     const zone = profileZone(request.auth.profile.timezone);
-    const day = dayOf(date, zone, clock());
-    const plan = planBuckets(zone, 'minute', day.from, day.to);
-    const seconds = localSecondsOfDay(plan);
+    const day = oneDay(date, '1d', zone, clock());
+    const minuteRequest = { granularity: 'minute' as const, timezone: zone, start: day.from, end: day.to };
+    const seconds = localSecondsOfDay(planOf(minuteRequest));
     const inWindow = (i: number) => !range || (seconds[i]! >= range.from * 60 && seconds[i]! <= range.to * 60);
-    const dataset = { datasetInterval: step, datasetType: 'minute' };
-    if (resource === 'heart') {
-      const [minutes, days] = await Promise.all([
-        heartRateBuckets(heartReadDays, request.auth.userId, plan),
-        heartRateBuckets(heartReadDays, request.auth.userId, planBuckets(zone, 'day', day.from, day.to)),
-      ]);
-      return {
-        'activities-heart': [{ dateTime: day.dates[0], value: heartDayValue(days, 0) }],
-        'activities-heart-intraday': { dataset: heartDataset(minutes, seconds, step, inWindow), ...dataset },
-      };
-    }
+    if (resource === 'heart') return reply.type('application/json; charset=utf-8').send(await heartIntraday(request.auth.userId, day, seconds, step, range, inWindow));
     const metric = resource as SumMetric;
     const { auth } = request;
-    const request1 = { granularity: 'minute' as const, timezone: zone, start: day.from, end: day.to };
-    const minuteSeries = await sums[metric]!(auth.userId, request1, auth.stepsWrittenAt, auth.profile.stride_length_cm);
+    const minuteSeries = await sums[metric]!(auth.userId, minuteRequest, auth.stepsWrittenAt, auth.profile.stride_length_cm);
     const values = (minuteSeries[metric] as Array<{ value: number }>).map((bucket) => bucket.value);
     const units = unitsOf(request);
     const convert = metric === 'distance' ? (metres: number) => distanceIn(units, metres) : (value: number) => value;
     return {
       [`activities-${resource}`]: [{ dateTime: day.dates[0], value: valueText(metric, units)(minuteSeries.total) }],
-      [`activities-${resource}-intraday`]: { dataset: sumDataset(values, seconds, step, inWindow, convert), ...dataset },
+      [`activities-${resource}-intraday`]: { dataset: sumDataset(values, seconds, step, inWindow, convert), datasetInterval: step, datasetType: 'minute' },
     };
   }
 
   const intradayRoute = fitbitRoute('A day\'s intraday dataset by 1, 5 or 15 minutes (Fitbit\'s activity / heartrate)');
-  app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail.json', intradayRoute, (request) => intraday(request));
-  app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail/time/:from/:to.json', intradayRoute, (request) => {
+  app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail.json', intradayRoute, (request, reply) => intraday(request, reply));
+  app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail/time/:from/:to.json', intradayRoute, (request, reply) => {
     const { from, to } = request.params as { from: string; to: string };
-    return intraday(request, { from, to });
+    return intraday(request, reply, { from, to });
   });
 }
 

@@ -46,6 +46,29 @@ export function localDate(text: string, zone: string, now: number, fieldName = '
   return date;
 }
 
+/** Most spans one keeper holds; then it starts afresh. */
+const MAX_KEPT_SPANS = 256;
+
+/**
+ * datesOf with its answers kept, as the `/v1` routes keep their plans and date ranges: apps ask for
+ * the same dates again and again ("the last 30 days"), and working them out with luxon costs more
+ * than reading the data. `today` resolves per minute of the clock: a local date never changes
+ * within one (every zone's midnight falls on a whole minute). A refused request is never kept.
+ */
+export function keptDates(rules: DateRules): (first: string, second: string, zone: string, now: number) => LocalDates {
+  const spans = new Map<string, LocalDates>();
+  return (first, second, zone, now) => {
+    const key = `${zone} ${first} ${second} ${first === 'today' || second === 'today' ? Math.floor(now / 60) : ''}`;
+    let span = spans.get(key);
+    if (span === undefined) {
+      span = datesOf(first, second, zone, now, rules);
+      if (spans.size >= MAX_KEPT_SPANS) spans.clear();
+      spans.set(key, span);
+    }
+    return span;
+  };
+}
+
 /** The dates of `{date}/{period}` or `{base-date}/{end-date}` (whichever `second` is). */
 export function datesOf(first: string, second: string, zone: string, now: number, rules: DateRules): LocalDates {
   if ((PERIODS as readonly string[]).includes(second)) {
