@@ -124,8 +124,8 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
   await registerOpenApi(app, { scopes: SCOPES, extraPaths: { '/oauth2/authorize': AUTHORIZATION_ENDPOINT_PATH_ITEM } });
   await app.register(healthRoutes);
   if (ctx.config.metrics.token !== undefined) metricsRoute(app, metrics.registry, ctx.config.metrics.token);
-  // What an app running in a browser calls with fetch from its own origin: the metadata, the client
-  // endpoints and the resource API (http/cross-origin.ts), and the OpenAPI document.
+  // What an app running in a browser calls with fetch from its own origin: the metadata, the token and
+  // revocation endpoints and the resource API (http/cross-origin.ts), and the OpenAPI document.
   await app.register(async (crossOrigin) => {
     allowCrossOriginCalls(crossOrigin);
     await crossOrigin.register(openApiDocumentRoute);
@@ -140,9 +140,11 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
       clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);
       await clientEndpoints.register(clientEndpointRoutes);
     });
-    await crossOrigin.register(registrationRoutes);
   });
-  // The event feed and the webhook API take a client secret: servers call them, not browsers.
+  // Registration, like the event feed and the webhook API, is for servers and native apps: a page
+  // elsewhere could register apps from its visitors' browsers, at their addresses, and read the
+  // secrets back.
+  await app.register(registrationRoutes);
   await app.register(eventRoutes);
   // Only the pages, the authorization endpoint among them, read or set cookies (the session, the
   // pre-sign-in CSRF token): the cookie plugin's hooks stay off the API and the client endpoints.

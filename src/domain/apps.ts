@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { firstUnknownScope, formatScopes } from './scopes.js';
 import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
+import { reservedNameProblem } from './reserved-names.js';
 import { unicodeTextProblem } from './users.js';
 import type { App, AppStore } from '../store/apps.js';
 
@@ -91,7 +92,7 @@ export function validateAppSettings(settings: Partial<AppSettings>): FieldProble
     if (/[\p{Cf}\p{Zl}\p{Zp}]/u.test(name)) {
       return { field: 'name', message: 'name must not contain invisible formatting characters (bidirectional controls, zero-width characters)' };
     }
-    const textProblem = unicodeTextProblem('name', name);
+    const textProblem = unicodeTextProblem('name', name) ?? reservedNameProblem('name', name);
     if (textProblem) return { field: 'name', message: textProblem };
   }
   if (settings.description !== undefined) {

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, invalidRequest } from '../errors.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../security/passwords.js';
 import type { User, UserStore } from '../store/users.js';
+import { readsAsServiceName, reservedNameProblem, SERVICE_NAME } from './reserved-names.js';
 
 export const DISPLAY_NAME_MAX_LENGTH = 100;
 const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
@@ -19,7 +20,19 @@ export function displayNameProblem(name: string): string | null {
   if ([...name].length > DISPLAY_NAME_MAX_LENGTH) return `display_name must be at most ${DISPLAY_NAME_MAX_LENGTH} characters`;
   // Control characters would corrupt pages and logs that show the name.
   if (/\p{Cc}/u.test(name)) return 'display_name must not contain control characters';
-  return unicodeTextProblem('display_name', name);
+  // Shown as the maker of the person's apps, on other people's consent pages.
+  return unicodeTextProblem('display_name', name) ?? reservedNameProblem('display_name', name);
+}
+
+/** The display name of an account made without one: the email's first part. */
+export function defaultDisplayName(email: string): string {
+  return email.trim().toLowerCase().split('@')[0]!;
+}
+
+/** Why an account made without a display name needs one, or null: its default reads as the service. */
+export function defaultDisplayNameProblem(email: string): string | null {
+  const name = defaultDisplayName(email);
+  return readsAsServiceName(name) ? `display_name is needed: the email's first part, "${name}", reads as "${SERVICE_NAME}", the name of this service` : null;
 }
 
 /** Bidirectional controls: they reorder the text around them, e.g. "Made by …" on a consent page. */
@@ -51,7 +64,7 @@ export function validateNewAccount(input: NewAccount): { field: keyof NewAccount
   }
   const badPassword = passwordProblem(input.password);
   if (badPassword !== null) return { field: 'password', message: badPassword };
-  const nameProblem = input.displayName === undefined ? null : displayNameProblem(input.displayName.trim());
+  const nameProblem = input.displayName === undefined ? defaultDisplayNameProblem(email) : displayNameProblem(input.displayName.trim());
   if (nameProblem !== null) return { field: 'displayName', message: nameProblem };
   return null;
 }
@@ -85,7 +98,7 @@ export async function createAccountIfFree(users: UserStore, clock: Clock, input:
     id: randomUUID(),
     email,
     password_hash: passwordHash,
-    display_name: input.displayName?.trim() || email.split('@')[0]!,
+    display_name: input.displayName?.trim() || defaultDisplayName(email),
     timezone: 'UTC',
     daily_step_goal: 10000,
     stride_length_cm: null,

@@ -9,6 +9,11 @@
  * so a page on another origin gains nothing it could not do from a server. Without
  * `Access-Control-Allow-Credentials` a browser sends no cookie cross-origin and refuses to read a
  * credentialed answer, so the pages and their session stay out of reach.
+ *
+ * What a page elsewhere would gain is its visitor's address and numbers: registration (open to
+ * anyone, limited per address) would let it register apps from every visitor's browser and read
+ * their secrets back. So the endpoints for servers and devices — registration, pushed requests,
+ * device authorization, introspection — are no part of this scope or opt out of it.
  */
 import type { FastifyInstance } from 'fastify';
 

@@ -185,6 +185,32 @@ export function withoutQuery(uri: string): string | null {
   }
 }
 
+/** The characters of a URI (RFC 3986 §2): no white space, control characters or backslashes. */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+/** `scheme://authority` (RFC 3986 §3): the authority ends at the path, the query or the fragment. */
+const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
+
+/**
+ * Whether a proof's `htu` is written as RFC 3986 writes the URL that the WHATWG parser (withoutQuery)
+ * makes of it. That parser, kind to browsers' input, reads much that no URI is as the same URL:
+ * white space around or inside it, backslashes for slashes, `http:host`, user info, and a host it
+ * rewrites — an IPv4 address as one number, in octal or hex, with parts left out or a trailing dot,
+ * a host percent-encoded. Only the normalisation of RFC 3986 §6.2.2–6.2.3 is left to the
+ * comparison: the letter case of scheme and host, the default port, dot segments.
+ */
+function isSpelledAsUri(uri: string): boolean {
+  if (!URI_CHARACTERS.test(uri)) return false;
+  const authority = AUTHORITY.exec(uri)?.[1];
+  // RFC 9110 §4.2.4: an http(s) URI with user info is an error (and can mislead about the host).
+  if (authority === undefined || authority.includes('@')) return false;
+  const host = authority.replace(/:[0-9]*$/, '');
+  try {
+    return host.toLowerCase() === new URL(uri).hostname;
+  } catch {
+    return false;
+  }
+}
+
 /** base64url(SHA-256(access token)), the `ath` of RFC 9449 §4.2. */
 export function accessTokenHash(token: string): string {
   return createHash('sha256').update(token, 'ascii').digest('base64url');
@@ -250,7 +276,7 @@ export async function checkProof(ctx: AppContext, proof: string, check: ProofChe
   const { payload, jkt } = verified;
   if (payload.htm !== check.method) throw refuse(check, `the DPoP proof's htm must be ${check.method}`);
   const expected = withoutQuery(check.url);
-  if (typeof payload.htu !== 'string' || withoutQuery(payload.htu) !== expected) throw refuse(check, `the DPoP proof's htu must be ${expected}`);
+  if (typeof payload.htu !== 'string' || !isSpelledAsUri(payload.htu) || withoutQuery(payload.htu) !== expected) throw refuse(check, `the DPoP proof's htu must be ${expected}`);
   const iat = payload.iat;
   if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(now - iat) > DPOP_IAT_WINDOW) {
     throw refuse(check, `the DPoP proof's iat must be within ${DPOP_IAT_WINDOW} seconds of the server's time`);

@@ -66,8 +66,9 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
-  // RFC 8628 §3.1: client authentication as at the token endpoint; the schema types the fields.
-  app.post('/oauth2/device_authorization', { schema: DEVICE_AUTHORIZATION, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  // RFC 8628 §3.1: client authentication as at the token endpoint; the schema types the fields. For
+  // devices, not browsers (a browser has the authorization endpoint): no page elsewhere reads it.
+  app.post('/oauth2/device_authorization', { schema: DEVICE_AUTHORIZATION, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
     const body = formParameters(request);
     const response = await startDeviceAuthorization(ctx, await clientOf(request, body)(), body);
     return reply.headers(NO_STORE_HEADERS).send(response);
@@ -89,8 +90,9 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   });
 
   // RFC 9126 §2: the schema decides the parameters' types; the authorization request is checked as
-  // the authorization endpoint checks it. 201, as the RFC says.
-  app.post('/oauth2/par', { schema: PAR, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
+  // the authorization endpoint checks it. 201, as the RFC says. A client pushes from its server or
+  // native app, a direct request (RFC 9126 §1): no page elsewhere reads the answer.
+  app.post('/oauth2/par', { schema: PAR, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
     const body = formParameters(request);
     const client = await clientOf(request, body)();
     const response = await pushAuthorizationRequest(ctx, client, body, async (params) => {

@@ -121,6 +121,11 @@ forEachDialect('user profile', (dialect) => {
     assert.equal(emoji.json().display_name, 'Ada \u{1F6B6}\u200d\u2640\ufe0f');
   });
 
+  it('refuses a display_name that reads as Stride: an app could make its person pass for the service', async () => {
+    await rejects({ display_name: 'Stride' }, /^display_name must not read as "Stride", the name of this service/);
+    await rejects({ display_name: 'Official Ｓｔｒｉｄｅ' }, /^display_name must not read as "Stride"/);
+  });
+
   it('accepts a 100-character name, counted in characters', async () => {
     const name = '名'.repeat(100);
     const response = await put({ display_name: name });

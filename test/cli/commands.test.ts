@@ -191,6 +191,20 @@ forEachDialect('stride CLI', (dialect) => {
     await expectFailure(['apps', 'create', '--owner', 'ghost@example.com', '--name', 'Bad', '--redirect-uri', 'https://a.example/cb', '--scopes', 'read_profile'], /no user with email ghost@example.com/);
   });
 
+  it('refuses app and developer names that read as Stride: apps create and update, users create', async () => {
+    const create = ['apps', 'create', '--owner', 'dev@example.com', '--redirect-uri', 'https://a.example/cb', '--scopes', 'read_profile'];
+    await expectFailure([...create, '--name', 'Stride'], /^stride: name must not read as "Stride", the name of this service/m);
+    await expectFailure([...create, '--name', 'The Stride Team'], /must not read as "Stride"/);
+    await expectFailure(['apps', 'update', clientId, '--name', 'Ｓｔｒｉｄｅ'], /must not read as "Stride"/);
+    await expectFailure(['users', 'create', '--email', 'impostor@example.com', '--password', 'long enough', '--name', 'Stride Support'], /^stride: display_name must not read as "Stride"/m);
+    // Without --name the email's first part would be the name.
+    await expectFailure(['users', 'create', '--email', 'stride@example.com', '--password', 'long enough'], /^stride: display_name is needed: the email's first part, "stride", reads as "Stride"/m);
+    assert.equal(await database.stores.users.findByEmail('impostor@example.com'), undefined);
+    assert.equal(await database.stores.users.findByEmail('stride@example.com'), undefined);
+    const named = await cli('users', 'create', '--email', 'stride@example.com', '--password', 'long enough', '--name', 'Sam', '--json');
+    assert.equal(named.code, 0, named.stderr);
+  });
+
   it('updates scopes and redirect URIs, and rotates the secret', async () => {
     const run = await cli('apps', 'update', clientId, '--scopes', 'read_profile', '--redirect-uri', 'https://app.example.com/callback/', '--json');
     assert.equal(run.code, 0, run.stderr);

@@ -1,16 +1,21 @@
 /**
  * CORS (src/http/cross-origin.ts): an app on another origin may read the metadata, the token and
  * revocation endpoints' answers, the resource API's (errors and rate limits included) and the
- * OpenAPI document, and is never let in with cookies; the pages, introspection, the event feed and
- * the webhook API stay same-origin, and a preflight is answered only for the paths that allow
- * cross-origin calls.
+ * OpenAPI document, and is never let in with cookies; the pages, registration, pushed requests,
+ * device authorization, introspection, the event feed and the webhook API stay same-origin, and a
+ * preflight is answered only for the paths that allow cross-origin calls.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createAccount } from '../../src/domain/users.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { cheapPasswordHashing } from '../support/passwords.js';
 import { bearer, userWithToken } from '../support/tokens.js';
 
+cheapPasswordHashing();
+
 const ORIGIN = 'https://app.example';
+const OPERATOR = 'operator@example.com';
 
 function preflight(t: TestApp, url: string, method: string, headers = 'authorization') {
   return t.app.inject({
@@ -27,8 +32,9 @@ describe('cross-origin calls from browser apps', () => {
   let t: TestApp;
   let token: string;
   before(async () => {
-    t = await createTestApp('sqlite', { RATE_LIMIT: 'on', RATE_LIMIT_API: '2/min' });
+    t = await createTestApp('sqlite', { RATE_LIMIT: 'on', RATE_LIMIT_API: '2/min', REGISTRATION: 'open', REGISTRATION_OWNER: OPERATOR });
     ({ token } = await userWithToken(t));
+    await createAccount(t.database.stores.users, t.clock, { email: OPERATOR, password: 'correct horse battery', displayName: 'Operator' });
   });
   after(() => t.close());
 
@@ -109,6 +115,40 @@ describe('cross-origin calls from browser apps', () => {
       const refused = await preflight(t, url, method);
       assert.equal(refused.statusCode, 404, `preflight of ${method} ${url}`);
       assert.equal(refused.headers['access-control-allow-origin'], undefined, `preflight of ${method} ${url}`);
+    }
+  });
+
+  it('keeps registration, pushed requests and device authorization same-origin: a page elsewhere registers no app from its visitors', async () => {
+    // The attack: a page's fetch registers an app from the visitor's address and reads its secret.
+    const registered = await t.app.inject({
+      method: 'POST', url: '/oauth2/register', headers: { origin: ORIGIN },
+      payload: { redirect_uris: ['https://app.example/cb'], client_name: 'Elsewhere' },
+    });
+    assert.equal(registered.statusCode, 201, 'a server may still register');
+    assert.equal(registered.headers['access-control-allow-origin'], undefined, 'but no page may read the answer');
+    const { client_id: clientId, registration_access_token: registrationToken } = registered.json();
+    for (const [method, url, headers] of [
+      ['POST', '/oauth2/register', 'content-type'],
+      ['POST', '/oauth2/register/', 'content-type'],
+      ['GET', `/oauth2/register/${clientId}`, 'authorization'],
+      ['PUT', `/oauth2/register/${clientId}`, 'authorization, content-type'],
+      ['DELETE', `/oauth2/register/${clientId}/`, 'authorization'],
+      ['POST', '/oauth2/par', 'content-type'],
+      ['POST', '/oauth2/device_authorization', 'content-type'],
+    ] as const) {
+      const refused = await preflight(t, url, method, headers);
+      assert.equal(refused.statusCode, 404, `preflight of ${method} ${url}`);
+      assert.equal(refused.headers['access-control-allow-origin'], undefined, `preflight of ${method} ${url}`);
+    }
+    const read = await t.app.inject({ method: 'GET', url: `/oauth2/register/${clientId}`, headers: { origin: ORIGIN, ...bearer(registrationToken) } });
+    assert.equal(read.statusCode, 200);
+    assert.equal(read.headers['access-control-allow-origin'], undefined, 'GET /oauth2/register/{client_id}');
+    for (const url of ['/oauth2/par', '/oauth2/device_authorization']) {
+      const response = await t.app.inject({
+        method: 'POST', url, headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: `client_id=${clientId}`,
+      });
+      assert.equal(response.statusCode, 401, url);
+      assert.equal(response.headers['access-control-allow-origin'], undefined, url);
     }
   });
 

@@ -288,6 +288,28 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     assert.equal(same.status, 200, `${spelled}: ${await same.text()}`);
   });
 
+  it('refuses htu spellings a URL parser reads as this URL but RFC 3986 does not: user info, white space, backslashes, IPv4 addresses written otherwise', async () => {
+    const { keys, url, call, claims } = await resourceCaller();
+    const { port, pathname } = new URL(url);
+    for (const htu of [
+      url.replace('http://', 'http://user@'), url.replace('http://', 'http://user:pw@'), url.replace('http://', 'http://@'),
+      ` ${url}`, `${url} `, `\t${url}`, `${url}\n`, url.replace('/protected', '/\tprotected'),
+      url.replace('http://', 'http:\\\\'), url.replaceAll('/', '\\'), url.replace('http://', 'http:'), url.replace('http://', 'http:/'),
+      `http://2130706433:${port}${pathname}`, `http://127.1:${port}${pathname}`, `http://0x7f.0.0.1:${port}${pathname}`, `http://0177.0.0.1:${port}${pathname}`,
+      `http://127.0.0.1.:${port}${pathname}`, `http://%31%32%37.0.0.1:${port}${pathname}`,
+    ]) {
+      const parsed = new URL(htu);
+      assert.equal(parsed.origin + parsed.pathname, url, `a URL parser reads ${JSON.stringify(htu)} as this URL`);
+      const response = await call(await handProof(keys, { ...claims(), htu }));
+      assert.equal(response.status, 401, JSON.stringify(htu));
+      assert.equal((await response.json()).error, 'invalid_dpop_proof', JSON.stringify(htu));
+    }
+    // RFC 3986 §6.2.2–6.2.3 normalisation still applies: letter case of scheme and host, the default port, dot segments.
+    const spelled = `HTTP://127.0.0.1:${port}/v1/../${pathname.slice(1)}`;
+    const same = await call(await handProof(keys, { ...claims(), htu: spelled }));
+    assert.equal(same.status, 200, `${spelled}: ${await same.text()}`);
+  });
+
   it('refuses RSA keys that make a proof costly to check: a public exponent over 32 bits (each check ~25 times the work), even in a valid proof', async () => {
     const { publicJwk, privateKey } = heavyRsaKey();
     const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {

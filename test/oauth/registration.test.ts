@@ -310,6 +310,23 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
       assert.equal(response.json().token_endpoint_auth_method, 'client_secret_basic');
     });
 
+    it('refuses a client_name that reads as Stride with invalid_client_metadata, on registration and on update (RFC 7591 §3.2.2, RFC 7592 §2.2)', async () => {
+      for (const clientName of ['Stride', 'STRIDE Security', 'Strid\u0435']) {
+        const refused = await open.app.inject({ method: 'POST', url: '/oauth2/register', payload: { redirect_uris: ['https://o.example/cb'], client_name: clientName } });
+        assert.equal(refused.statusCode, 400, clientName);
+        assert.equal(refused.json().error, 'invalid_client_metadata');
+        assert.match(refused.json().error_description, /^client_name: name must not read as "Stride", the name of this service/);
+      }
+      const registered = (await open.app.inject({ method: 'POST', url: '/oauth2/register', payload: { redirect_uris: ['https://o.example/cb'], client_name: 'Pace Coach for Stride' } })).json();
+      const updated = await open.app.inject({
+        method: 'PUT', url: `/oauth2/register/${registered.client_id}`, headers: { authorization: `Bearer ${registered.registration_access_token}` },
+        payload: { client_id: registered.client_id, redirect_uris: ['https://o.example/cb'], client_name: 'Stride Official', client_secret: registered.client_secret },
+      });
+      assert.equal(updated.statusCode, 400);
+      assert.equal(updated.json().error, 'invalid_client_metadata');
+      assert.equal((await open.database.stores.apps.findByClientId(registered.client_id))?.name, 'Pace Coach for Stride');
+    });
+
     it('off: every registration route is 404, and the metadata names none', async () => {
       const metadata = (await off.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
       assert.equal(metadata.registration_endpoint, undefined);

@@ -209,6 +209,17 @@ forEachDialect('account page', (dialect) => {
     assert.equal((await t.database.stores.users.findById(user.id))?.display_name, 'Plain');
   });
 
+  it('refuses a display name that reads as Stride, next to the field', async () => {
+    const user = await newAccount(t, 'Plain');
+    const browser = await signedIn(t, user);
+    const response = await submit(browser, '/account', '/account/profile', {
+      display_name: 'Str1de Team', timezone: 'UTC', daily_step_goal: '8000', stride_length_cm: '',
+    });
+    assert.equal(response.status, 400);
+    assert.match(textOf(response.body, 'display_name-error')!, /^Display name must not read as "Stride", the name of this service/);
+    assert.equal((await t.database.stores.users.findById(user.id))?.display_name, 'Plain');
+  });
+
   it('refuses the profile, revoke and sign-out forms without or with a wrong CSRF token (403)', async () => {
     const user = await newAccount(t, 'Guarded');
     const browser = await signedIn(t, user);

@@ -43,6 +43,24 @@ forEachDialect('consent page', (dialect) => {
     assert.doesNotMatch(page.body, /`stride demo`/);
   });
 
+  it('says of every app that Stride did not make it: made by its developer, not by Stride, or registered itself', async () => {
+    const browser = await signedIn(t, f.user);
+    const page = await browser.get(authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, state: 's' }));
+    assert.equal(page.status, 200);
+    assert.equal(textOf(page.body, 'app-maker'), 'Made by Ada Developer, not by Stride');
+    const open = await createOAuthTestApp(dialect, { REGISTRATION: 'open', REGISTRATION_OWNER: 'operator@example.com' });
+    try {
+      await createAccount(open.database.stores.users, open.clock, { email: 'operator@example.com', password: 'correct horse battery', displayName: 'Operator' });
+      const person = await createFixture(open);
+      const registered = await open.app.inject({ method: 'POST', url: '/oauth2/register', payload: { redirect_uris: [REDIRECT_URI], client_name: 'Pace Coach for Stride', scope: 'read_profile' } });
+      assert.equal(registered.statusCode, 201, registered.body);
+      const own = await (await signedIn(open, person.user)).get(authorizeUrl({ response_type: 'code', client_id: registered.json().client_id, redirect_uri: REDIRECT_URI, state: 's' }));
+      assert.match(textOf(own.body, 'self-registered') ?? '', /^Pace Coach for Stride is not made by Stride: it registered itself, and no one here vouches for who made it\./);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('credits no one with an app that registered itself (RFC 7591 §5): not the operator who owns it, whatever it calls itself', async () => {
     const open = await createOAuthTestApp(dialect, { REGISTRATION: 'open', REGISTRATION_OWNER: 'operator@example.com' });
     try {

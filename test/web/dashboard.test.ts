@@ -255,6 +255,23 @@ forEachDialect('developer dashboard', (dialect) => {
     assert.equal((await findAppByClientId(t.database.db.kysely, f.app.clientId))?.name, 'Pace Coach');
   });
 
+  it('refuses app names that read as Stride, on registration and on update', async () => {
+    const before = (await t.database.db.kysely.selectFrom('apps').select('id').execute()).length;
+    for (const name of ['Stride', 'Ｓｔｒｉｄｅ Official', 'Str\u0456de Support']) {
+      const created = await submit(developer, '/dashboard/apps/new', '/dashboard/apps', {
+        name, redirect_uris: 'https://ok.example/cb', scopes: 'read_profile', client_type: 'confidential',
+      });
+      assert.equal(created.status, 400);
+      assert.match(textOf(created.body, 'name-error')!, /^Name must not read as "Stride", the name of this service/);
+      const page = appPage();
+      const updated = await submit(developer, page, page, { name, redirect_uris: REDIRECT_URI, scopes: f.app.scopes.join(' ') });
+      assert.equal(updated.status, 400);
+      assert.match(textOf(updated.body, 'name-error')!, /^Name must not read as "Stride"/);
+    }
+    assert.equal((await t.database.db.kysely.selectFrom('apps').select('id').execute()).length, before);
+    assert.equal((await findAppByClientId(t.database.db.kysely, f.app.clientId))?.name, 'Pace Coach');
+  });
+
   it('saves settings without a scope change at once, and keeps input on errors', async () => {
     const page = `/dashboard/apps/${f.publicApp.clientId}`;
     const saved = await submit(developer, page, page, {

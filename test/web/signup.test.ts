@@ -54,6 +54,17 @@ forEachDialect('sign-up form', (dialect) => {
     assert.match(textOf(empty.body, 'password-error') ?? '', /Choose a password/);
   });
 
+  it('refuses a name that reads as Stride, and an empty name when the email begins with stride', async () => {
+    const named = await send({ email: 'impostor@example.com', password: 'long enough password', display_name: 'Stride Security' });
+    assert.equal(named.status, 400);
+    assert.match(textOf(named.body, 'display_name-error') ?? '', /^“Stride” is the name of this service: choose a name that does not read as it\.$/);
+    const unnamed = await send({ email: 'Stride@example.com', password: 'long enough password', display_name: '' });
+    assert.equal(unnamed.status, 400);
+    assert.match(textOf(unnamed.body, 'display_name-error') ?? '', /^Enter your name: the first part of your email reads as “Stride”, the name of this service, which others would see as your name\.$/);
+    assert.equal(await t.database.stores.users.findByEmail('impostor@example.com'), undefined);
+    assert.equal(await t.database.stores.users.findByEmail('stride@example.com'), undefined);
+  });
+
   it('goes on to sign-in when every field is right', async () => {
     const answer = await send({ email: `fine-${Date.now()}@example.com`, password: 'long enough password', display_name: '' });
     assert.equal(answer.status, 303);

@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rateLimitConfig } from '../../http/rate-limit.js';
 import { ApiError } from '../../errors.js';
-import { createAccountIfFree, DISPLAY_NAME_MAX_LENGTH, displayNameProblem, isEmailSyntax } from '../../domain/users.js';
+import { readsAsServiceName } from '../../domain/reserved-names.js';
+import { createAccountIfFree, defaultDisplayNameProblem, DISPLAY_NAME_MAX_LENGTH, displayNameProblem, isEmailSyntax } from '../../domain/users.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, preSessionCsrfToken } from '../csrf.js';
 import { currentSession, safeReturnTo } from '../session.js';
@@ -38,7 +39,11 @@ export function signUpErrors(form: SignUpForm): SignUpErrors {
   } else if (form.password.length > PASSWORD_MAX_LENGTH) {
     errors.password = `Your password is too long: at most ${PASSWORD_MAX_LENGTH} characters.`;
   }
-  if (form.displayName !== '' && displayNameProblem(form.displayName) !== null) {
+  if (form.displayName === '' && isEmailSyntax(form.email) && defaultDisplayNameProblem(form.email) !== null) {
+    errors.displayName = 'Enter your name: the first part of your email reads as “Stride”, the name of this service, which others would see as your name.';
+  } else if (form.displayName !== '' && readsAsServiceName(form.displayName)) {
+    errors.displayName = '“Stride” is the name of this service: choose a name that does not read as it.';
+  } else if (form.displayName !== '' && displayNameProblem(form.displayName) !== null) {
     errors.displayName = [...form.displayName].length > DISPLAY_NAME_MAX_LENGTH
       ? `Your name can be at most ${DISPLAY_NAME_MAX_LENGTH} characters long.`
       : 'Your name has characters that cannot be shown (control or direction-changing characters). Please type it again.';
