@@ -118,6 +118,11 @@ export interface AuthorizationCodeTable {
   /** Set when the code was exchanged; a second exchange revokes its token family. */
   consumed_at: number | null;
   created_at: number;
+  /**
+   * The request's scope as the app worded it, when it used Fitbit's scope words (the token
+   * responses then name them, domain/scope-request.ts); null when it named Stride's scopes alone.
+   */
+  requested_scope: string | null;
 }
 
 /** A device authorization request (RFC 8628 §3.1), kept by the hashes of its two codes. */
@@ -133,6 +138,8 @@ export interface DeviceCodeTable {
   last_polled_at: number | null;
   expires_at: number;
   created_at: number;
+  /** As for authorization codes. */
+  requested_scope: string | null;
 }
 
 export interface AccessTokenTable {
@@ -173,6 +180,8 @@ export interface RefreshTokenTable {
   replay_response: string | null;
   /** As for access tokens; set for public clients' DPoP-bound refresh tokens (RFC 9449 §5). */
   jkt: string | null;
+  /** Its code's (or device request's), carried to each successor: what its refreshes answer in. */
+  requested_scope: string | null;
 }
 
 /** Proof identifiers seen within the DPoP proof window (RFC 9449 §11.1). */

@@ -13,14 +13,20 @@ import type { Grant } from '../store/grants.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { pushedParameters } from './pushed-requests.js';
 import { requestedRedirectUri } from './redirect-uri.js';
-import { firstUnknownScope, formatScopes, parseScopeString } from '../domain/scopes.js';
+import { readScopeRequest, type ScopeRequest } from '../domain/scope-request.js';
+import { formatScopes, parseScopeString } from '../domain/scopes.js';
 
 export interface AuthorizationRequest {
   app: App;
   redirectUri: string;
   state: string | undefined;
-  /** The scopes asked for, canonical order. */
+  /** The Stride scopes asked for, canonical order. */
   scopes: string[];
+  /**
+   * The `scope` parameter as the app worded it, when it used Fitbit's scope words (remembered on the
+   * code: the token responses name those words, domain/scope-request.ts); null otherwise.
+   */
+  requestedScope: string | null;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
   prompt: string | undefined;
@@ -134,12 +140,8 @@ export async function validateAuthorizationRequest(
   // RFC 6749 §4.1.2.1: an app not allowed the code grant (a device's app) is given no code to spend.
   if (!app.grantTypes.includes('authorization_code')) return fail('unauthorized_client', 'this app is not allowed the authorization_code grant');
 
-  // Without `scope` the app's registered set is asked for (RFC 6749 §3.3, docs/oauth.md).
-  const scopes = params.scope === undefined || params.scope.trim() === '' ? app.scopes : parseScopeString(params.scope);
-  const unknown = firstUnknownScope(scopes);
-  if (unknown !== null) return fail('invalid_scope', `unknown scope "${shortened(unknown)}"`);
-  const notRegistered = scopes.find((scope) => !app.scopes.includes(scope));
-  if (notRegistered) return fail('invalid_scope', `this app is not registered for the scope "${shortened(notRegistered)}"`);
+  const asked = requestedScopes(app, params.scope);
+  if (!asked.ok) return fail('invalid_scope', scopeProblem(asked));
 
   const challenge = params.code_challenge;
   const method = params.code_challenge_method;
@@ -159,13 +161,36 @@ export async function validateAuthorizationRequest(
       app,
       redirectUri: redirect.uri,
       state,
-      scopes: formatScopes(scopes).split(' '),
+      scopes: asked.scopes,
+      requestedScope: asked.worded,
       codeChallenge: challenge ?? null,
       codeChallengeMethod: challenge === undefined ? null : 'S256',
       prompt: params.prompt,
       pushed: typeof via === 'object' ? via : null,
     },
   };
+}
+
+/**
+ * What a request's `scope` asks of `app` (RFC 6749 §3.3; docs/oauth.md, "Fitbit clients"): Stride's
+ * scope names, each one the app registered, and Fitbit's words, which stand for those of their
+ * scopes the app registered. Without `scope` the app's registered set is asked for.
+ */
+export function requestedScopes(app: App, scope: string | undefined): ScopeRequest {
+  if (scope === undefined || scope.trim() === '') return { ok: true, scopes: formatScopes(app.scopes).split(' '), worded: null };
+  return readScopeRequest(scope, app.scopes);
+}
+
+/** The `error_description` of an `invalid_scope`. */
+export function scopeProblem(refused: Extract<ScopeRequest, { ok: false }>): string {
+  switch (refused.problem) {
+    case 'unknown':
+      return `unknown scope "${shortened(refused.scope)}"`;
+    case 'not_allowed':
+      return `this app is not registered for the scope "${shortened(refused.scope)}"`;
+    case 'nothing':
+      return 'the request asks for no kind of data that Stride holds and this app is registered for';
+  }
 }
 
 /** Request text quoted in an error description: short, since the error page shows it too. */
@@ -286,6 +311,7 @@ function codeRow(
     expires_at: now + ctx.config.authCodeTtl,
     consumed_at: null,
     created_at: now,
+    requested_scope: request.requestedScope,
   };
 }
 

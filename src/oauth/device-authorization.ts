@@ -7,10 +7,11 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { DEVICE_CODE_GRANT_TYPE } from '../domain/apps.js';
-import { firstUnknownScope, formatScopes, parseScopeString } from '../domain/scopes.js';
+import { unheldWords } from '../domain/scope-request.js';
+import { formatScopes, parseScopeString } from '../domain/scopes.js';
 import { hashCredential, newCredential } from '../security/secrets.js';
 import type { App } from '../store/apps.js';
-import { consentOutcome } from './authorize.js';
+import { consentOutcome, requestedScopes, scopeProblem } from './authorize.js';
 import type { AuthenticatedClient } from './client-auth.js';
 import type { FormParameters } from './grant.js';
 
@@ -60,12 +61,9 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
   if (!app.grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) {
     throw new ApiError('unauthorized_client', `this app may not use grant_type ${DEVICE_CODE_GRANT_TYPE}; its developer can allow it in the app's settings`);
   }
-  // Without `scope` the app's registered set is asked for, as at the authorization endpoint.
-  const scopes = body.scope === undefined || body.scope.trim() === '' ? app.scopes : parseScopeString(body.scope);
-  const unknown = firstUnknownScope(scopes);
-  if (unknown !== null) throw new ApiError('invalid_scope', `unknown scope "${unknown.slice(0, 40)}"`);
-  const notRegistered = scopes.find((scope) => !app.scopes.includes(scope));
-  if (notRegistered) throw new ApiError('invalid_scope', `this app is not registered for the scope "${notRegistered}"`);
+  // Read as at the authorization endpoint: without `scope`, the app's registered set.
+  const asked = requestedScopes(app, body.scope);
+  if (!asked.ok) throw new ApiError('invalid_scope', scopeProblem(asked));
 
   const now = ctx.clock();
   const deviceCode = newCredential('deviceCode');
@@ -78,7 +76,7 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
       device_code_hash: hashCredential(deviceCode),
       user_code_hash: userCodeHash(normalizeUserCode(userCode)!),
       app_id: app.id,
-      scope: formatScopes(scopes),
+      scope: asked.scopes.join(' '),
       status: 'pending',
       user_id: null,
       grant_id: null,
@@ -86,6 +84,7 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
       last_polled_at: null,
       expires_at: now + DEVICE_CODE_TTL,
       created_at: now,
+      requested_scope: asked.worded,
     });
     if (stored) break;
     if (draw === MAX_USER_CODE_DRAWS) throw new Error(`no free user code in ${MAX_USER_CODE_DRAWS} draws`);
@@ -105,6 +104,8 @@ export async function startDeviceAuthorization(ctx: AppContext, client: Authenti
 export interface PendingDeviceRequest {
   app: App;
   scopes: string[];
+  /** The Fitbit words of data Stride does not hold that it asked for: granted as nothing. */
+  unheld: string[];
   /** As shown: XXXX-XXXX. */
   userCode: string;
   deviceCodeHash: string;
@@ -119,7 +120,7 @@ export async function findPendingDeviceRequest(ctx: AppContext, typed: string): 
   const app = await ctx.stores.apps.findById(row.app_id);
   // An app whose developer has since withdrawn the device grant could never redeem an approval.
   if (!app?.grantTypes.includes(DEVICE_CODE_GRANT_TYPE)) return undefined;
-  return { app, scopes: parseScopeString(row.scope), userCode: `${normalized.slice(0, 4)}-${normalized.slice(4)}`, deviceCodeHash: row.device_code_hash };
+  return { app, scopes: parseScopeString(row.scope), unheld: unheldWords(row.requested_scope), userCode: `${normalized.slice(0, 4)}-${normalized.slice(4)}`, deviceCodeHash: row.device_code_hash };
 }
 
 /**

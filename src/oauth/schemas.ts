@@ -53,14 +53,15 @@ export const TOKEN = {
     200: {
       description: 'The tokens (RFC 6749 §5.1), with Cache-Control: no-store',
       type: 'object',
-      required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
+      required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope', 'user_id'],
       additionalProperties: false,
       properties: {
         access_token: { type: 'string' },
         token_type: { type: 'string', enum: ['Bearer', 'DPoP'] },
         expires_in: { type: 'integer' },
         refresh_token: { type: 'string', description: 'a new one every time; the old one stops working' },
-        scope: { type: 'string' },
+        scope: { type: 'string', description: "the scopes granted; in Fitbit's scope words when the app asked in them (docs/oauth.md, \"Fitbit clients\")" },
+        user_id: { type: 'string', description: 'the person the tokens act for: the `id` of their profile (`encodedId` on the Fitbit-compatible paths)' },
       },
     },
     ...errorAnswers(400, 401, 413, 415),
@@ -76,7 +77,7 @@ export const DEVICE_AUTHORIZATION = {
   body: {
     type: 'object',
     properties: {
-      scope: { type: 'string', description: "space-separated; without it, the app's registered scopes" },
+      scope: { type: 'string', description: "space-separated Stride scopes or Fitbit scope words (docs/oauth.md, \"Fitbit clients\"); without it, the app's registered scopes" },
       ...CLIENT_FIELDS,
     },
   },
@@ -197,7 +198,7 @@ export const PAR = {
     properties: {
       response_type: { type: 'string', description: 'required: code' },
       redirect_uri: { type: 'string', description: 'one of the app’s registered redirect URIs' },
-      scope: { type: 'string' },
+      scope: { type: 'string', description: 'space-separated Stride scopes or Fitbit scope words, as at the authorization endpoint' },
       state: { type: 'string' },
       code_challenge: { type: 'string', description: 'S256 PKCE challenge; required of public clients' },
       code_challenge_method: { type: 'string', enum: ['S256'] },

@@ -5,22 +5,25 @@ import { preparedRead } from '../db/prepared-reads.js';
 import type { Db } from '../db/database.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
 import { sqliteClaimedPairs } from './sqlite/claimed-pairs.js';
-import { claimAndInsertPair, type NewTokenRow } from './tokens.js';
+import { claimAndInsertPair, type NewRefreshTokenRow, type NewTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type AuthorizationCode = Selectable<AuthorizationCodeTable>;
 
 const insertCodeRow = preparedQuery(
   (db: Q, codeHash: string, appId: string, userId: string, grantId: string, redirectUri: string, scope: string,
-    codeChallenge: string | null, codeChallengeMethod: string | null, expiresAt: number, consumedAt: number | null, createdAt: number) =>
+    codeChallenge: string | null, codeChallengeMethod: string | null, expiresAt: number, consumedAt: number | null, createdAt: number, requestedScope: string | null) =>
     db.insertInto('authorization_codes').values({
       code_hash: codeHash, app_id: appId, user_id: userId, grant_id: grantId, redirect_uri: redirectUri, scope,
       code_challenge: codeChallenge, code_challenge_method: codeChallengeMethod, expires_at: expiresAt, consumed_at: consumedAt, created_at: createdAt,
+      requested_scope: requestedScope,
     }),
 );
 
 export async function insertAuthorizationCode(db: Q, c: AuthorizationCode): Promise<void> {
-  await insertCodeRow(db, c.code_hash, c.app_id, c.user_id, c.grant_id, c.redirect_uri, c.scope, c.code_challenge, c.code_challenge_method, c.expires_at, c.consumed_at, c.created_at);
+  await insertCodeRow(
+    db, c.code_hash, c.app_id, c.user_id, c.grant_id, c.redirect_uri, c.scope, c.code_challenge, c.code_challenge_method, c.expires_at, c.consumed_at, c.created_at, c.requested_scope,
+  );
 }
 
 /**
@@ -49,7 +52,7 @@ export interface CodeStore {
    * false (and nothing written) when the code was used already, has expired, or its grant or app
    * was deleted meanwhile.
    */
-  redeem(codeHash: string, now: number, access: NewTokenRow, refresh: NewTokenRow): Promise<boolean>;
+  redeem(codeHash: string, now: number, access: NewTokenRow, refresh: NewRefreshTokenRow): Promise<boolean>;
 }
 
 export function createCodeStore(db: Db): CodeStore {

@@ -9,7 +9,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Db } from '../db/database.js';
 import type { Database, DeviceCodeTable } from '../db/schema.js';
-import { claimAndInsertPair, type NewTokenRow } from './tokens.js';
+import { claimAndInsertPair, type NewRefreshTokenRow, type NewTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type DeviceCode = Selectable<DeviceCodeTable>;
@@ -91,7 +91,7 @@ export interface DeviceCodeStore {
   /** The person denied a pending, live request; false when it was not. */
   deny(hash: string, now: number): Promise<boolean>;
   /** Uses an approved, live request up and stores the token pair issued for it, in one transaction. */
-  redeem(hash: string, now: number, access: NewTokenRow, refresh: NewTokenRow): Promise<boolean>;
+  redeem(hash: string, now: number, access: NewTokenRow, refresh: NewRefreshTokenRow): Promise<boolean>;
 }
 
 export function createDeviceCodeStore(db: Db): DeviceCodeStore {

@@ -21,7 +21,7 @@
  *   on the new row version, matches no row, and its INSERTs (which join the UPDATE's result) insert
  *   nothing.
  */
-import type { NewTokenRow, RefreshTokenRow } from './tokens.js';
+import type { NewRefreshTokenRow, NewTokenRow, RefreshTokenRow } from './tokens.js';
 
 export interface Rotation {
   /** Hash of the refresh token being exchanged. */
@@ -30,7 +30,7 @@ export interface Rotation {
   /** The encrypted answer, kept on the old token for retries inside the replay window. */
   replayResponse: string;
   access: NewTokenRow;
-  refresh: NewTokenRow;
+  refresh: NewRefreshTokenRow;
 }
 
 export interface RefreshRotation {

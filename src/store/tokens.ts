@@ -11,21 +11,30 @@ import type { AccessTokenTable, Database, RefreshTokenTable } from '../db/schema
 type Q = Kysely<Database>;
 export type AccessTokenRow = Selectable<AccessTokenTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
-/** A new access or refresh token as inserted: a new refresh token's rotated_at and replay_response are NULL by default. */
+/** A new access token as inserted. */
 export type NewTokenRow = AccessTokenRow;
+/** A new refresh token as inserted: its rotated_at and replay_response are NULL by default. */
+export type NewRefreshTokenRow = NewTokenRow & Pick<RefreshTokenRow, 'requested_scope'>;
 
 type TokenColumns = [tokenKey: string, familyId: string, grantId: string, appId: string, userId: string, scope: string, expiresAt: number, createdAt: number, jkt: string | null];
+type RefreshTokenColumns = [...TokenColumns, requestedScope: string | null];
 
 export const tokenColumns = (t: NewTokenRow): TokenColumns =>
   [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at, t.jkt];
 
+export const refreshTokenColumns = (t: NewRefreshTokenRow): RefreshTokenColumns =>
+  [t.token_key, t.family_id, t.grant_id, t.app_id, t.user_id, t.scope, t.expires_at, t.created_at, t.jkt, t.requested_scope];
+
 const tokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt]: TokenColumns) =>
   ({ token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt });
+
+const refreshTokenValues = (...[token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt, requested_scope]: RefreshTokenColumns) =>
+  ({ token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt, requested_scope });
 
 /** The insert of a new token pair's two rows, for a code exchange and (on SQLite) a rotation. */
 export const insertAccessToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('access_tokens').values(tokenValues(...columns)));
 // A new refresh token's rotated_at and replay_response are NULL by default.
-export const insertRefreshToken = preparedQuery((db: Q, ...columns: TokenColumns) => db.insertInto('refresh_tokens').values(tokenValues(...columns)));
+export const insertRefreshToken = preparedQuery((db: Q, ...columns: RefreshTokenColumns) => db.insertInto('refresh_tokens').values(refreshTokenValues(...columns)));
 
 /**
  * A new pair refers to its grant and app; when either was deleted by a transaction that committed
@@ -42,7 +51,7 @@ export function isForeignKeyViolation(error: unknown): boolean {
  * the code consumed or the token rotated) and the new pair commit together, or nothing does.
  * False when the claim finds nothing to claim, or the pair's grant or app was deleted meanwhile.
  */
-export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boolean>, access: NewTokenRow, refresh: NewTokenRow): Promise<boolean> {
+export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boolean>, access: NewTokenRow, refresh: NewRefreshTokenRow): Promise<boolean> {
   try {
     await db.transaction().execute(async (trx) => {
       if (!(await claim(trx))) throw new NothingToClaim();
@@ -58,9 +67,9 @@ export async function claimAndInsertPair(db: Q, claim: (trx: Q) => Promise<boole
 /** Thrown inside the transaction to roll it back when the code or token was claimed already. */
 class NothingToClaim extends Error {}
 
-export async function insertTokenPair(db: Q, access: NewTokenRow, refresh: NewTokenRow): Promise<void> {
+export async function insertTokenPair(db: Q, access: NewTokenRow, refresh: NewRefreshTokenRow): Promise<void> {
   await insertAccessToken(db, ...tokenColumns(access));
-  await insertRefreshToken(db, ...tokenColumns(refresh));
+  await insertRefreshToken(db, ...refreshTokenColumns(refresh));
 }
 
 function findAccessToken(db: Q, tokenHash: string): Promise<AccessTokenRow | undefined> {

@@ -127,7 +127,7 @@ async function crashAndCheck(database: TestDatabase, base: string, kill: () => P
     const grantId = await insertGrant(db, { userId: user.id, appId: registered.app.id, scope }, now);
     const { accessToken, refreshToken } = newTokenPair();
     const row = { family_id: randomUUID(), grant_id: grantId, app_id: registered.app.id, user_id: user.id, scope, expires_at: now + 3600, created_at: now, jkt: null };
-    await insertTokenPair(db, { ...row, token_key: tokenKey(accessToken) }, { ...row, token_key: tokenKey(refreshToken) });
+    await insertTokenPair(db, { ...row, token_key: tokenKey(accessToken) }, { ...row, token_key: tokenKey(refreshToken), requested_scope: null });
     return { user, token: accessToken };
   };
 

@@ -82,10 +82,10 @@ export class FuzzWorld {
     });
     const scope = formatScopes([...ALL_SCOPES]);
     const grantId = await insertGrant(db, { userId: this.user.id, appId: confidential.app.id, scope }, now);
-    const pair = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId, appId: confidential.app.id, userId: this.user.id, scope, accessJkt: null, refreshJkt: null });
+    const pair = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId, appId: confidential.app.id, userId: this.user.id, scope, requestedScope: null, accessJkt: null, refreshJkt: null });
     await insertTokenPair(db, pair.access, pair.refresh);
     const narrowGrantId = await insertGrant(db, { userId: this.user.id, appId: publicApp.app.id, scope: 'read_profile' }, now);
-    const narrow = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId: narrowGrantId, appId: publicApp.app.id, userId: this.user.id, scope: 'read_profile', accessJkt: null, refreshJkt: null });
+    const narrow = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId: narrowGrantId, appId: publicApp.app.id, userId: this.user.id, scope: 'read_profile', requestedScope: null, accessJkt: null, refreshJkt: null });
     await insertTokenPair(db, narrow.access, narrow.refresh);
 
     const codeVerifier = randomBytes(32).toString('base64url');
@@ -93,7 +93,7 @@ export class FuzzWorld {
     const code = newCredential('authorizationCode');
     await insertAuthorizationCode(db, {
       code_hash: hashCredential(code), app_id: confidential.app.id, user_id: this.user.id, grant_id: grantId, redirect_uri: REDIRECT_URI,
-      scope, code_challenge: codeChallenge, code_challenge_method: 'S256', expires_at: now + 600, consumed_at: null, created_at: now,
+      scope, code_challenge: codeChallenge, code_challenge_method: 'S256', expires_at: now + 600, consumed_at: null, created_at: now, requested_scope: null,
     });
 
     this.values = {

@@ -90,7 +90,7 @@ forEachDialect('authorization code flow end to end', (dialect) => {
     assert.equal(token.headers['cache-control'], 'no-store');
     assert.equal(token.headers.pragma, 'no-cache');
     const body = token.json();
-    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type']);
+    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type', 'user_id']);
     assert.equal(body.token_type, 'Bearer');
     assert.equal(body.expires_in, 2592000);
     assert.equal(body.scope, 'read_profile read_activity');

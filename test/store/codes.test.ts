@@ -37,7 +37,7 @@ forEachDialect('authorization code redemption', (dialect) => {
     const now = t.clock();
     const code: AuthorizationCode = {
       code_hash: `code-${randomUUID()}`, app_id: grant.appId, user_id: grant.userId, grant_id: grant.id, redirect_uri: 'https://app.example.test/callback',
-      scope: 'read_profile', code_challenge: null, code_challenge_method: null, expires_at: now + expiresIn, consumed_at: null, created_at: now,
+      scope: 'read_profile', code_challenge: null, code_challenge_method: null, expires_at: now + expiresIn, consumed_at: null, created_at: now, requested_scope: null,
     };
     await t.database.stores.codes.insert(code);
     return code;
@@ -48,7 +48,7 @@ forEachDialect('authorization code redemption', (dialect) => {
     const columns = { family_id: code.code_hash, grant_id: grantId, app_id: code.app_id, user_id: code.user_id, scope: code.scope, created_at: now, jkt: null };
     return {
       access: { ...columns, token_key: `access-${tag}-${randomUUID()}`, expires_at: now + 3600 },
-      refresh: { ...columns, token_key: `refresh-${tag}-${randomUUID()}`, expires_at: now + 86400, rotated_at: null, replay_response: null },
+      refresh: { ...columns, token_key: `refresh-${tag}-${randomUUID()}`, expires_at: now + 86400, rotated_at: null, replay_response: null, requested_scope: null },
     };
   }
 

@@ -36,7 +36,7 @@ forEachDialect('grant store', (dialect) => {
       issue: {
         code: {
           code_hash: hashCredential(newCredential('authorizationCode')), app_id: app.id, user_id: user.id, redirect_uri: 'https://app.example.test/callback',
-          scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: now + 60, consumed_at: null, created_at: now,
+          scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: now + 60, consumed_at: null, created_at: now, requested_scope: null,
         },
       },
     });
@@ -81,7 +81,7 @@ forEachDialect('grant store', (dialect) => {
           issue: {
             code: {
               code_hash: hashCredential(newCredential('authorizationCode')), app_id: app.id, user_id: user.id, redirect_uri: 'https://app.example.test/callback',
-              scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: t.clock() + 60, consumed_at: null, created_at: t.clock(),
+              scope: granted.join(' '), code_challenge: null, code_challenge_method: null, expires_at: t.clock() + 60, consumed_at: null, created_at: t.clock(), requested_scope: null,
             },
           },
         },

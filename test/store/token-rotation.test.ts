@@ -47,7 +47,7 @@ async function subject(t: TestApp, user?: TestUser): Promise<Subject> {
 function refreshRow(s: Subject, hash: string, now: number, familyId = `family-${hash}`): RefreshTokenRow {
   return {
     token_key: hash, family_id: familyId, grant_id: s.grantId, app_id: s.appId, user_id: s.user.id, scope: 'read_profile',
-    expires_at: now + 86400, created_at: now, rotated_at: null, replay_response: null, jkt: null,
+    expires_at: now + 86400, created_at: now, rotated_at: null, replay_response: null, jkt: null, requested_scope: null,
   };
 }
 

@@ -62,7 +62,7 @@ export async function seedClient(db: Db, chains = 3): Promise<Seeded> {
     await insertTokenPair(
       kysely,
       { token_key: tokenKey(pair.accessToken), ...family, expires_at: now + 3600 },
-      { token_key: tokenKey(pair.refreshToken), ...family, expires_at: now + 86_400 },
+      { token_key: tokenKey(pair.refreshToken), ...family, expires_at: now + 86_400, requested_scope: null },
     );
     accessToken = pair.accessToken;
     refreshTokens.push(pair.refreshToken);

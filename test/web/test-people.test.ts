@@ -129,7 +129,7 @@ forEachDialect('test people on the pages', (dialect) => {
     // No path around the page either: the store refuses such a grant.
     await assert.rejects(
       t.database.stores.grants.recordConsent(
-        { userId: mine[2]!.id, appId: theirApp.id, newGrantId: randomUUID(), granted: ['read_profile'], issue: { code: { code_hash: randomUUID(), app_id: theirApp.id, user_id: mine[2]!.id, redirect_uri: REDIRECT_URI, scope: 'read_profile', code_challenge: null, code_challenge_method: null, expires_at: t.clock() + 60, consumed_at: null, created_at: t.clock() } }, now: t.clock() },
+        { userId: mine[2]!.id, appId: theirApp.id, newGrantId: randomUUID(), granted: ['read_profile'], issue: { code: { code_hash: randomUUID(), app_id: theirApp.id, user_id: mine[2]!.id, redirect_uri: REDIRECT_URI, scope: 'read_profile', code_challenge: null, code_challenge_method: null, expires_at: t.clock() + 60, consumed_at: null, created_at: t.clock(), requested_scope: null } }, now: t.clock() },
         () => ({ grantScope: 'read_profile', withdrawn: [] }),
       ),
       ForeignTestPersonError,

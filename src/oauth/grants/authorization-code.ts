@@ -56,6 +56,7 @@ async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Pr
     appId: code.app_id,
     userId: code.user_id,
     scope: code.scope,
+    requestedScope: code.requested_scope,
     ...bindings(client, dpop),
   });
   if (!(await ctx.stores.codes.redeem(codeHash, now, minted.access, minted.refresh))) {

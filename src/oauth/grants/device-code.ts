@@ -50,6 +50,7 @@ async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Pr
     appId: request.app_id,
     userId: request.user_id!,
     scope: request.scope,
+    requestedScope: request.requested_scope,
     ...bindings(client, dpop),
   });
   if (!(await ctx.stores.deviceCodes.redeem(hash, now, minted.access, minted.refresh))) {

@@ -6,6 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
+import { answeredScope, readScopeRequest } from '../../domain/scope-request.js';
 import { formatScopes, parseScopeString } from '../../domain/scopes.js';
 import { tokenKey } from '../../security/secrets.js';
 import type { RefreshRotation } from '../../store/refresh-rotation.js';
@@ -16,15 +17,16 @@ import { openReplay, replayKey, sealReplay } from '../replay.js';
 
 const invalidGrant = (description: string) => new ApiError('invalid_grant', description);
 
-/** RFC 6749 §6: an optional `scope` may narrow the new access token, never widen it. */
-function narrowedScope(granted: string, requested: string | undefined): string {
-  if (requested === undefined) return granted;
-  const grantedSet = new Set(parseScopeString(granted));
-  const asked = parseScopeString(requested);
-  if (asked.length === 0 || asked.some((scope) => !grantedSet.has(scope))) {
-    throw new ApiError('invalid_scope', 'scope must be a non-empty subset of the scope originally granted');
-  }
-  return formatScopes(asked);
+/**
+ * RFC 6749 §6: an optional `scope` may narrow the new access token, never widen it. It is read as at
+ * the authorization endpoint (domain/scope-request.ts) within the scope the token holds: a Fitbit
+ * word stands for those of its scopes the token has, so a client repeating the words it asked with
+ * (as oauthlib's clients do at every refresh) is answered the same token.
+ */
+function narrowedScope(granted: string, requested: string): { scope: string; worded: string | null } {
+  const read = readScopeRequest(requested, parseScopeString(granted));
+  if (!read.ok) throw new ApiError('invalid_scope', 'scope must be a non-empty subset of the scope originally granted');
+  return { scope: formatScopes(read.scopes), worded: read.worded };
 }
 
 /** Rotates the refresh token the authenticated client sent. */
@@ -46,7 +48,8 @@ async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Pr
     if (dpop === undefined) throw new ApiError('invalid_dpop_proof', 'this refresh token is bound to a DPoP key: send a DPoP proof of that key');
     if (dpop.jkt !== token.jkt) throw invalidGrant('the DPoP proof is not of the key the refresh token is bound to');
   }
-  const scope = narrowedScope(token.scope, body.scope);
+  const narrowing = body.scope === undefined ? null : narrowedScope(token.scope, body.scope);
+  const scope = narrowing?.scope ?? token.scope;
   // The replay key derives from the raw old token alone (never from anything stored), once.
   const key = replayKey(rawToken);
 
@@ -57,14 +60,18 @@ async function handle(ctx: AppContext, { client, body, dpop }: TokenRequest): Pr
       appId: token.app_id,
       userId: token.user_id,
       scope,
+      // Carried along the chain, as the scope is: every refresh without `scope` answers in these words.
+      requestedScope: token.requested_scope,
       ...bindings(client, dpop),
     });
     // The successor refresh token keeps the full granted scope (RFC 6749 §6).
     minted.refresh.scope = token.scope;
+    // A refresh that sends `scope` is answered in the words of its own `scope`.
+    if (narrowing) minted.response.scope = answeredScope(scope, narrowing.worded);
     const replayResponse = sealReplay(key, {
       access_token: minted.response.access_token,
       refresh_token: minted.response.refresh_token,
-      scope,
+      scope: minted.response.scope,
       access_expires_at: minted.access.expires_at,
       token_type: minted.response.token_type,
     });
@@ -92,6 +99,7 @@ async function replayOrRevoke(ctx: AppContext, rotation: RefreshRotation, key: B
         expires_in: Math.max(0, payload.access_expires_at - now),
         refresh_token: payload.refresh_token,
         scope: payload.scope,
+        user_id: token.user_id,
       };
     }
     throw invalidGrant('the refresh token is unknown, expired or revoked');

@@ -24,8 +24,8 @@ export function postgresRefreshRotation(pool: pg.Pool): RefreshRotation {
   const rotateText = `
     WITH input AS (
       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                           $9::text[], $10::bigint[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::text[]) WITH ORDINALITY
-        AS i(old_key, now, replay, access_key, family_id, grant_id, app_id, user_id, access_scope, access_expires, refresh_key, refresh_scope, refresh_expires, access_jkt, refresh_jkt, n)
+                           $9::text[], $10::bigint[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::text[], $16::text[]) WITH ORDINALITY
+        AS i(old_key, now, replay, access_key, family_id, grant_id, app_id, user_id, access_scope, access_expires, refresh_key, refresh_scope, refresh_expires, access_jkt, refresh_jkt, requested_scope, n)
     ), rotated AS (
       UPDATE refresh_tokens t SET rotated_at = i.now, replay_response = i.replay
       FROM input i
@@ -36,20 +36,20 @@ export function postgresRefreshRotation(pool: pg.Pool): RefreshRotation {
       SELECT i.access_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.access_scope, i.access_expires, i.now, i.access_jkt
       FROM input i JOIN rotated r ON r.n = i.n
     ), new_refresh AS (
-      INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt)
-      SELECT i.refresh_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.refresh_scope, i.refresh_expires, i.now, i.refresh_jkt
+      INSERT INTO refresh_tokens (token_key, family_id, grant_id, app_id, user_id, scope, expires_at, created_at, jkt, requested_scope)
+      SELECT i.refresh_key, i.family_id, i.grant_id, i.app_id, i.user_id, i.refresh_scope, i.refresh_expires, i.now, i.refresh_jkt, i.requested_scope
       FROM input i JOIN rotated r ON r.n = i.n
     )
     SELECT n FROM rotated`;
 
   /** For each of `rotations` (distinct old keys), whether this statement rotated it. */
   const rotateAll = async (rotations: readonly Rotation[]): Promise<boolean[]> => {
-    const columns: unknown[][] = Array.from({ length: 15 }, () => []);
+    const columns: unknown[][] = Array.from({ length: 16 }, () => []);
     for (const { oldHash, now, replayResponse, access: a, refresh: r } of rotations) {
       if (a.family_id !== r.family_id || a.grant_id !== r.grant_id || a.app_id !== r.app_id || a.user_id !== r.user_id || a.created_at !== now || r.created_at !== now) {
         throw new Error('a rotated pair shares its family, grant, app, user and creation time');
       }
-      const row = [oldHash, now, replayResponse, a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, r.token_key, r.scope, r.expires_at, a.jkt, r.jkt];
+      const row = [oldHash, now, replayResponse, a.token_key, a.family_id, a.grant_id, a.app_id, a.user_id, a.scope, a.expires_at, r.token_key, r.scope, r.expires_at, a.jkt, r.jkt, r.requested_scope];
       row.forEach((value, i) => columns[i]!.push(value));
     }
     // Unnamed, so planned at each execution with the batch's keys and the table's current size: a

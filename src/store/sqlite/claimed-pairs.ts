@@ -17,13 +17,13 @@ import { batchedCalls, type BatchedCall } from '../../db/batched-calls.js';
 import type { Db } from '../../db/database.js';
 import { onSqliteHandle, type PreparedQuery } from '../../db/prepared-query.js';
 import { MAX_GROUP } from '../refresh-rotation.js';
-import { claimAndInsertPair, insertAccessToken, insertRefreshToken, isForeignKeyViolation, tokenColumns, type NewTokenRow } from '../tokens.js';
+import { claimAndInsertPair, insertAccessToken, insertRefreshToken, isForeignKeyViolation, refreshTokenColumns, tokenColumns, type NewRefreshTokenRow, type NewTokenRow } from '../tokens.js';
 
 export interface PairClaim<Args extends unknown[]> {
   /** The arguments of the claiming UPDATE. */
   claim: Args;
   access: NewTokenRow;
-  refresh: NewTokenRow;
+  refresh: NewRefreshTokenRow;
 }
 
 /**
@@ -43,7 +43,7 @@ export function sqliteClaimedPairs<Args extends unknown[]>(
   const claimOne = ({ claim: args, access, refresh }: PairClaim<Args>): boolean => {
     if (mark.run(...args).changes !== 1) return false;
     insertAccess.run(...tokenColumns(access));
-    insertRefresh.run(...tokenColumns(refresh));
+    insertRefresh.run(...refreshTokenColumns(refresh));
     return true;
   };
   const claimGroup = handle.transaction((group: PairClaim<Args>[]) => group.map(claimOne));

@@ -1,10 +1,13 @@
 /**
  * The consent page (docs/oauth.md, "Authorization request"): the app, its developer, each scope in
- * plain words with a checkbox.
+ * plain words with a checkbox — Stride's words, whether the app asked in Stride's scope names or in
+ * Fitbit's (docs/oauth.md, "Fitbit clients"), and one line when it also asked for kinds of data
+ * Stride does not hold.
  */
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationRequest } from '../../oauth/authorize.js';
 import { redirectHost } from '../../oauth/redirect-uri.js';
+import { unheldWords } from '../../domain/scope-request.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { sessionCsrfToken } from '../csrf.js';
 import type { Session } from '../session.js';
@@ -34,7 +37,8 @@ export function renderConsent(
         ['response_type', 'code'],
         ['client_id', request.app.clientId],
         ['redirect_uri', request.redirectUri],
-        ['scope', request.scopes.join(' ')],
+        // As the app worded it: the code remembers Fitbit's words for the token responses.
+        ['scope', request.requestedScope ?? request.scopes.join(' ')],
       ];
   if (!request.pushed && request.state !== undefined) hidden.push(['state', request.state]);
   if (!request.pushed && request.codeChallenge !== null) {
@@ -58,6 +62,7 @@ export function renderConsent(
     grantedBefore,
     isPublic: request.app.isPublic,
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+    asksUnheld: unheldWords(request.requestedScope).length > 0,
     consentAs: consentAsChoices(session, testPeople),
   });
 }
@@ -87,7 +92,7 @@ function consentAsChoices(session: Session, testPeople: readonly TestPerson[]) {
 export function renderDeviceConsent(
   reply: FastifyReply,
   session: Session,
-  request: { app: App; scopes: string[]; userCode: string },
+  request: { app: App; scopes: string[]; unheld: string[]; userCode: string },
   developer: string | null,
 ): FastifyReply {
   return sendPage(reply, './consent', {
@@ -107,6 +112,7 @@ export function renderDeviceConsent(
     grantedBefore: false,
     isPublic: request.app.isPublic,
     scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+    asksUnheld: request.unheld.length > 0,
     consentAs: null,
   });
 }
