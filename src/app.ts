@@ -134,7 +134,7 @@ export async function buildApp(parts: AppParts): Promise<FastifyInstance> {
     await crossOrigin.register(async (api) => {
       api.addHook('onResponse', app.usage.countApiAnswer);
       await api.register(resourceRoutes);
-      await api.register(fitbitRoutes);
+      await api.register(fitbitRoutes, { isDatabaseUnavailable });
     });
     await crossOrigin.register(async (clientEndpoints) => {
       clientEndpoints.addHook('onResponse', app.usage.countClientAnswer);

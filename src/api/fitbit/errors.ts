@@ -5,7 +5,6 @@
  * 503 with Retry-After while the database is away.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ApiError, RETRY_AFTER_SECONDS } from '../../errors.js';
 import { bearerToken } from '../../http/bearer-token.js';
 
@@ -43,21 +42,23 @@ const TYPE_OF: Partial<Record<ApiError['error'], FitbitErrorType>> = {
   unsupported_media_type: 'validation',
 };
 
-export interface ExpiredTokens {
+export interface ErrorSense {
   /** True when the token was issued and has expired (Fitbit tells `expired_token` from `invalid_token`). */
   isExpired(token: string): Promise<boolean>;
+  /** True for an error of a database that cannot be reached or written for now (a 503). */
+  isDatabaseUnavailable(error: unknown): boolean;
 }
 
 /**
  * The Fitbit answer for anything a route threw. A token that is no longer valid because it expired
  * is `expired_token`, which Fitbit clients (python-fitbit) answer by refreshing.
  */
-export async function fitbitErrorOf(error: unknown, request: FastifyRequest, expired: ExpiredTokens): Promise<FitbitError | null> {
+export async function fitbitErrorOf(error: unknown, request: FastifyRequest, sense: ErrorSense): Promise<FitbitError | null> {
   if (error instanceof FitbitError) return error;
   if (error instanceof ApiError) {
     if (error.error === 'invalid_token') {
       const token = bearerToken(request);
-      const type = token && (await expired.isExpired(token)) ? 'expired_token' : 'invalid_token';
+      const type = token && (await sense.isExpired(token)) ? 'expired_token' : 'invalid_token';
       const message = type === 'expired_token' ? `Access token expired: ${token!.slice(0, 8)}…` : error.description;
       return new FitbitError(401, type, message, 'n/a', error.headers);
     }
@@ -65,7 +66,7 @@ export async function fitbitErrorOf(error: unknown, request: FastifyRequest, exp
     if (error.error === 'rate_limited') return new FitbitError(429, 'system', error.description, 'n/a', error.headers);
     return new FitbitError(error.status, TYPE_OF[error.error] ?? 'validation', error.description, 'n/a', error.headers);
   }
-  if (isDatabaseUnavailable(error)) {
+  if (sense.isDatabaseUnavailable(error)) {
     return new FitbitError(503, 'system', 'the database cannot be reached for now; try again shortly', 'n/a', { 'retry-after': String(RETRY_AFTER_SECONDS) });
   }
   const status = (error as { statusCode?: number; validation?: unknown }).statusCode;
@@ -81,9 +82,9 @@ export function sendFitbitError(reply: FastifyReply, error: FitbitError): Fastif
 }
 
 /** The error handler of the Fitbit-compatible scope. */
-export function fitbitErrorHandler(expired: ExpiredTokens) {
+export function fitbitErrorHandler(sense: ErrorSense) {
   return async (error: Error, request: FastifyRequest, reply: FastifyReply) => {
-    const known = await fitbitErrorOf(error, request, expired).catch(() => null);
+    const known = await fitbitErrorOf(error, request, sense).catch(() => null);
     if (known) return sendFitbitError(reply, known);
     request.log.error({ err: error }, 'request failed');
     return sendFitbitError(reply, new FitbitError(500, 'system', `the server failed to process the request; request id ${request.id}`));

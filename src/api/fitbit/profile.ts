@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
-import { strideOf } from '../../db/derived-distance.js';
 import { profileZone } from '../../domain/local-dates.js';
+import { strideInForce } from '../../domain/profile.js';
 import { requireScope } from '../bearer.js';
 import { fitbitRoute } from './route-schema.js';
 import { lengthIn, unitsOf } from './units.js';
@@ -17,7 +17,7 @@ export async function profileRoutes(app: FastifyInstance): Promise<void> {
   app.get('/1/user/:userId/profile.json', route, (request) => {
     const { profile } = request.auth;
     const zone = profileZone(profile.timezone);
-    const stride = lengthIn(unitsOf(request), strideOf(profile.stride_length_cm));
+    const stride = lengthIn(unitsOf(request), strideInForce(profile.stride_length_cm));
     return {
       user: {
         encodedId: profile.id,

@@ -17,7 +17,12 @@ import { profileRoutes } from './profile.js';
 import { sleepRoutes } from './sleep.js';
 import { fitbitRateLimit } from './rate-limit.js';
 
-export async function fitbitRoutes(app: FastifyInstance): Promise<void> {
+export interface FitbitRouteOptions {
+  /** True for an error of a database that cannot be reached or written for now (app.ts knows them). */
+  isDatabaseUnavailable(error: unknown): boolean;
+}
+
+export async function fitbitRoutes(app: FastifyInstance, options: FitbitRouteOptions): Promise<void> {
   const { stores, clock } = app.ctx;
   useApiSecurityHeaders(app);
   app.setErrorHandler(
@@ -26,6 +31,7 @@ export async function fitbitRoutes(app: FastifyInstance): Promise<void> {
         const row = await stores.tokens.findAccess(tokenKey(token));
         return row !== undefined && Number(row.expires_at) <= clock();
       },
+      isDatabaseUnavailable: options.isDatabaseUnavailable,
     }),
   );
   await bearerAuth(app);
