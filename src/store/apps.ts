@@ -5,7 +5,7 @@ import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import { postgresClientReads } from './postgres/client-reads.js';
 import type { AppTable, Database } from '../db/schema.js';
 import { countGrantsWithOtherScope, deleteGrants } from './grants.js';
-import { isAppIdSyntax, isClientIdSyntax } from './identifiers.js';
+import { isId } from './identifiers.js';
 
 type Q = Kysely<Database>;
 type AppRow = Selectable<AppTable>;
@@ -176,13 +176,13 @@ async function insertApp(db: Q, app: App): Promise<void> {
 }
 
 export async function findAppByClientId(db: Q, clientId: string): Promise<App | undefined> {
-  if (!isClientIdSyntax(clientId)) return undefined;
+  if (!isId('client', clientId)) return undefined;
   const row = await db.selectFrom('apps').selectAll().where('client_id', '=', clientId).executeTakeFirst();
   return row && appFromRow(row);
 }
 
 async function findAppById(db: Q, id: string): Promise<App | undefined> {
-  if (!isAppIdSyntax(id)) return undefined;
+  if (!isId('app', id)) return undefined;
   const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
   return row && appFromRow(row);
 }
@@ -219,7 +219,7 @@ function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefi
       return row && appFromRow(row);
     };
   }
-  return (clientId) => (isClientIdSyntax(clientId) ? lookup(clientId) : Promise.resolve(undefined));
+  return (clientId) => (isId('client', clientId) ? lookup(clientId) : Promise.resolve(undefined));
 }
 
 /** The app's access tokens not bound to a DPoP key, found through its grants (both indexed). */

@@ -9,7 +9,7 @@ import type { Db, Dialect } from '../db/database.js';
 import type { Database, GrantTable } from '../db/schema.js';
 import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { approveDeviceCode } from './device-codes.js';
-import { isAppIdSyntax } from './identifiers.js';
+import { isId } from './identifiers.js';
 import { holdsScope, scopeWordPattern } from './scope-words.js';
 import { EVENT_TYPES_READ_WITH, recordEvent, SCOPED_EVENT_TYPES } from './events.js';
 import { atomically } from './tokens.js';
@@ -80,7 +80,7 @@ export function createGrantStore(db: Db): GrantStore {
     endForReuse: async (grantId, now) => {
       await deleteGrants(q, { id: grantId }, { reason: 'token_reuse_detected', now });
     },
-    revokeForUser: async (userId, appId, now) => isAppIdSyntax(appId) && (await deleteGrants(q, { userId, appId }, { reason: 'user_revoked', now })) > 0,
+    revokeForUser: async (userId, appId, now) => isId('app', appId) && (await deleteGrants(q, { userId, appId }, { reason: 'user_revoked', now })) > 0,
     async listConnectedApps(userId) {
       const rows = await q
         .selectFrom('grants as g')

@@ -4,6 +4,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import type { Db } from '../db/database.js';
 import type { Database, SessionTable } from '../db/schema.js';
+import { isId } from './identifiers.js';
 import type { User } from './users.js';
 
 type Q = Kysely<Database>;
@@ -150,6 +151,7 @@ export function createSessionStore(db: Db): SessionStore {
       }));
     },
     async endOwn(userId, idHash) {
+      if (!isId('session', idHash)) return false;
       const result = await q.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
+import { isId } from './identifiers.js';
 import type { NewUser } from './users.js';
 
 type Q = Kysely<Database>;
@@ -40,7 +41,7 @@ export interface TestPeopleStore {
   add(person: NewTestPerson): Promise<void>;
   /** The developer's test people, oldest first. */
   listOf(ownerId: string): Promise<TestPerson[]>;
-  /** The test person `id` if `ownerId` owns them; undefined for anyone else's, or no one's. */
+  /** The test person `id` if `ownerId` owns them; undefined for anyone else's, or no one's (or an id that cannot be one, identifiers.ts). */
   findOwned(ownerId: string, id: string): Promise<TestPerson | undefined>;
   /**
    * Moves the person's synced time from `from` to `to`, unless another sync moved it meanwhile
@@ -98,6 +99,7 @@ export function createTestPeopleStore(db: Db): TestPeopleStore {
       }),
     listOf: async (ownerId) => (await selectPeople(q).where('u.test_person_owner_id', '=', ownerId).execute()).map(personOf),
     findOwned: async (ownerId, id) => {
+      if (!isId('user', id)) return undefined;
       const row = await selectPeople(q).where('u.id', '=', id).where('u.test_person_owner_id', '=', ownerId).executeTakeFirst();
       return row && personOf(row);
     },

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, DeliveryState, WebhookDeliveryTable, WebhookEndpointState, WebhookEndpointTable } from '../db/schema.js';
+import { isId } from './identifiers.js';
 import { feedPage, messageBody, newEventId, newMessageId, type FeedPage } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 
@@ -64,6 +65,7 @@ export interface WebhookStore {
   revealSecret(id: string): Promise<string | undefined>;
   /** Per app: how many endpoints, and how many failing (the dashboard's overview). */
   summaries(appIds: readonly string[]): Promise<Map<string, { endpoints: number; failing: number }>>;
+  /** The endpoint `id`; undefined for none, and without a look for an id that cannot be one (identifiers.ts). */
   find(id: string): Promise<WebhookEndpoint | undefined>;
   list(appId: string): Promise<WebhookEndpoint[]>;
   /** A URL change starts a new verification; pausing keeps deliveries waiting. */
@@ -73,7 +75,7 @@ export interface WebhookStore {
   delete(id: string): Promise<boolean>;
   /** The endpoint's latest deliveries, newest first. */
   deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]>;
-  /** Sends the delivery again now (a new attempt of the same message). */
+  /** Sends the delivery again now (a new attempt of the same message); false for no such delivery of the endpoint. */
   redeliver(endpointId: string, deliveryId: string, now: number): Promise<boolean>;
   /** A `webhook.test` message to the endpoint. */
   sendTest(endpointId: string, now: number): Promise<boolean>;
@@ -85,7 +87,7 @@ export interface WebhookStore {
 
 export function createWebhookStore(db: Db): WebhookStore {
   const q = db.kysely;
-  const find = (id: string) => q.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  const find = async (id: string) => (isId('webhookEndpoint', id) ? q.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst() : undefined);
   return {
     async add(appId, url, eventTypes, now, options) {
       const row: WebhookEndpoint = {
@@ -160,12 +162,14 @@ export function createWebhookStore(db: Db): WebhookStore {
       return find(id);
     },
     async delete(id) {
+      if (!isId('webhookEndpoint', id)) return false;
       const result = await q.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
     deliveries: (endpointId, limit) =>
       q.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
     async redeliver(endpointId, deliveryId, now) {
+      if (!isId('webhookDelivery', deliveryId)) return false;
       const result = await q
         .updateTable('webhook_deliveries')
         .set({ state: 'pending', next_attempt_at: now, lease_until: null })

@@ -110,6 +110,19 @@ forEachDialect('the apps\' event API', (dialect) => {
     assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 404);
   });
 
+  it('answers an endpoint id with a NUL as no such endpoint of this app: 404 for a change, a rotation and a deletion', async () => {
+    // PostgreSQL refuses a NUL in a text value: an id with one that reached the lookup answered 500.
+    const added = (await call('POST', '/v1/webhooks', { url: 'https://hooks.example.com/stride', events: ['steps.updated'] })).json() as { id: string };
+    for (const id of ['%00', `${added.id}%00`, 'we_%00%1F']) {
+      for (const [method, url, payload] of [['PATCH', `/v1/webhooks/${id}`, { state: 'paused' }], ['POST', `/v1/webhooks/${id}/rotate-secret`], ['DELETE', `/v1/webhooks/${id}`]] as const) {
+        const response = await call(method, url, payload);
+        assert.equal(response.statusCode, 404, `${method} ${url}: ${response.body}`);
+        assert.equal(response.json().error, 'not_found');
+      }
+    }
+    assert.equal((await call('DELETE', `/v1/webhooks/${added.id}`)).statusCode, 200);
+  });
+
   it('verifies a new URL before sending to it, also when the same change resumes a paused endpoint', async () => {
     const endpoint = (await call('POST', '/v1/webhooks', { url: 'https://hooks.example.com/verified', events: ['steps.updated'] })).json();
     // The endpoint answered its challenge, then its developer paused it.

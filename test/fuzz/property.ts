@@ -51,8 +51,11 @@ function summary(request: Materialized, answer: Answer | undefined): string {
   return `sent: ${sent}\nanswered: ${got}`;
 }
 
-/** Checks every answer to `requests` (`defaultRuns` cases unless FUZZ_RUNS or FUZZ_SECONDS say otherwise). */
-export async function fuzz(context: TestContext, target: FuzzTarget, requests: fc.Arbitrary<RequestSpec>, defaultRuns: number): Promise<void> {
+/**
+ * Checks every answer to `requests` (`defaultRuns` cases unless FUZZ_RUNS or FUZZ_SECONDS say
+ * otherwise), after the answers to `examples`, which are sent every time.
+ */
+export async function fuzz(context: TestContext, target: FuzzTarget, requests: fc.Arbitrary<RequestSpec>, defaultRuns: number, examples: RequestSpec[] = []): Promise<void> {
   const { t, world } = target;
   const registeredRedirectUris = async () => {
     const rows = await t.database.db.kysely.selectFrom('apps').select('redirect_uris').execute();
@@ -79,8 +82,10 @@ export async function fuzz(context: TestContext, target: FuzzTarget, requests: f
   });
   const details = await fc.check(property, {
     seed: FUZZ_SEED,
+    examples: examples.map((spec) => [spec]),
     ...(FUZZ_PATH !== undefined && { path: FUZZ_PATH }),
-    numRuns: FUZZ_RUNS ?? (FUZZ_SECONDS !== undefined ? Number.MAX_SAFE_INTEGER : defaultRuns),
+    // fast-check counts the examples among the runs.
+    numRuns: examples.length + (FUZZ_RUNS ?? (FUZZ_SECONDS !== undefined ? Number.MAX_SAFE_INTEGER : defaultRuns)),
     ...(FUZZ_SECONDS !== undefined && { interruptAfterTimeLimit: FUZZ_SECONDS * 1000 }),
   });
   context.diagnostic(`${details.numRuns} cases, FUZZ_SEED=${details.seed}`);

@@ -4,7 +4,8 @@
  * with a password and a signed-in session (cookie + its CSRF token), a pre-sign-in CSRF pair, a
  * confidential app (client id + secret) they own and granted every scope to, with an access
  * token, a refresh token and an unused PKCE code, and a public app granted only read_profile, with
- * an access token of that one scope.
+ * an access token of that one scope; a webhook endpoint of the confidential app with a delivery in
+ * its log, and a test person of the person's own.
  *
  * Generated requests name them by marker (`real('accessToken')` = "⟦accessToken⟧"), filled in when
  * a request is sent: requests that sign out, rotate, revoke or delete change what is current, and a
@@ -13,6 +14,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { registerApp } from '../../src/domain/apps.js';
+import { TEST_PERSON_PASSWORD_HASH } from '../../src/domain/test-people.js';
 import { createAccount } from '../../src/domain/users.js';
 import { mintTokenPair } from '../../src/oauth/issue-tokens.js';
 import { ALL_SCOPES, formatScopes } from '../../src/domain/scopes.js';
@@ -27,7 +29,7 @@ import type { TestApp } from '../support/app.js';
 
 export const REAL_NAMES = [
   'email', 'password', 'session', 'csrf', 'preCsrf', 'clientId', 'clientSecret', 'appId', 'publicClientId',
-  'accessToken', 'refreshToken', 'narrowToken', 'code', 'codeVerifier', 'codeChallenge',
+  'accessToken', 'refreshToken', 'narrowToken', 'code', 'codeVerifier', 'codeChallenge', 'endpointId', 'deliveryId', 'testPersonId',
 ] as const;
 export type RealName = (typeof REAL_NAMES)[number];
 
@@ -42,12 +44,18 @@ export const hasMarker = (text: string): boolean => text.includes('⟦');
 export class FuzzWorld {
   private values!: Record<RealName, string>;
 
-  private constructor(private readonly t: TestApp, private readonly user: User, private readonly password: string) {}
+  private constructor(private readonly t: TestApp, private readonly user: User, private readonly password: string, private readonly testPersonId: string) {}
 
   static async create(t: TestApp): Promise<FuzzWorld> {
     const password = 'fuzzing correct horse';
     const user = await createAccount(t.database.stores.users, t.clock, { email: `fuzz-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Fuzz Walker' });
-    const world = new FuzzWorld(t, user, password);
+    // A test person stays with the account: no case can delete one.
+    const testPersonId = randomUUID();
+    await t.database.stores.testPeople.add({
+      user: { id: testPersonId, email: `fuzz-${testPersonId}@test-people.invalid`, password_hash: TEST_PERSON_PASSWORD_HASH, display_name: 'Fuzz Tester', stride_length_cm: null, created_at: t.clock(), updated_at: t.clock(), test_person_owner_id: user.id },
+      life: 'runner', seed: 1, firstDate: '2026-01-01', syncedUntil: t.clock(),
+    });
+    const world = new FuzzWorld(t, user, password, testPersonId);
     await world.renew();
     return world;
   }
@@ -88,6 +96,10 @@ export class FuzzWorld {
     const narrow = mintTokenPair(this.t.config, now, { familyId: randomUUID(), grantId: narrowGrantId, appId: publicApp.app.id, userId: this.user.id, scope: 'read_profile', requestedScope: null, accessJkt: null, refreshJkt: null });
     await insertTokenPair(db, narrow.access, narrow.refresh);
 
+    const endpoint = (await this.t.database.stores.webhooks.add(confidential.app.id, 'https://hooks.example.com/fuzz', ['steps.updated'], now, { atMost: 1 }))!;
+    await this.t.database.stores.webhooks.sendTest(endpoint.id, now);
+    const [delivery] = await this.t.database.stores.webhooks.deliveries(endpoint.id, 1);
+
     const codeVerifier = randomBytes(32).toString('base64url');
     const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
     const code = newCredential('authorizationCode');
@@ -112,6 +124,9 @@ export class FuzzWorld {
       code,
       codeVerifier,
       codeChallenge,
+      endpointId: endpoint.id,
+      deliveryId: delivery!.id,
+      testPersonId: this.testPersonId,
     };
   }
 }

@@ -99,6 +99,20 @@ forEachDialect('your data and sessions', (dialect) => {
     assert.equal((await here.get('/account')).status, 200);
   });
 
+  it('ends no session for a session id with a NUL, as for one that names none', async () => {
+    // PostgreSQL refuses a NUL in a text value: an id with one that reached the statement answered 500.
+    const person = await newAccount(t, 'Careful');
+    const here = await signedIn(t, person);
+    // The only session shows no End button: the CSRF token of another form of the page.
+    const fields = formFields((await here.get('/account')).body, '/account/password');
+    for (const session of ['\u0000', `${'0'.repeat(63)}\u0000`, '0'.repeat(64)]) {
+      const response = await here.post('/account/sessions/end', { ...fields, session });
+      assert.equal(response.status, 303, `${JSON.stringify(session)}: ${response.body.slice(0, 300)}`);
+      assert.equal(response.location().searchParams.get('sessions'), 'none');
+    }
+    assert.equal((await here.get('/account')).status, 200, 'still signed in');
+  });
+
   it('changes the password after checking the current one; every other session ends', async () => {
     const person = await newAccount(t, 'Changer');
     const here = await signedInWith(person.email, CHROME);

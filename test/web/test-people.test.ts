@@ -137,6 +137,15 @@ forEachDialect('test people on the pages', (dialect) => {
     assert.equal(await grantOf(mine[2]!.id, theirApp.id), undefined);
   });
 
+  it('answers consent_as with a NUL as it answers an unknown test person: refused, no grant', async () => {
+    // PostgreSQL refuses a NUL in a text value: one that reached the lookup answered 500.
+    for (const consentAs of ['\u0000', `${mine[0]!.id}\u0000`, randomUUID()]) {
+      const page = await consentPage(developer, f.app);
+      const response = await developer.post('/oauth2/authorize', { ...formFields(page.body, '/oauth2/authorize'), granted_scope: f.app.scopes, consent_as: consentAs, decision: 'allow' });
+      assert.equal(response.status, 403, `${JSON.stringify(consentAs)}: ${response.body.slice(0, 300)}`);
+    }
+  });
+
   it('starts a public app\'s real request with a PKCE verifier shown to the developer, who exchanges the code with it', async () => {
     const path = `/dashboard/apps/${encodeURIComponent(f.publicApp.clientId)}/connect-test-person`;
     const appPage = await developer.get(`/dashboard/apps/${encodeURIComponent(f.publicApp.clientId)}`);
@@ -188,5 +197,20 @@ forEachDialect('test people on the pages', (dialect) => {
     assert.equal((await act(person.id, 'explode')).status, 404);
     // Without the form's CSRF token, nothing.
     assert.equal((await developer.post(`/dashboard/test-people/${person.id}/sync`, {})).status, 403);
+  });
+
+  it('answers a sandbox action on an id with a NUL as on no such test person: 404, nothing done', async () => {
+    const page = await formPage(developer, '/dashboard/test-people');
+    const fields = formFields(page.body, `/dashboard/test-people/${mine[0]!.id}/sync`);
+    const before = (await t.database.stores.testPeople.findOwned(f.developer.id, mine[0]!.id))!.syncedUntil;
+    t.clock.advance(3600);
+    // PostgreSQL refuses a NUL in a text value: one that reached the lookup answered 500.
+    for (const id of ['%00', `${mine[0]!.id}%00`, 'a%00b', '%01']) {
+      for (const action of ['sync', 'late-sync', 'revoke', 'time-zone']) {
+        const response = await developer.post(`/dashboard/test-people/${id}/${action}`, { ...fields, app_id: f.app.id, timezone: 'UTC' });
+        assert.equal(response.status, 404, `${id}/${action}: ${response.body.slice(0, 300)}`);
+      }
+    }
+    assert.equal((await t.database.stores.testPeople.findOwned(f.developer.id, mine[0]!.id))!.syncedUntil, before);
   });
 });

@@ -130,4 +130,23 @@ forEachDialect('webhook pages', (dialect) => {
     assert.equal((await developer.post(`${listPage()}/${endpoint.id}/delete`, {})).status, 403);
     assert.ok(await t.app.ctx.stores.webhooks.find(endpoint.id));
   });
+
+  it('answers an endpoint id with a NUL as no such endpoint, on its page and its forms; redelivers nothing for a delivery id with one', async () => {
+    // PostgreSQL refuses a NUL in a text value: an id with one that reached a statement answered 500.
+    const endpoint = await addEndpoint(t.app.ctx.stores.webhooks, t.config, f.app.id, { url: receiver.url, events: ['steps.updated'] }, t.clock());
+    const page = await formPage(developer, `${listPage()}/${endpoint.id}`);
+    const fields = formFields(page.body, `${listPage()}/${endpoint.id}`);
+    for (const id of ['%00', `${endpoint.id}%00`, 'we_%00%01']) {
+      const path = `${listPage()}/${id}`;
+      assert.equal((await developer.get(path)).status, 404, path);
+      assert.equal((await developer.post(path, { ...fields, url: receiver.url, events: 'steps.updated' })).status, 404, path);
+      for (const action of ['pause', 'test', 'rotate-secret', 'redeliver', 'delete']) assert.equal((await developer.post(`${path}/${action}`, fields)).status, 404, `${path}/${action}`);
+    }
+    assert.ok(await t.app.ctx.stores.webhooks.find(endpoint.id));
+    // A delivery id that names nothing, with a NUL or not: the same answer.
+    for (const deliveryId of ['\u0000', 'msg_\u0000', `msg_${'0'.repeat(32)}`]) {
+      const redeliver = await developer.post(`${listPage()}/${endpoint.id}/redeliver`, { ...fields, delivery_id: deliveryId });
+      assert.equal(redeliver.status, 303, `${JSON.stringify(deliveryId)}: ${redeliver.body.slice(0, 300)}`);
+    }
+  });
 });
