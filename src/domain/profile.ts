@@ -2,7 +2,6 @@
  * The user resource of docs/api.md: the profile object an app sees, and the checks on a change to it.
  * A change is any subset of the editable fields; anything else is refused, naming the field.
  */
-import { strideOf } from '../db/derived-distance.js';
 import { invalidRequest } from '../errors.js';
 import type { Profile, ProfileChanges } from '../store/profiles.js';
 import type { User } from '../store/users.js';
@@ -13,11 +12,6 @@ export const DAILY_STEP_GOAL_MAX = 200_000;
 /** A step is 30–250 cm for anyone from a small child walking to a sprinter. */
 export const STRIDE_LENGTH_MIN_CM = 30;
 export const STRIDE_LENGTH_MAX_CM = 250;
-
-/** The stride length in force: the profile's, or 75 cm (an adult's average step) when it has none. */
-export function strideInForce(strideLengthCm: number | null): number {
-  return strideOf(strideLengthCm);
-}
 
 /** Defined by the store that reads and writes them (src/store/users.ts). */
 export type { Profile, ProfileChanges };

@@ -104,6 +104,22 @@ function example(code: ErrorCode): { summary: string; value: object } {
   return { summary: code, value };
 }
 
+/** The Fitbit-compatible face (api/fitbit/): errors in Fitbit's shape, by `errorType`. */
+const FITBIT_PATH = /^\/1(\.2)?\/user\//;
+
+const FITBIT_ERROR_TYPES: Record<number, string[]> = {
+  400: ['validation'],
+  401: ['expired_token', 'invalid_token'],
+  403: ['insufficient_scope', 'insufficient_permissions'],
+  404: ['not_found'],
+  409: ['validation'],
+  415: ['validation'],
+};
+
+function fitbitExample(errorType: string): { summary: string; value: object } {
+  return { summary: errorType, value: { errors: [{ errorType, fieldName: errorType === 'validation' ? 'date' : 'n/a', message: `an error of type ${errorType}` }], success: false } };
+}
+
 /** Adds `extraPaths` and the error examples; the document is changed in place and returned. */
 export function finishDocument<T extends OpenApiDocument>(document: T, extraPaths: Readonly<Record<string, object>>): T {
   Object.assign(document.paths, extraPaths);
@@ -112,6 +128,10 @@ export function finishDocument<T extends OpenApiDocument>(document: T, extraPath
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const json = response.content?.['application/json'];
         if (Number(status) < 400 || json === undefined) continue;
+        if (FITBIT_PATH.test(path)) {
+          json.examples = Object.fromEntries((FITBIT_ERROR_TYPES[Number(status)] ?? ['system']).map((type) => [type, fitbitExample(type)]));
+          continue;
+        }
         const codes = errorCodes(method, path, operation, Number(status));
         json.examples = Object.fromEntries(codes.map((code) => [code, example(code)]));
         response.description = `${codes.map((code) => `\`${code}\``).join(' or ')}${noteOf(Number(status), codes)}`;

@@ -22,6 +22,9 @@ export interface Profile {
   created_at: number;
 }
 
+/** The stride length in force: the profile's, or 75 cm (an adult's average step) when it has none. */
+export const strideInForce = (strideLengthCm: number | null): number => strideOf(strideLengthCm);
+
 /** The fields of the profile a change may set; checked by src/domain/profile.ts. */
 export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm'>>;
 

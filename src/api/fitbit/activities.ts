@@ -17,7 +17,7 @@ import { insufficientScope } from '../bearer.js';
 import { clockMinutes, keptDates, PERIODS, type LocalDates } from './dates.js';
 import { FitbitError, validation } from './errors.js';
 import { clockText, localSecondsOfDay } from './local-clock.js';
-import { fitbitRoute } from './route-schema.js';
+import { daySeries, described, fitbitRoute } from './route-schema.js';
 import { distanceIn, unitsOf, type Units } from './units.js';
 
 const SUM_RESOURCES: readonly SumMetric[] = ['steps', 'distance', 'calories'];
@@ -99,7 +99,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     return dates.dates.map((dateTime, i) => ({ dateTime, value: heartDayValue(buckets, i) }));
   }
 
-  const series = fitbitRoute('An activity or heart-rate time series by day (Fitbit\'s activity / heartrate)');
+  const series = fitbitRoute('An activity or heart-rate time series by day (Fitbit\'s activity / heartrate)', { 200: daySeries('activities-{resource}: one entry a local date; values are strings, heart rate\'s an object with restingHeartRate') });
   app.get('/1/user/:userId/activities/:resource/date/:date/:period.json', series, async (request) => {
     const { resource, date, period } = request.params as { resource: string; date: string; period: string };
     const zone = profileZone(request.auth.profile.timezone);
@@ -141,7 +141,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     };
   }
 
-  const intradayRoute = fitbitRoute('A day\'s intraday dataset by 1, 5 or 15 minutes (Fitbit\'s activity / heartrate)');
+  const intradayRoute = fitbitRoute('A day\'s intraday dataset by 1, 5 or 15 minutes (Fitbit\'s activity / heartrate)', { 200: described('activities-{resource} (the day) and activities-{resource}-intraday: {dataset: [{time, value}], datasetInterval, datasetType}') });
   app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail.json', intradayRoute, (request, reply) => intraday(request, reply));
   app.get('/1/user/:userId/activities/:resource/date/:date/1d/:detail/time/:from/:to.json', intradayRoute, (request, reply) => {
     const { from, to } = request.params as { from: string; to: string };

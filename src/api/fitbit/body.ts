@@ -14,7 +14,7 @@ import { insufficientScope } from '../bearer.js';
 import { datesOf, dayOf, localDate, PERIODS } from './dates.js';
 import { FitbitError, validation } from './errors.js';
 import { formField, optionalFormField, type FormBody } from './forms.js';
-import { fitbitRoute } from './route-schema.js';
+import { daySeries, DELETED, described, fitbitRoute } from './route-schema.js';
 import { kilogramsFrom, unitsOf, weightIn, type Units } from './units.js';
 
 const LOG_DATES = { periods: ['1d', '7d', '30d', '1w', '1m'] as const, maxDays: 31 };
@@ -46,7 +46,7 @@ export async function bodyRoutes(app: FastifyInstance): Promise<void> {
     const units = unitsOf(request);
     return { weight: (await stores.bodyWeight.within(request.auth.userId, dates.from, dates.to)).map((weight) => logOf(weight, zone, units)) };
   };
-  const logRoute = fitbitRoute('Weight logs of a date, a period or a range of at most 31 days (Fitbit\'s weight)');
+  const logRoute = fitbitRoute('Weight logs of a date, a period or a range of at most 31 days (Fitbit\'s weight)', { 200: described('The weight logs, oldest first', { weight: { type: 'array', items: described('A weight log', {}) } }) });
   app.get('/1/user/:userId/body/log/weight/date/:date.json', logRoute, logs);
   app.get('/1/user/:userId/body/log/weight/date/:date/:end.json', logRoute, logs);
 
@@ -66,10 +66,10 @@ export async function bodyRoutes(app: FastifyInstance): Promise<void> {
     };
     return { [`body-${kind}`]: dates.dates.map((dateTime) => ({ dateTime, value: valueOf(lastOfDate.get(dateTime)) })) };
   };
-  app.get('/1/user/:userId/body/weight/date/:date/:end.json', fitbitRoute('Weight per date (Fitbit\'s body time series)'), series('weight'));
-  app.get('/1/user/:userId/body/fat/date/:date/:end.json', fitbitRoute('Body fat per date (Fitbit\'s body time series)'), series('fat'));
+  app.get('/1/user/:userId/body/weight/date/:date/:end.json', fitbitRoute('Weight per date (Fitbit\'s body time series)', { 200: daySeries('body-weight: one entry a local date') }), series('weight'));
+  app.get('/1/user/:userId/body/fat/date/:date/:end.json', fitbitRoute('Body fat per date (Fitbit\'s body time series)', { 200: daySeries('body-fat: one entry a local date') }), series('fat'));
 
-  app.post('/1/user/:userId/body/log/weight.json', fitbitRoute('Log a weight (Fitbit\'s weight)'), async (request, reply: FastifyReply) => {
+  app.post('/1/user/:userId/body/log/weight.json', fitbitRoute('Log a weight (Fitbit\'s weight)', { 201: described('The weight logged', { weightLog: described('A weight log', {}) }) }, [400, 415]), async (request, reply: FastifyReply) => {
     requireScope(request, 'write_body');
     const form = request.body as FormBody;
     const units = unitsOf(request);
@@ -92,7 +92,7 @@ export async function bodyRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(201).send({ weightLog: logOf(saved, zone, units) });
   });
 
-  app.delete('/1/user/:userId/body/log/weight/:logId.json', fitbitRoute('Delete a weight log (Fitbit\'s weight)'), async (request, reply: FastifyReply) => {
+  app.delete('/1/user/:userId/body/log/weight/:logId.json', fitbitRoute('Delete a weight log (Fitbit\'s weight)', DELETED, [404]), async (request, reply: FastifyReply) => {
     requireScope(request, 'write_body');
     const { logId } = request.params as { logId: string };
     const zone = profileZone(request.auth.profile.timezone);

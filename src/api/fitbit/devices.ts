@@ -8,11 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
 import { profileZone } from '../../domain/local-dates.js';
 import { FitbitError } from './errors.js';
-import { fitbitRoute } from './route-schema.js';
+import { described, fitbitRoute } from './route-schema.js';
 
 export async function deviceRoutes(app: FastifyInstance): Promise<void> {
   const { stores } = app.ctx;
-  app.get('/1/user/:userId/devices.json', fitbitRoute('The apps that write the person\'s data, as trackers (Fitbit\'s devices; any read scope)'), async (request) => {
+  app.get('/1/user/:userId/devices.json', fitbitRoute('The apps that write the person\'s data, as trackers (Fitbit\'s devices; any read scope)', { 200: { description: 'One tracker per app that writes the person\'s data', type: 'array', items: described('A tracker', {}) } }, []), async (request) => {
     // Fitbit's `settings` scope grants nothing here; any scope that reads data will do.
     if (!request.auth.scopes.some((scope) => scope.startsWith('read_'))) {
       throw new FitbitError(403, 'insufficient_scope', 'This application needs a scope that reads data to list the person\'s devices.');

@@ -6,14 +6,14 @@
 import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
 import { profileZone } from '../../domain/local-dates.js';
-import { strideInForce } from '../../domain/profile.js';
+import { strideInForce } from '../../store/profiles.js';
 import { requireScope } from '../bearer.js';
-import { fitbitRoute } from './route-schema.js';
+import { described, fitbitRoute } from './route-schema.js';
 import { lengthIn, unitsOf } from './units.js';
 
 export async function profileRoutes(app: FastifyInstance): Promise<void> {
   const { clock } = app.ctx;
-  const route = { ...fitbitRoute('The profile (Fitbit\'s profile)'), onRequest: requireScope('read_profile') };
+  const route = { ...fitbitRoute('The profile (Fitbit\'s profile)', { 200: described('The profile', { user: described('What Stride holds of Fitbit\'s profile', {}) }) }, []), onRequest: requireScope('read_profile') };
   app.get('/1/user/:userId/profile.json', route, (request) => {
     const { profile } = request.auth;
     const zone = profileZone(profile.timezone);

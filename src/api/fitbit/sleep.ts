@@ -14,7 +14,9 @@ import { insufficientScope } from '../bearer.js';
 import { datesOf, dayOf, localDate, type LocalDates } from './dates.js';
 import { FitbitError, validation } from './errors.js';
 import { formField, type FormBody } from './forms.js';
-import { fitbitRoute } from './route-schema.js';
+import { DELETED, described, fitbitRoute } from './route-schema.js';
+
+const SLEEP_ANSWER = described('The sleep logs, newest first, and their summary', { sleep: { type: 'array', items: described('A sleep log', {}) }, summary: described('The logs\' totals', {}) });
 
 /** Fitbit's longest range of sleep logs. */
 const SLEEP_DATES = { periods: [], maxDays: 100 };
@@ -57,7 +59,7 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
     return end === undefined ? dayOf(date, zone, clock()) : datesOf(date, end, zone, clock(), SLEEP_DATES);
   };
 
-  const stagesRoute = fitbitRoute('Sleep logs in the stages shape (Fitbit\'s sleep, version 1.2)');
+  const stagesRoute = fitbitRoute('Sleep logs in the stages shape (Fitbit\'s sleep, version 1.2)', { 200: SLEEP_ANSWER });
   const stagesHandler = async (request: FastifyRequest) => {
     requireScope(request, 'read_sleep');
     return stagesAnswer(await logsOf(request, datesOfRequest(request)));
@@ -65,7 +67,7 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
   app.get('/1.2/user/:userId/sleep/date/:date.json', stagesRoute, stagesHandler);
   app.get('/1.2/user/:userId/sleep/date/:date/:end.json', stagesRoute, stagesHandler);
 
-  const classicRoute = fitbitRoute('Sleep logs in the classic shape (Fitbit\'s sleep, version 1)');
+  const classicRoute = fitbitRoute('Sleep logs in the classic shape (Fitbit\'s sleep, version 1)', { 200: SLEEP_ANSWER });
   const classicHandler = async (request: FastifyRequest) => {
     requireScope(request, 'read_sleep');
     return classicAnswer(await logsOf(request, datesOfRequest(request)));
@@ -74,7 +76,7 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
   app.get('/1/user/:userId/sleep/date/:date/:end.json', classicRoute, classicHandler);
 
   /** A sleep logged by its start and duration: one stretch of light sleep (Stride keeps stages). */
-  const logRoute = fitbitRoute('Log a sleep by date, start time and duration (Fitbit\'s sleep)');
+  const logRoute = fitbitRoute('Log a sleep by date, start time and duration (Fitbit\'s sleep)', { 201: described('The sleep logged', { sleep: described('A sleep log in the stages shape', {}) }) }, [400, 409, 415]);
   const logHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     requireScope(request, 'write_sleep');
     const form = request.body as FormBody;
@@ -99,7 +101,7 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
   app.post('/1.2/user/:userId/sleep.json', logRoute, logHandler);
   app.post('/1/user/:userId/sleep.json', logRoute, logHandler);
 
-  const deleteRoute = fitbitRoute('Delete a sleep log (Fitbit\'s sleep)');
+  const deleteRoute = fitbitRoute('Delete a sleep log (Fitbit\'s sleep)', DELETED, [404]);
   const deleteHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     requireScope(request, 'write_sleep');
     const { logId } = request.params as { logId: string };
