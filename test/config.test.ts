@@ -102,7 +102,14 @@ describe('configuration', () => {
 
   it('turns every rate limit off with RATE_LIMIT=off', () => {
     const { rateLimits } = loadConfig({ RATE_LIMIT: 'off', RATE_LIMIT_LOGIN: '5/min' });
-    assert.deepEqual(rateLimits, { login: null, loginAccount: null, passwordCheck: null, deviceCodes: null, registration: null, token: null, api: null });
+    assert.deepEqual(rateLimits, { login: null, loginAccount: null, passwordCheck: null, deviceCodes: null, registration: null, token: null, api: null, fitbit: null });
+  });
+
+  it('reads FITBIT_RATE_LIMIT as requests per clock hour, 150 by default, off with off', () => {
+    assert.deepEqual(loadConfig({}).rateLimits.fitbit, { max: 150, windowMs: 3_600_000 });
+    assert.deepEqual(loadConfig({ FITBIT_RATE_LIMIT: '500' }).rateLimits.fitbit, { max: 500, windowMs: 3_600_000 });
+    assert.equal(loadConfig({ FITBIT_RATE_LIMIT: 'off' }).rateLimits.fitbit, null);
+    assert.throws(() => loadConfig({ FITBIT_RATE_LIMIT: '150/hour' }), /FITBIT_RATE_LIMIT must be a whole number/);
   });
 
   it('parses rates like 10/min, 300/s and 1000/hour', () => {
