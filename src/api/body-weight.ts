@@ -26,9 +26,10 @@ export const WEIGHT_PATH = '/v1/users/me/body/weight/';
 
 const tags = ['Body'];
 const ID_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'a measurement\'s id' } } } as const;
+/** The measurement as it was when the token may read body data; only its id otherwise (see the DELETE route). */
 const DELETED_WEIGHT_JSON_SCHEMA = {
   ...WEIGHT_JSON_SCHEMA,
-  required: [...WEIGHT_JSON_SCHEMA.required, 'deleted'],
+  required: ['id', 'deleted'],
   properties: { ...WEIGHT_JSON_SCHEMA.properties, deleted: { type: 'boolean', const: true } },
 } as const;
 
@@ -48,7 +49,7 @@ const write = {
 };
 const remove = {
   tags,
-  summary: 'Delete a measurement; the answer is the measurement as it was, with "deleted": true (write_body)',
+  summary: 'Delete a measurement; the answer is the measurement as it was (its id alone without read_body), with "deleted": true (write_body)',
   security: BEARER,
   params: ID_PARAMS,
   response: { 200: answer('The measurement was deleted', DELETED_WEIGHT_JSON_SCHEMA), ...errorAnswers(401, 403, 404) },
@@ -70,6 +71,8 @@ export async function bodyWeightRoutes(app: FastifyInstance): Promise<void> {
     const problem = weightProblem(body, now);
     if (problem !== null) throw invalidRequest(`${problem}; nothing was written`);
     const zone = profileZone(request.auth.profile.timezone);
+    // The measurement sent, as stored: a replacement writes every value, so nothing of the one it
+    // replaced shows but the id it keeps (which tells nothing to an app that never saw that id).
     return weightView(await stores.bodyWeight.save(request.auth.userId, weightInput(body), dataChange(zone, now, config.webhooks.coalesceSeconds)));
   });
 
@@ -78,6 +81,15 @@ export async function bodyWeightRoutes(app: FastifyInstance): Promise<void> {
     const { id } = request.params as { id: string };
     const removed = await stores.bodyWeight.remove(request.auth.userId, id, dataChange(zone, clock(), config.webhooks.coalesceSeconds));
     if (removed === null) throw notFound('no such weight measurement of this user');
-    return { ...weightView(removed), deleted: true };
+    // A measurement sent again by another app (a scale) keeps its id: the values deleted may not be the ones this app sent.
+    return mayReadBody(request.auth.scopes) ? { ...weightView(removed), deleted: true } : { id: removed.id, deleted: true };
   });
+}
+
+/**
+ * write_body does not read (SPEC §2), as write_sleep does not (api/sleep.ts): a DELETE answers the
+ * deleted measurement's values only to a token that also holds read_body.
+ */
+function mayReadBody(scopes: readonly string[]): boolean {
+  return scopes.includes('read_body');
 }

@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import { ApiError, invalidRequest } from '../errors.js';
 import type { App } from '../store/apps.js';
 import type { Stores } from '../store/stores.js';
-import type { TestPerson } from '../store/test-people.js';
+import type { NewTestPerson, TestPerson } from '../store/test-people.js';
 import type { User } from '../store/users.js';
 import { minutesOfReadings } from './heart-rate-readings.js';
 import { writePersonData, type PersonRecords, type WrittenCounts } from './person-data.js';
@@ -114,62 +114,50 @@ async function withoutStoredOverlaps(stores: Stores, userId: string, nights: Per
 
 /**
  * Makes one test person of each life for `owner`, each with `settings.days` days of data of every
- * kind up to now. A person whose data could not be written is deleted again: nothing half-made.
+ * kind up to now. The four accounts are counted against MAX_TEST_PEOPLE and added in one
+ * transaction under the owner's lock (store/test-people.ts), so adds sent at once never pass the
+ * cap; their data is written after it, outside the lock. A person whose data could not be written
+ * is deleted again, with those of this add not written yet: nothing half-made.
  */
 export async function addTestPeople(stores: Stores, owner: User, now: number, settings: SandboxSettings, batch?: string): Promise<TestPerson[]> {
   if (isTestPerson(owner)) throw invalidRequest(`${owner.email} is a test person; only a developer's own account can have test people`);
-  const mine = await stores.testPeople.listOf(owner.id);
   const lives = Object.keys(LIVES) as LifeName[];
-  const emailOf = (life: LifeName, name: string) => `${life.replaceAll('_', '-')}-${name}@${TEST_PEOPLE_EMAIL_DOMAIN}`;
-  // The same batch sent again (a double click, a reload) made its people already: they are the answer.
-  const madeBefore = batch === undefined ? [] : mine.filter((person) => lives.some((life) => person.email === emailOf(life, batch)));
-  if (madeBefore.length === 0 && mine.length + lives.length > MAX_TEST_PEOPLE) {
-    throw new ApiError('conflict', `${owner.email} has ${mine.length} test people already; a developer can have at most ${MAX_TEST_PEOPLE}`);
-  }
   const until = minuteFloor(now);
-  const made: TestPerson[] = [];
-  for (const life of lives) {
+  // The same batch sent again (a double click, a reload) made its people already, by these emails: they are the answer.
+  const planned = lives.map((life) => {
     const id = randomUUID();
-    const email = emailOf(life, batch ?? id.slice(0, 8));
-    const before = madeBefore.find((person) => person.email === email);
-    const person = before ?? (await addTestPerson(stores, owner, { id, email, lifeName: life }, until, settings));
-    if (person) made.push(person);
+    return newTestPerson(owner, { id, email: `${life.replaceAll('_', '-')}-${batch ?? id.slice(0, 8)}@${TEST_PEOPLE_EMAIL_DOMAIN}`, lifeName: life }, until, settings);
+  });
+  const outcome = await stores.testPeople.addUpTo(owner.id, planned, MAX_TEST_PEOPLE);
+  if ('full' in outcome) {
+    throw new ApiError('conflict', `${owner.email} has ${outcome.full} test people already; a developer can have at most ${MAX_TEST_PEOPLE}`);
   }
-  return made;
+  for (const [i, person] of outcome.made.entries()) {
+    try {
+      const data = synthesizeDates(LIVES[person.life as LifeName], { firstDate: person.firstDate, days: settings.days }, person.seed);
+      await writeData(stores, person, recordsBetween(data, -Infinity, until), until, settings.coalesceSeconds);
+    } catch (error) {
+      for (const unwritten of outcome.made.slice(i)) await stores.users.deleteAccount(unwritten.id, until);
+      throw error;
+    }
+  }
+  const made = [...outcome.before, ...outcome.made];
+  return planned.flatMap((one) => made.filter((person) => person.email === one.user.email));
 }
 
-/** A test person and their days; undefined when their email was taken meanwhile (the same batch, sent twice at once). */
-async function addTestPerson(stores: Stores, owner: User, made: { id: string; email: string; lifeName: LifeName }, now: number, settings: SandboxSettings): Promise<TestPerson | undefined> {
+/** A test person of `lifeName` as the store adds them: their account, flagged as the owner's, and their life. */
+function newTestPerson(owner: User, made: { id: string; email: string; lifeName: LifeName }, now: number, settings: SandboxSettings): NewTestPerson {
   const { id, email, lifeName } = made;
   const life = LIVES[lifeName];
-  const seed = randomInt(1, 2 ** 31);
   const timezone = zoneOnDay(life, settings.days - 1);
-  const firstDate = plusDays(dateIn(now, timezone), -(settings.days - 1));
   const { title, place } = LIFE_NAMES[lifeName];
-  const displayName = `Test ${title} (${place})`;
-  try {
-    await stores.testPeople.add({
-      user: { id, email, password_hash: TEST_PERSON_PASSWORD_HASH, display_name: displayName, timezone, stride_length_cm: null, created_at: now, updated_at: now, test_person_owner_id: owner.id },
-      life: lifeName,
-      seed,
-      firstDate,
-      syncedUntil: now,
-    });
-  } catch (error) {
-    // The unique email lets one of two sends of the same batch make each person.
-    const taken = await stores.users.findByEmail(email);
-    if (taken?.test_person_owner_id === owner.id) return undefined;
-    throw error;
-  }
-  const person: TestPerson = { id, ownerId: owner.id, email, displayName, timezone, life: lifeName, seed, firstDate, syncedUntil: now, createdAt: now };
-  try {
-    const data = synthesizeDates(life, { firstDate, days: settings.days }, seed);
-    await writeData(stores, person, recordsBetween(data, -Infinity, now), now, settings.coalesceSeconds);
-  } catch (error) {
-    await stores.users.deleteAccount(id, now);
-    throw error;
-  }
-  return person;
+  return {
+    user: { id, email, password_hash: TEST_PERSON_PASSWORD_HASH, display_name: `Test ${title} (${place})`, timezone, stride_length_cm: null, created_at: now, updated_at: now, test_person_owner_id: owner.id },
+    life: lifeName,
+    seed: randomInt(1, 2 ** 31),
+    firstDate: plusDays(dateIn(now, timezone), -(settings.days - 1)),
+    syncedUntil: now,
+  };
 }
 
 /** The life a test person lives from now on: theirs, in the zone of their profile. */

@@ -1,6 +1,7 @@
 /**
- * A cap on an owner's rows (an app's webhook endpoints) holds only if counting them and inserting
- * one more happen as one: two requests that both count 9 of 10 would both insert. `withOwnerLocked`
+ * A cap on an owner's rows (an app's webhook endpoints, a developer's test people) holds only if
+ * counting them and inserting more happen as one: two requests that both count 9 of 10 would both
+ * insert. `withOwnerLocked`
  * runs such work as one transaction that first takes a lock every such transaction of the same
  * owner takes, so they run one after another:
  * - PostgreSQL: the owner's row, `SELECT … FOR NO KEY UPDATE`. It makes another such transaction
@@ -17,7 +18,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 
-/** An app (its webhook endpoints) or a user (the days of their series, store/steps.ts). */
+/** An app (its webhook endpoints) or a user (the days of their series, store/steps.ts; a developer's test people). */
 export interface Owner {
   table: 'apps' | 'users';
   id: string;

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { isId } from './identifiers.js';
+import { withOwnerLocked } from './owner-lock.js';
 import type { NewUser } from './users.js';
 
 type Q = Kysely<Database>;
@@ -36,9 +37,18 @@ export interface NewTestPerson {
   syncedUntil: number;
 }
 
+/** What addUpTo did: added `made` (the owner had `before` of the people already), or nothing (`full`). */
+export type AddUpToOutcome = { made: TestPerson[]; before: TestPerson[] } | { full: number };
+
 export interface TestPeopleStore {
-  /** The account and its life, together. */
-  add(person: NewTestPerson): Promise<void>;
+  /**
+   * Adds those of `people` (each account with its life) whose email none of the owner's test people
+   * has yet — the others were made by the same batch sent before, and come back as `before` — unless
+   * the owner would then have more than `atMost`: then nothing is added, and `full` is how many the
+   * owner has. Counted and inserted as one transaction under the owner's lock (owner-lock.ts), so
+   * that adds at once, from one process or several, never pass the cap.
+   */
+  addUpTo(ownerId: string, people: readonly NewTestPerson[], atMost: number): Promise<AddUpToOutcome>;
   /** The developer's test people, oldest first. */
   listOf(ownerId: string): Promise<TestPerson[]>;
   /** The test person `id` if `ownerId` owns them; undefined for anyone else's, or no one's (or an id that cannot be one, identifiers.ts). */
@@ -89,13 +99,26 @@ const personOf = (row: Row): TestPerson => ({
 export function createTestPeopleStore(db: Db): TestPeopleStore {
   const q = db.kysely;
   return {
-    add: (person) =>
-      q.transaction().execute(async (trx) => {
-        await trx.insertInto('users').values(person.user).execute();
-        await trx
-          .insertInto('test_people')
-          .values({ user_id: person.user.id, life: person.life, seed: person.seed, first_date: person.firstDate, synced_until: person.syncedUntil, created_at: person.user.created_at })
-          .execute();
+    addUpTo: (ownerId, people, atMost) =>
+      withOwnerLocked(db, { table: 'users', id: ownerId }, async (trx) => {
+        const mine = (await selectPeople(trx).where('u.test_person_owner_id', '=', ownerId).execute()).map(personOf);
+        const emails = new Set(mine.map((person) => person.email));
+        const before = mine.filter((person) => people.some((one) => one.user.email === person.email));
+        const toAdd = people.filter((one) => !emails.has(one.user.email));
+        if (toAdd.length === 0) return { made: [], before };
+        if (mine.length + toAdd.length > atMost) return { full: mine.length };
+        for (const person of toAdd) {
+          if (person.user.test_person_owner_id !== ownerId) throw new Error(`test person ${person.user.id} is not of owner ${ownerId}`);
+          await trx.insertInto('users').values(person.user).execute();
+          await trx
+            .insertInto('test_people')
+            .values({ user_id: person.user.id, life: person.life, seed: person.seed, first_date: person.firstDate, synced_until: person.syncedUntil, created_at: person.user.created_at })
+            .execute();
+        }
+        const ids = toAdd.map((person) => person.user.id);
+        const added = (await selectPeople(trx).where('u.id', 'in', ids).execute()).map(personOf);
+        // In the order they were given (the rows' order ties on created_at).
+        return { made: ids.map((id) => added.find((person) => person.id === id)!), before };
       }),
     listOf: async (ownerId) => (await selectPeople(q).where('u.test_person_owner_id', '=', ownerId).execute()).map(personOf),
     findOwned: async (ownerId, id) => {

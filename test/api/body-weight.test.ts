@@ -154,6 +154,34 @@ forEachDialect('body weight', (dialect) => {
     assert.equal((await del(alice.token, weight.id)).statusCode, 404);
   });
 
+  it('shows an app without read_body no stored measurement but the one it sent: not in a DELETE answer, not in a replacing POST', async () => {
+    const { user, token: scale } = await userWithToken(t);
+    const { token: writer } = await issueAccessToken(t, user, ['write_body']);
+    assert.equal((await get(writer)).statusCode, 403);
+    const time = utc(2024, 11, 12, 7);
+    // The writer's measurement, sent again by the person's scale with other values: it keeps its id.
+    const sent = await save(writer, { time, kg: 80 });
+    const resent = await save(scale, { time, kg: 81.37, fat_percent: 24.55 });
+    assert.equal(resent.id, sent.id);
+    // DELETE of that id answered the scale's values (found November 2026): now the id alone.
+    const deleted = await del(writer, sent.id);
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    assert.deepEqual(deleted.json(), { id: sent.id, deleted: true });
+    for (const secret of ['81.37', '24.55']) assert.ok(!deleted.body.includes(secret), deleted.body);
+    assert.deepEqual((await read(scale, 'start_date=2024-11-12&end_date=2024-11-12')).weight, []);
+    // A POST replacing the scale's measurement answers what it sent, every value of it (none kept of the one replaced).
+    const scales = await save(scale, { time: time + 3600, kg: 90.12, fat_percent: 30.5 });
+    const replaced = await post(writer, { time: time + 3600, kg: 70 });
+    assert.equal(replaced.statusCode, 200, replaced.body);
+    assert.deepEqual(replaced.json(), { id: scales.id, time: time + 3600, kg: 70, fat_percent: null });
+    for (const secret of ['90.12', '30.5']) assert.ok(!replaced.body.includes(secret), replaced.body);
+    assert.deepEqual((await read(scale, 'start_date=2024-11-12&end_date=2024-11-12')).weight, [replaced.json()]);
+    // With read_body too, a DELETE answers the measurement as it was.
+    const { token: both } = await issueAccessToken(t, user, ['read_body', 'write_body']);
+    const again = await save(scale, { time: time + 7200, kg: 88.8, fat_percent: 21 });
+    assert.deepEqual((await del(both, again.id)).json(), { ...again, deleted: true });
+  });
+
   it('tells apps that read body data of every change, with its local date', async () => {
     const { token, appId } = await createAndToken('America/New_York');
     // 2 November 2024 02:00 UTC is 22:00 on 1 November in New York.

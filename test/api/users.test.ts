@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { bearer, userWithToken, type TestUser } from '../support/tokens.js';
+import { bearer, issueAccessToken, userWithToken, type TestUser } from '../support/tokens.js';
 
 forEachDialect('user profile', (dialect) => {
   let t: TestApp;
@@ -155,6 +155,38 @@ forEachDialect('user profile', (dialect) => {
       assert.equal(response.json().error, 'unsupported_media_type');
     }
     assert.notEqual((await get()).json().display_name, 'Eve');
+  });
+
+  it('answers a token without read_profile only the id and the fields it sent, as stored; with read_profile the whole profile', async () => {
+    const person = await userWithToken(t, { displayName: 'Private Person', timezone: 'Asia/Tokyo' });
+    await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(person.token), payload: { daily_step_goal: 12_345, stride_length_cm: 81 } });
+    const { token: writer } = await issueAccessToken(t, person.user, ['write_profile']);
+    const write = (payload: object, url = '/v1/users/me') => t.app.inject({ method: 'PUT', url, headers: bearer(writer), payload });
+    assert.equal((await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(writer) })).statusCode, 403);
+    // `{}` read the whole profile (found November 2026): now the id alone, which introspection's `sub` tells the app anyway.
+    const empty = await write({});
+    assert.equal(empty.statusCode, 200, empty.body);
+    assert.deepEqual(empty.json(), { id: person.user.id });
+    for (const secret of ['Private Person', 'Asia/Tokyo', '12345', '81']) assert.ok(!empty.body.includes(secret), empty.body);
+    for (const [payload, answer] of [
+      [{ timezone: 'europe/paris' }, { timezone: 'Europe/Paris' }],
+      [{ display_name: '  Renamed ', stride_length_cm: null }, { display_name: 'Renamed', stride_length_cm: null }],
+      [{ daily_step_goal: 9000 }, { daily_step_goal: 9000 }],
+    ] as const) {
+      for (const url of ['/v1/users/me', '/users']) {
+        const response = await write(payload, url);
+        assert.equal(response.statusCode, 200, response.body);
+        assert.deepEqual(response.json(), { id: person.user.id, ...answer }, `${url} ${JSON.stringify(payload)}`);
+      }
+    }
+    // The changes were made; a token that reads the profile gets all of it, from a PUT too.
+    const whole = { id: person.user.id, display_name: 'Renamed', timezone: 'Europe/Paris', daily_step_goal: 9000, stride_length_cm: null, created_at: t.clock() };
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(person.token) })).json(), whole);
+    for (const payload of [{}, { daily_step_goal: 9000 }]) {
+      assert.deepEqual((await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(person.token), payload })).json(), whole);
+    }
+    const { token: both } = await issueAccessToken(t, person.user, ['read_profile', 'write_profile']);
+    assert.deepEqual((await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(both), payload: {} })).json(), whole);
   });
 
   it('lets a user see and change only their own profile', async () => {

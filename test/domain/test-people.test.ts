@@ -5,8 +5,11 @@
  * a real person's same action through the API or the account page makes.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { after, before, it } from 'node:test';
+import { openDatabase } from '../../src/db/database.js';
 import { registerApp, rotateClientSecret } from '../../src/domain/apps.js';
 import { deleteAccount } from '../../src/domain/users.js';
 import type { App } from '../../src/store/apps.js';
@@ -20,12 +23,15 @@ import {
   syncData,
   syncTestPerson,
   advanceLiveSandbox,
+  MAX_TEST_PEOPLE,
   TEST_PERSON_PASSWORD_HASH,
   type SandboxSettings,
 } from '../../src/domain/test-people.js';
 import { LIVES, synthesizeDates } from '../../src/domain/synthetic-person.js';
 import type { PersonData } from '../../src/domain/synthetic-person.js';
+import { createStores, type Stores } from '../../src/store/stores.js';
 import type { TestPerson } from '../../src/store/test-people.js';
+import type { User } from '../../src/store/users.js';
 import { authorizeAndAllow, authorizeUrl, Browser, createFixture, createOAuthTestApp, formFields, REDIRECT_URI, signIn, tokenRequest, type Fixture } from '../oauth/flow.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
@@ -36,6 +42,7 @@ import { newAccount, PASSWORD, signedIn } from '../web/pages-support.js';
 cheapPasswordHashing();
 
 const SETTINGS: SandboxSettings = { days: 2, coalesceSeconds: 0 };
+const WORKER = new URL('./test-people-worker.js', import.meta.url);
 const ALL_SCOPES = ['read_profile', 'write_profile', 'read_activity', 'write_activity', 'read_heartrate', 'write_heartrate', 'read_sleep', 'write_sleep', 'read_body', 'write_body'];
 
 it('makes the same date the same day, whatever range it is made in', () => {
@@ -223,13 +230,14 @@ forEachDialect('test people', (dialect) => {
     await connectAsDeveloper(t, { ...f, developer, app }, theirs[2]!);
     assert.equal((await dataRows(theirs[2]!.id)).grants, 1);
     // Up to MAX_TEST_PEOPLE, and no more: adding four to seventeen is refused, nothing made.
-    for (let i = 0; i < 13; i++) {
+    const bare = Array.from({ length: 13 }, () => {
       const id = randomUUID();
-      await t.database.stores.testPeople.add({
+      return {
         user: { id, email: `bare-${id}@test-people.invalid`, password_hash: TEST_PERSON_PASSWORD_HASH, display_name: 'Bare', stride_length_cm: null, created_at: t.clock(), updated_at: t.clock(), test_person_owner_id: developer.id },
         life: 'runner', seed: 1, firstDate: '2026-01-01', syncedUntil: t.clock(),
-      });
-    }
+      };
+    });
+    assert.equal((await t.database.stores.testPeople.addUpTo(developer.id, bare, MAX_TEST_PEOPLE) as { made: TestPerson[] }).made.length, 13);
     await assert.rejects(addTestPeople(t.database.stores, developer, t.clock(), SETTINGS), /has 17 test people already; a developer can have at most 20/);
     assert.equal((await t.database.stores.testPeople.listOf(developer.id)).length, 17);
     await assert.rejects(deleteAccount(t.database.stores.users, t.clock, developer), /owns 1 app/);
@@ -242,7 +250,79 @@ forEachDialect('test people', (dialect) => {
     // Another developer's test people stay.
     assert.equal((await t.database.stores.testPeople.listOf(f.developer.id)).length, people.length);
   });
+
+  it('never passes the cap with adds sent at once, from one process or two (found November 2026: 32 of 20 on PostgreSQL)', async () => {
+    type Outcome = { ids: string[] } | { error: string };
+    const addsAtOnce = async (stores: Stores, developer: User, count: number): Promise<Outcome[]> =>
+      (await Promise.allSettled(Array.from({ length: count }, () => addTestPeople(stores, developer, t.clock(), SETTINGS)))).map((outcome) =>
+        outcome.status === 'fulfilled' ? { ids: outcome.value.map((person) => person.id) } : { error: (outcome.reason as Error).message },
+      );
+    /** Eight adds of four against a cap of 20: five made, three refused saying why, and the twenty stored are the twenty answered, each whole. */
+    async function heldTheCap(developer: User, outcomes: Outcome[]) {
+      const made = outcomes.flatMap((outcome) => ('ids' in outcome ? [outcome.ids] : []));
+      const refused = outcomes.flatMap((outcome) => ('error' in outcome ? [outcome.error] : []));
+      assert.deepEqual(made.map((ids) => ids.length), [4, 4, 4, 4, 4], refused.join('; '));
+      assert.equal(refused.length, 3);
+      for (const message of refused) assert.match(message, /has 20 test people already; a developer can have at most 20$/);
+      const stored = await t.database.stores.testPeople.listOf(developer.id);
+      assert.equal(stored.length, MAX_TEST_PEOPLE);
+      assert.deepEqual(stored.map((person) => person.id).sort(), made.flat().sort());
+      // Their data is written after the lock is let go, and each of them has it.
+      for (const person of stored) assert.ok((await dataRows(person.id)).series > 0, person.email);
+    }
+
+    // One process.
+    const alone = await newAccount(t, 'Racing Developer');
+    await heldTheCap(alone, await addsAtOnce(t.database.stores, alone, 8));
+
+    // Two processes: four adds here, four in a process of its own on the same database.
+    const split = await newAccount(t, 'Racing Developer');
+    const worker = startWorker(t.database.url, split.id, t.clock(), 4);
+    await worker.ready;
+    const [here, there] = await Promise.all([addsAtOnce(t.database.stores, split, 4), worker.go()]);
+    await heldTheCap(split, [...here, ...there]);
+
+    // On PostgreSQL also two pools in this process, started together. (On SQLite a second
+    // connection in one process cannot stand for another process: its wait for the write lock is
+    // synchronous, and would hold up the event loop the first connection's transaction needs.)
+    if (dialect === 'postgres') {
+      const otherDb = openDatabase(t.database.url);
+      try {
+        const other = createStores(otherDb);
+        const pooled = await newAccount(t, 'Racing Developer');
+        const [first, second] = await Promise.all([addsAtOnce(t.database.stores, pooled, 4), addsAtOnce(other, pooled, 4)]);
+        await heldTheCap(pooled, [...first, ...second]);
+        // The same batch sent twice at once, through both: one four, the answer of each.
+        const again = await newAccount(t, 'Double Clicking Developer');
+        const [once, twice] = await Promise.all([addTestPeople(t.database.stores, again, t.clock(), SETTINGS, 'batch-1'), addTestPeople(other, again, t.clock(), SETTINGS, 'batch-1')]);
+        assert.equal(once.length, 4);
+        assert.deepEqual(once.map((person) => person.id), twice.map((person) => person.id));
+        assert.equal((await t.database.stores.testPeople.listOf(again.id)).length, 4);
+      } finally {
+        await otherDb.close();
+      }
+    }
+  });
 });
+
+/** Adds test people for `ownerId` `count` times at once in another process, on `go`; resolves to each add's people's ids or its error's message. */
+function startWorker(url: string, ownerId: string, now: number, count: number): { ready: Promise<void>; go(): Promise<Array<{ ids: string[] } | { error: string }>> } {
+  const child = spawn(process.execPath, [WORKER.pathname, url, ownerId, String(now), String(count), String(SETTINGS.days)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const next = (): Promise<string> => new Promise((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`test-people worker exited with ${code}`)));
+  });
+  const ready = next().then((line) => assert.equal(line, 'ready'));
+  return {
+    ready,
+    async go() {
+      const answer = next();
+      child.stdin.write('go\n');
+      return JSON.parse(await answer) as Array<{ ids: string[] } | { error: string }>;
+    },
+  };
+}
 
 /** The developer allows `app` on its consent page, choosing `person` to answer. */
 async function connectAsDeveloper(t: TestApp, f: Pick<Fixture, 'developer' | 'app'>, person: TestPerson): Promise<void> {

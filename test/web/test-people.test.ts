@@ -213,4 +213,18 @@ forEachDialect('test people on the pages', (dialect) => {
     }
     assert.equal((await t.database.stores.testPeople.findOwned(f.developer.id, mine[0]!.id))!.syncedUntil, before);
   });
+
+  it('adds at most 20 test people when eight add forms are sent at once (found November 2026: 32 on PostgreSQL)', async () => {
+    const racer = await newAccount(t, 'Racing Developer');
+    const browser = await signedIn(t, racer);
+    // Eight pages, each with a form of its own, sent at once.
+    const forms = [];
+    for (let n = 0; n < 8; n++) forms.push(formFields((await formPage(browser, '/dashboard/test-people')).body, '/dashboard/test-people'));
+    const answers = await Promise.all(forms.map((form) => browser.post('/dashboard/test-people', form)));
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [303, 303, 303, 303, 303, 409, 409, 409]);
+    for (const refused of answers.filter((answer) => answer.status === 409)) {
+      assert.match(unescape(refused.body), /has 20 test people already; a developer can have at most 20/);
+    }
+    assert.equal((await t.database.stores.testPeople.listOf(racer.id)).length, 20);
+  });
 });
