@@ -51,10 +51,10 @@ export class FuzzWorld {
     const user = await createAccount(t.database.stores.users, t.clock, { email: `fuzz-${randomBytes(4).toString('hex')}@example.com`, password, displayName: 'Fuzz Walker' });
     // A test person stays with the account: no case can delete one.
     const testPersonId = randomUUID();
-    await t.database.stores.testPeople.add({
+    await t.database.stores.testPeople.addUpTo(user.id, [{
       user: { id: testPersonId, email: `fuzz-${testPersonId}@test-people.invalid`, password_hash: TEST_PERSON_PASSWORD_HASH, display_name: 'Fuzz Tester', stride_length_cm: null, created_at: t.clock(), updated_at: t.clock(), test_person_owner_id: user.id },
       life: 'runner', seed: 1, firstDate: '2026-01-01', syncedUntil: t.clock(),
-    });
+    }], 1);
     const world = new FuzzWorld(t, user, password, testPersonId);
     await world.renew();
     return world;
