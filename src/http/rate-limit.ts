@@ -43,14 +43,39 @@ export async function registerRateLimiting(app: FastifyInstance): Promise<void> 
       });
     });
   }
+  const counters: Counters = redis ? redisCounters(redis) : new SharedMemoryStore();
+  app.decorate('rateCounters', counters);
   await app.register(rateLimit, {
     global: false,
     // When the shared counter store cannot be reached, requests go through unlimited (and each
     // failure is logged) rather than every sign-in and token request failing with a 500: Argon2id
     // still makes password guessing slow, and the outage is visible in the logs.
     skipOnError: true,
-    store: redis ? sharedRedisStore(redis) : SharedMemoryStore,
+    // The plugin makes the store; each of its stores is this one set of counters.
+    store: class {
+      incr(key: string, callback: IncrCallback, timeWindow?: number) {
+        counters.incr(key, callback, timeWindow);
+      }
+
+      child() {
+        return this;
+      }
+    },
   });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The counters behind every limit (Redis, or this process's memory); absent with RATE_LIMIT=off. */
+    rateCounters?: Counters;
+  }
+}
+
+/** The counters of every limit: counted (the plugin's store interface), or only looked at. */
+interface Counters {
+  incr(key: string, callback: IncrCallback, timeWindow?: number): void;
+  /** The count in `key`'s window now, and the milliseconds until the window ends (0 and 0: none). */
+  peek(key: string): Promise<{ current: number; ttl: number }>;
 }
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
@@ -66,20 +91,20 @@ return {current, redis.call('PTTL', KEYS[1])}`;
  * and URL, so routes sharing a group (sign-in and sign-up) would count apart; this one keys by
  * group and client only, like SharedMemoryStore below.
  */
-function sharedRedisStore(redis: Redis) {
+function redisCounters(redis: Redis): Counters {
   redis.defineCommand('strideRateLimit', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
   const increment = (redis as Redis & { strideRateLimit(key: string, windowMs: number): Promise<[number, number]> }).strideRateLimit.bind(redis);
-  return class SharedRedisStore {
-    incr(key: string, callback: IncrCallback, timeWindow = 60_000): void {
+  return {
+    incr(key, callback, timeWindow = 60_000) {
       increment(`stride-rate-limit:${key}`, timeWindow).then(
         ([current, ttl]) => callback(null, { current, ttl }),
         (error: Error) => callback(error),
       );
-    }
-
-    child(): SharedRedisStore {
-      return this;
-    }
+    },
+    async peek(key) {
+      const [[, current], [, ttl]] = (await redis.multi().get(`stride-rate-limit:${key}`).pttl(`stride-rate-limit:${key}`).exec()) as [[null, string | null], [null, number]];
+      return current === null ? { current: 0, ttl: 0 } : { current: Number(current), ttl: Math.max(0, ttl) };
+    },
   };
 }
 
@@ -113,8 +138,10 @@ class SharedMemoryStore {
     callback(null, { current: window.current, ttl: window.ttl });
   }
 
-  child(): SharedMemoryStore {
-    return this;
+  async peek(key: string): Promise<{ current: number; ttl: number }> {
+    const window = this.windows.get(key);
+    const left = window ? window.endsAt - Date.now() : 0;
+    return window && left > 0 ? { current: window.current, ttl: left } : { current: 0, ttl: 0 };
   }
 
   private dropExpired(now: number): void {
@@ -184,4 +211,45 @@ export function refuseWhenExceeded(spent: Spent, description: string): void {
   throw new ApiError('rate_limited', `${description}; retry in ${spent.retryAfterSeconds} s`, {
     'retry-after': String(spent.retryAfterSeconds),
   });
+}
+
+/**
+ * A limit on failures only (the sign-in forms: RATE_LIMIT_LOGIN_ACCOUNT): an attempt first asks
+ * whether its key's failures have spent the limit, and only an attempt that fails is counted, so
+ * people who know their password never spend it. Keys are hashed as keyedRateLimit's are. Null when
+ * unlimited. While the counters cannot be reached, nothing is refused (as the other limits).
+ */
+export interface FailureLimit {
+  /** Throws 429 `rate_limited` (with Retry-After) while `key`'s failures have spent the limit. */
+  refuseWhenSpent(request: FastifyRequest, key: string, description: string): Promise<void>;
+  /** Counts a failed attempt of `key`. */
+  countFailure(request: FastifyRequest, key: string): Promise<void>;
+}
+
+export function failureLimit(app: FastifyInstance, limit: RateLimit | null, group: string): FailureLimit | null {
+  const counters = app.rateCounters;
+  if (limit === null || counters === undefined) return null;
+  const keyOf = (key: string) => `${group}:${createHash('sha256').update(key).digest('base64url')}`;
+  return {
+    async refuseWhenSpent(request, key, description) {
+      let spent: { current: number; ttl: number };
+      try {
+        spent = await counters.peek(keyOf(key));
+      } catch (error) {
+        request.log.warn({ err: error }, 'rate-limit store unreachable; the failure limit is skipped');
+        return;
+      }
+      if (spent.current < limit.max) return;
+      const seconds = Math.max(1, Math.ceil(spent.ttl / 1000));
+      throw new ApiError('rate_limited', `${description}; retry in ${seconds} s`, { 'retry-after': String(seconds) });
+    },
+    async countFailure(request, key) {
+      await new Promise<void>((resolve) =>
+        counters.incr(keyOf(key), (error) => {
+          if (error) request.log.warn({ err: error }, 'rate-limit store unreachable; a failure was not counted');
+          resolve();
+        }, limit.windowMs),
+      );
+    },
+  };
 }

@@ -44,7 +44,7 @@ export function sendErrorAsPage(reply: FastifyReply, request: FastifyRequest, er
         reply,
         429,
         'Too many attempts',
-        `Please wait ${wait ? `${String(wait)} seconds` : 'a minute'}, then try again.`,
+        `Please wait ${waitWords(wait === undefined ? undefined : Number(wait))}, then try again.`,
         signIn ? { href: path, label: 'Back to the form' } : home,
       );
     }
@@ -53,4 +53,11 @@ export function sendErrorAsPage(reply: FastifyReply, request: FastifyRequest, er
     default:
       return sendErrorPage(reply, error.status, 'This request cannot be completed', error.description, home);
   }
+}
+
+/** A wait of Retry-After seconds in words a person reads: minutes from a minute up. */
+function waitWords(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds) || seconds <= 60) return seconds && seconds > 1 && seconds < 60 ? `${seconds} seconds` : 'a minute';
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createAccount } from '../../src/domain/users.js';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../support/app.js';
 import { Browser, createFixture, createOAuthTestApp, encodeForm, formFields, signIn, type Fixture } from '../oauth/flow.js';
@@ -146,6 +147,16 @@ describe('per-account sign-in throttle (RATE_LIMIT_LOGIN_ACCOUNT=3/min)', () => 
     assert.equal(limited.status, 429, 'even the right password waits');
     assert.equal(JSON.parse(limited.body).error, 'rate_limited');
     assert.equal((await attempt(t, f.developer.email, f.password, from(10))).status, 303, 'another account signs in');
+  });
+
+  it('lets a person who knows their password sign in from fresh browsers as often as they like: only failures count', async () => {
+    const person = await createAccount(t.database.stores.users, t.clock, { email: `regular-${Date.now()}@example.com`, password: f.password, displayName: 'Regular' });
+    // Twelve sign-ins from twelve fresh browsers (no device cookie) within the minute, with 3 allowed.
+    for (let i = 0; i < 12; i++) assert.equal((await attempt(t, person.email, f.password, from(40 + i))).status, 303, `sign-in ${i + 1}`);
+    // Guessing is still slowed: the failures lock the email after the third.
+    const guesses: number[] = [];
+    for (let i = 0; i < 10; i++) guesses.push((await attempt(t, person.email, 'a wrong guess', from(60 + i))).status);
+    assert.deepEqual(guesses, [401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
   });
 
   it('answers a limited unknown email exactly as a limited existing one', async () => {

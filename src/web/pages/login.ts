@@ -58,7 +58,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
   const perAccount = signInAccountLimit(app);
   app.post('/login', {
     config: rateLimitConfig(app.ctx.config.rateLimits.login, 'login'),
-    ...(perAccount && { preHandler: perAccount }),
+    ...(perAccount && { preHandler: perAccount.check }),
   }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const returnTo = safeReturnTo(form.return_to);
@@ -74,6 +74,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     const ok = user ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     app.ctx.metrics.signIns.inc({ outcome: user && ok ? 'succeeded' : 'failed' });
     if (!user || !ok) {
+      await perAccount?.failed(request);
       return sendPage(reply, './login', {
         title: 'Sign in',
         csrfToken: await preSessionCsrfToken(request, reply),
