@@ -77,12 +77,13 @@ export async function storeDemoDays(stores: Stores, user: User, now: number, coa
 /**
  * What the reused demo app must change for the authorization URL and the `curl` that demo prints to
  * work: the callback of the server's current address (another PORT or PUBLIC_URL than last time)
- * registered too, newest first; every scope; and no requirement of PAR or DPoP, which a walk-through
+ * registered first (kept or moved there); every scope; and no requirement of PAR or DPoP, which a walk-through
  * may have set (docs/oauth.md) and which a plain request and a proof-less exchange would fail.
  */
 function settingsForPrintedRequest(app: App, redirectUri: string): Partial<AppSettings> {
   const changes: Partial<AppSettings> = {};
-  if (!app.redirectUris.includes(redirectUri)) changes.redirectUris = [redirectUri, ...app.redirectUris].slice(0, MAX_REDIRECT_URIS);
+  // First, so that every page that builds a request for the app names the server's current address.
+  if (app.redirectUris[0] !== redirectUri) changes.redirectUris = [redirectUri, ...app.redirectUris.filter((uri) => uri !== redirectUri)].slice(0, MAX_REDIRECT_URIS);
   if (formatScopes(app.scopes) !== formatScopes(ALL_SCOPES)) changes.scopes = [...ALL_SCOPES];
   if (!DEFAULT_GRANT_TYPES.every((grant) => app.grantTypes.includes(grant))) changes.grantTypes = [...new Set([...app.grantTypes, ...DEFAULT_GRANT_TYPES])];
   if (app.requirePar) changes.requirePar = false;

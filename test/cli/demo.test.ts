@@ -123,6 +123,10 @@ forEachDialect('stride demo', (dialect) => {
       assert.match(answer.headers.get('location') ?? '', /^\/login\?/);
       const app = (await database.stores.apps.findByClientId(printed.app.client_id))!;
       assert.deepEqual(app.redirectUris, [`${moved.url}/demo/callback`, `${server.url}/demo/callback`], 'the earlier server\'s callback still works');
+      // Back on the first address: its callback first again, not a second copy.
+      const back = await runCliInProcess(['demo', '--json'], { DATABASE_URL: database.url, PUBLIC_URL: server.url });
+      assert.equal(back.code, 0, back.stderr);
+      assert.deepEqual((await database.stores.apps.findByClientId(printed.app.client_id))!.redirectUris, [`${server.url}/demo/callback`, `${moved.url}/demo/callback`]);
       assert.equal(app.requirePar, false);
       assert.equal(app.requireDpop, false, 'the printed curl exchanges the code without a proof');
       assert.equal(app.scopes.length, 10, 'the printed URL asks for every scope');

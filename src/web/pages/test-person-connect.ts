@@ -6,6 +6,7 @@
  * the developer chooses which test person answers; the code then goes to the app's own callback.
  */
 import { randomBytes } from 'node:crypto';
+import { developerRedirectUri } from '../developer-redirect.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { s256 } from '../../oauth/pkce.js';
 import { signedInLayout } from '../forms.js';
@@ -22,7 +23,8 @@ async function showConnect(request: FastifyRequest, reply: FastifyReply) {
   const { config, stores } = request.server.ctx;
   const state = randomBytes(16).toString('base64url');
   const verifier = app.isPublic ? randomBytes(32).toString('base64url') : null;
-  const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: app.redirectUris[0] ?? '', scope: app.scopes.join(' '), state });
+  const redirectUri = developerRedirectUri(app, config.publicUrl);
+  const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: app.scopes.join(' '), state });
   if (verifier !== null) {
     query.set('code_challenge', s256(verifier));
     query.set('code_challenge_method', 'S256');
@@ -34,7 +36,7 @@ async function showConnect(request: FastifyRequest, reply: FastifyReply) {
     testPeople: (await stores.testPeople.listOf(session.user.id)).length,
     testPeoplePath: TEST_PEOPLE_PAGE,
     authorizeUrl: `${config.authUrl}/oauth2/authorize?${query}`,
-    redirectUri: app.redirectUris[0] ?? '',
+    redirectUri,
     state,
     verifier,
     tokenUrl: `${config.publicUrl}/oauth2/token`,
