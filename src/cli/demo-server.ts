@@ -40,20 +40,18 @@ export async function checkServerAnswers(config: Config): Promise<void> {
 }
 
 /**
- * After the demo app is stored: the server knows it, so it reads the same database. Introspection
- * of no token with the app's credentials answers 200 to its own clients, 401 to unknown ones.
+ * After the demo app is stored: the server knows it, so it reads the same database. Asked as a
+ * browser asks, with the authorization request demo prints: a server that knows the app sends the
+ * browser on (to sign in, 302); one that does not answers its error page (400). No credential is
+ * sent, so the check counts as none of the app's traffic on its usage page.
  */
-export async function checkServerKnowsApp(config: Config, clientId: string, clientSecret: string): Promise<void> {
-  const response = await fetch(`${config.publicUrl}/oauth2/introspect`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token: 'none', client_id: clientId, client_secret: clientSecret }),
-    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-  });
-  if (response.status === 401) {
+export async function checkServerKnowsApp(config: Config, clientId: string, redirectUri: string): Promise<void> {
+  const request = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, state: 'demo-check' });
+  const response = await get(`${config.authUrl}/oauth2/authorize?${request}`);
+  if (response.status === 400) {
     throw new DemoServerProblem(
       `The server at ${config.publicUrl} does not know the demo app: it reads another database than demo. Run demo with the server's DATABASE_URL: DATABASE_URL=<the server's> npm run stride -- demo`,
     );
   }
-  if (response.status !== 200) throw new DemoServerProblem(`The server at ${config.publicUrl} answered ${response.status} when demo checked its app: ${HOW_TO_POINT}`);
+  if (response.status !== 302 && response.status !== 303) throw new DemoServerProblem(`The server at ${config.publicUrl} answered ${response.status} when demo checked its app: ${HOW_TO_POINT}`);
 }

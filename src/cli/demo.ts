@@ -119,7 +119,7 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
     clientSecret = registered.clientSecret!;
   }
 
-  await checkServerKnowsApp(config, clientId, clientSecret);
+  await checkServerKnowsApp(config, clientId, redirectUri);
 
   const data = await storeDemoDays(stores, user, clock(), config.webhooks.coalesceSeconds);
   const { written } = data;

@@ -108,6 +108,16 @@ forEachDialect('stride demo', (dialect) => {
     assert.ok(sessions.length >= 89 && sessions.length <= 94, `${sessions.length} nights`);
   });
 
+  it('counts none of its own checks as the demo app\'s traffic', async () => {
+    await demo();
+    await demo();
+    await server.flushUsage();
+    const [demoApp] = (await database.stores.apps.list()).filter((app) => app.name === 'Stride Demo App');
+    const usage = await database.stores.usage.forApp(demoApp!.id, '2000-01-01', 0);
+    const counted = [...usage.days.values()].flatMap((metrics) => [...metrics.entries()]).filter(([, count]) => count > 0);
+    assert.deepEqual(counted, [], 'no token, introspection or API request of the app was made');
+  });
+
   it('run again for a server at another address, after a walk-through required PAR and DPoP, prints a request that works', async () => {
     const moved = await serveDatabase(database);
     try {

@@ -108,7 +108,7 @@ forEachDialect('app usage', (dialect) => {
     assert.match(page.body, /Usage, last 30 days/);
     assert.match(page.body, /<svg class="usage-chart" id="usage-chart" role="img"/);
     assert.match(page.body, /<strong>2<\/strong> tokens issued · <strong>1<\/strong> refreshed/);
-    assert.match(page.body, /Rate limit: <strong>5<\/strong> API requests in a minute per person's grant\. The most one grant spent of a window: <strong>5<\/strong> \(100% of the limit\)/);
+    assert.match(page.body, /Rate limit: each person who connected the app may make <strong>5<\/strong> API requests through it in a minute\. The busiest person so far made <strong>5<\/strong> in one such minute \(100% of the limit\)/);
     assert.match(page.body, /<code>invalid_grant<\/code>/);
   });
 

@@ -67,6 +67,8 @@ export async function createTestApp(
 /** A Stride listening on a loopback port over `database` (the server a second-terminal command talks to). */
 export interface ServedStride {
   url: string;
+  /** Writes the app usage it counted (as the server's timer does). */
+  flushUsage(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,5 +79,5 @@ export async function serveDatabase(database: TestDatabase, env: Record<string, 
   const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT: 'off', DATABASE_URL: database.url, PUBLIC_URL: url, ...env });
   const app = await buildApp({ config, stores: database.stores, clock: () => Math.floor(Date.now() / 1000) });
   await app.listen({ host: '127.0.0.1', port });
-  return { url, close: () => app.close() };
+  return { url, flushUsage: () => app.usage.flush(), close: () => app.close() };
 }
