@@ -49,7 +49,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     app.get(path, { config: limit, schema: read, onRequest: requireScope('read_profile') }, (request) => request.auth.profile);
 
     app.put(path, { config: limit, schema: write, attachValidation: true, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
-      const changes = parseProfileChanges(request.body);
+      const changes = parseProfileChanges(request.body, clock());
       refuseSchemaViolation(request);
       if (Object.keys(changes).length === 0) return request.auth.profile;
       return changed(await update(request.auth.userId, changes));

@@ -29,6 +29,7 @@ import * as parAndRegistration from './migrations/011_par_and_registration.js';
 import * as deviceGrant from './migrations/012_device_grant.js';
 import * as testPeople from './migrations/013_test_people.js';
 import * as strideChanges from './migrations/014_stride_changes.js';
+import * as heartRateProfile from './migrations/016_heart_rate_profile.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -46,6 +47,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '012_device_grant': deviceGrant,
   '013_test_people': testPeople,
   '014_stride_changes': strideChanges,
+  '016_heart_rate_profile': heartRateProfile,
 };
 
 export class MigrationError extends Error {}

@@ -19,11 +19,14 @@ export interface Profile {
   timezone: string;
   daily_step_goal: number;
   stride_length_cm: number | null;
+  /** What heart-rate zones are counted from, when set (domain/heart-rate-zones.ts). */
+  birth_year: number | null;
+  max_heart_rate: number | null;
   created_at: number;
 }
 
 /** The fields of the profile a change may set; checked by src/domain/profile.ts. */
-export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm'>>;
+export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm' | 'birth_year' | 'max_heart_rate'>>;
 
 export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Promise<Profile | undefined>;
 
@@ -56,7 +59,7 @@ async function update(trx: Kysely<Database>, userId: string, changes: ProfileCha
     .updateTable('users')
     .set({ ...fields, updated_at: now })
     .where('id', '=', userId)
-    .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'])
+    .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'birth_year', 'max_heart_rate', 'created_at'])
     .executeTakeFirst();
   if (profile) {
     const event = { type: 'profile.updated', userId, data: { fields: Object.keys(fields).sort() }, now } as const;
