@@ -12,7 +12,6 @@ const MAX_BATCH = 256;
 const POSTGRES: SummaryDialect = {
   param: (name) => `k."${name}"`,
   value: (column) => `${column}::text`,
-  noValue: 'null::text',
   noBytes: 'null::bytea',
 };
 

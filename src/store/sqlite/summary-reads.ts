@@ -8,7 +8,6 @@ import type { DayDetail } from '../series-sums.js';
 const SQLITE: SummaryDialect = {
   param: (name) => `@${name}`,
   value: (column, exact) => (exact ? `cast(${column} as text)` : column),
-  noValue: 'null',
   noBytes: 'null',
 };
 
