@@ -7,7 +7,7 @@
  * gives a maximum heart rate.
  */
 import type { FastifyInstance } from 'fastify';
-import { activityOfDays } from '../domain/daily-activity.js';
+import { countedActivity } from '../domain/active-minutes.js';
 import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES, summaryDays, visibleFields, type SummarySources } from '../domain/daily-summary.js';
 import { DATE_RANGE_QUERY_JSON_SCHEMA, datesOfDays, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
 import { keptPlans } from '../domain/step-series.js';
@@ -52,7 +52,7 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
     const sources: SummarySources = {
       ...read,
       calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
-      activity: minuteDays && activityOfDays(plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
+      activity: minuteDays && countedActivity(auth.userId, plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
     };
     return { timezone: range.timezone, days: summaryDays(plan.boundaries, range.timezone, fields, sources) };
   });

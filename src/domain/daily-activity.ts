@@ -11,15 +11,11 @@
  * - any other minute has the level of its steps (its cadence), raised to fairly active when its
  *   heart rate is in cardio or peak (activityLevelOf).
  *
- * The rules are pure functions of the minutes read (store/minute-days.ts); `dailyActivity` reads
- * them for a person and a range of dates.
+ * The rules are pure functions of the minutes read (store/minute-days.ts); ./active-minutes.ts
+ * reads them for a person and a range of dates, and keeps the counts.
  */
-import type { BucketPlan } from '../calendar/step-buckets.js';
-import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
 import { NO_STEPS, type MinuteDays } from '../store/minute-days.js';
-import { CARDIO, ACTIVE_ZONE_MINUTE_WEIGHTS, ZONE_NAMES, maxHeartRateOn, zoneOf, zonesOf, type HeartRateProfile, type HeartRateZones, type ZoneBounds, type ZoneName } from './heart-rate-zones.js';
-import { datesOfDays, type DateRange } from './local-dates.js';
-import { keptPlans } from './step-series.js';
+import { ACTIVE_ZONE_MINUTE_WEIGHTS, CARDIO, ZONE_NAMES, maxHeartRateOn, zoneOf, zonesOf, type HeartRateProfile, type HeartRateZones, type ZoneBounds, type ZoneName } from './heart-rate-zones.js';
 
 /** The activity levels, lowest first: their index is a minute's level. */
 export const ACTIVITY_LEVELS = ['sedentary', 'lightly_active', 'fairly_active', 'very_active'] as const;
@@ -50,28 +46,28 @@ export function activityLevelOf(steps: number, zone: number): number {
 }
 
 /** A zone of a date: its bounds in beats per minute and the minutes whose average fell in it. */
-export interface ZoneMinutes extends ZoneBounds {
-  minutes: number;
+export interface ZoneMinutes extends Readonly<ZoneBounds> {
+  readonly minutes: number;
 }
 
-/** One local date's zones and active minutes. */
+/** One local date's zones and active minutes (kept answers share them: never modified). */
 export interface DayActivity {
   /** YYYY-MM-DD. */
-  date: string;
+  readonly date: string;
   /** The maximum heart rate the date's zones count from; null: none (the profile has neither field). */
-  max_heart_rate: number | null;
+  readonly max_heart_rate: number | null;
   /** Per zone, its bounds and minutes; null without a maximum heart rate. */
-  heart_rate_zones: Record<ZoneName, ZoneMinutes> | null;
+  readonly heart_rate_zones: Readonly<Record<ZoneName, ZoneMinutes>> | null;
   /** Fat-burn minutes once, cardio and peak minutes twice; null without a maximum heart rate. */
-  active_zone_minutes: number | null;
-  sedentary_minutes: number;
-  lightly_active_minutes: number;
-  fairly_active_minutes: number;
-  very_active_minutes: number;
+  readonly active_zone_minutes: number | null;
+  readonly sedentary_minutes: number;
+  readonly lightly_active_minutes: number;
+  readonly fairly_active_minutes: number;
+  readonly very_active_minutes: number;
   /** Minutes inside a sleep session: in no activity level. */
-  asleep_minutes: number;
+  readonly asleep_minutes: number;
   /** Awake minutes with neither steps nor a heart rate: in no activity level. */
-  unmeasured_minutes: number;
+  readonly unmeasured_minutes: number;
 }
 
 /** The fields of a DayActivity counted minute by minute. */
@@ -83,46 +79,90 @@ interface Tally {
 }
 
 const DAY_SECONDS = 86_400;
+const NO_ZONE = -1;
 
 /**
- * Counts the minutes starting in [from, to) into `tally`, with `zones` (null: no zone counted).
- * `sleepAt` is the index of the first session of `days.sleep` that may cover `from` or later;
- * returns the index for the minutes after `to`.
+ * Counts the minutes starting in [from, to) into `tally`, with `zones` (null: no zone counted), a
+ * UTC day's stretch at a time. `sleepAt` is the index of the first session of `days.sleep` that may
+ * cover `from` or later (sessionAt). Every minute of a range passes here, hence the plain loop.
  */
-function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRateZones | null, tally: Tally, sleepAt: number): number {
+function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRateZones | null, tally: Tally, sleepAt: number): void {
   const { sleep } = days;
+  const { zones: zoneCounts, levels } = tally;
   let session = sleepAt;
-  let dayStart = NaN;
-  let steps: ArrayLike<number> | undefined;
-  let heartRate: ArrayLike<number> | undefined;
+  // The session that covers or comes next after the minute looked at: [asleepFrom, asleepTo).
+  let asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
+  let asleepTo = session < sleep.length ? sleep[session]!.end_time : Infinity;
   // The first whole UTC minute at or after `from` (a local midnight may fall inside a minute).
-  for (let time = Math.ceil(from / 60) * 60; time < to; time += 60) {
-    const start = time - (((time % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
-    if (start !== dayStart) {
-      dayStart = start;
-      steps = days.steps.get(start);
-      heartRate = days.heartRate.get(start);
+  let time = Math.ceil(from / 60) * 60;
+  while (time < to) {
+    const dayStart = time - (((time % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
+    const steps = days.steps.get(dayStart);
+    const heartRate = days.heartRate.get(dayStart);
+    const first = (time - dayStart) / 60;
+    // The minutes of this UTC day that start before `to`.
+    const end = Math.min(1440, Math.ceil((to - dayStart) / 60));
+    for (let minute = first; minute < end; minute++, time += 60) {
+      const bpm = heartRate === undefined ? 0 : heartRate[minute]!;
+      let zone = NO_ZONE;
+      if (bpm !== 0 && zones !== null) zoneCounts[(zone = zoneOf(zones, bpm))]!++;
+      if (time >= asleepTo) {
+        while (session < sleep.length && sleep[session]!.end_time <= time) session++;
+        asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
+        asleepTo = session < sleep.length ? sleep[session]!.end_time : Infinity;
+      }
+      if (time >= asleepFrom) {
+        tally.asleep++;
+        continue;
+      }
+      const stepCount = steps === undefined ? NO_STEPS : steps[minute]!;
+      if (stepCount === NO_STEPS && bpm === 0) tally.unmeasured++;
+      else levels[activityLevelOf(stepCount, zone)]!++;
     }
-    const minute = (time - start) / 60;
-    const bpm = heartRate === undefined ? 0 : heartRate[minute]!;
-    let zone = -1;
-    if (bpm !== 0 && zones !== null) {
-      zone = zoneOf(zones, bpm);
-      tally.zones[zone]!++;
-    }
-    while (session < sleep.length && sleep[session]!.end_time <= time) session++;
-    if (session < sleep.length && sleep[session]!.start_time <= time) {
-      tally.asleep++;
-      continue;
-    }
-    const stepCount = steps === undefined ? NO_STEPS : steps[minute]!;
-    if (stepCount === NO_STEPS && bpm === 0) {
-      tally.unmeasured++;
-      continue;
-    }
-    tally.levels[activityLevelOf(stepCount, zone)]!++;
   }
-  return session;
+}
+
+/**
+ * The index of the first of `sleep` (sessions by start, never overlapping) that ends after `time`,
+ * looking from index `from` on: where the sessions that may cover `time` or later begin.
+ */
+export function sessionAt(sleep: MinuteDays['sleep'], time: number, from = 0): number {
+  let index = from;
+  while (index < sleep.length && sleep[index]!.end_time <= time) index++;
+  return index;
+}
+
+/**
+ * The zones and active minutes of the local date `date`, whose minutes start in [from, to), with
+ * the zones of `maximum` (null: none); `sleepAt` as sessionAt gives it for `from`.
+ */
+export function activityOfDate(days: MinuteDays, date: string, from: number, to: number, zones: HeartRateZones | null, sleepAt: number): DayActivity {
+  const tally: Tally = { zones: new Uint32Array(ZONE_NAMES.length), levels: new Uint32Array(ACTIVITY_LEVELS.length), asleep: 0, unmeasured: 0 };
+  tallyMinutes(days, from, to, zones, tally, sleepAt);
+  return {
+    date,
+    max_heart_rate: zones && zones.maxHeartRate,
+    heart_rate_zones: zones && zoneMinutesOf(zones, tally.zones),
+    active_zone_minutes: zones && activeZoneMinutesOf(tally.zones),
+    sedentary_minutes: tally.levels[SEDENTARY]!,
+    lightly_active_minutes: tally.levels[LIGHTLY_ACTIVE]!,
+    fairly_active_minutes: tally.levels[FAIRLY_ACTIVE]!,
+    very_active_minutes: tally.levels[VERY_ACTIVE]!,
+    asleep_minutes: tally.asleep,
+    unmeasured_minutes: tally.unmeasured,
+  };
+}
+
+/** The zones of each date's maximum heart rate (null: none), made once per maximum of a range. */
+export function zonesByDate(profile: HeartRateProfile): (date: string) => HeartRateZones | null {
+  const zonesByMaximum = new Map<number, HeartRateZones>();
+  return (date) => {
+    const maximum = maxHeartRateOn(profile, Number(date.slice(0, 4)));
+    if (maximum === null) return null;
+    let zones = zonesByMaximum.get(maximum);
+    if (zones === undefined) zonesByMaximum.set(maximum, (zones = zonesOf(maximum)));
+    return zones;
+  };
 }
 
 /**
@@ -131,31 +171,13 @@ function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRa
  * days of the boundaries) and the maximum heart rate the profile gives each date.
  */
 export function activityOfDays(boundaries: readonly number[], dates: readonly string[], days: MinuteDays, profile: HeartRateProfile): DayActivity[] {
-  const zonesByMaximum = new Map<number, HeartRateZones>();
+  const zonesOn = zonesByDate(profile);
   const result: DayActivity[] = [];
   let sleepAt = 0;
   for (let index = 0; index < dates.length; index++) {
-    const date = dates[index]!;
-    const maximum = maxHeartRateOn(profile, Number(date.slice(0, 4)));
-    let zones: HeartRateZones | null = null;
-    if (maximum !== null) {
-      zones = zonesByMaximum.get(maximum) ?? zonesOf(maximum);
-      zonesByMaximum.set(maximum, zones);
-    }
-    const tally: Tally = { zones: new Uint32Array(ZONE_NAMES.length), levels: new Uint32Array(ACTIVITY_LEVELS.length), asleep: 0, unmeasured: 0 };
-    sleepAt = tallyMinutes(days, boundaries[index]!, boundaries[index + 1]!, zones, tally, sleepAt);
-    result.push({
-      date,
-      max_heart_rate: maximum,
-      heart_rate_zones: zones && zoneMinutesOf(zones, tally.zones),
-      active_zone_minutes: zones && activeZoneMinutesOf(tally.zones),
-      sedentary_minutes: tally.levels[SEDENTARY]!,
-      lightly_active_minutes: tally.levels[LIGHTLY_ACTIVE]!,
-      fairly_active_minutes: tally.levels[FAIRLY_ACTIVE]!,
-      very_active_minutes: tally.levels[VERY_ACTIVE]!,
-      asleep_minutes: tally.asleep,
-      unmeasured_minutes: tally.unmeasured,
-    });
+    const from = boundaries[index]!;
+    sleepAt = sessionAt(days.sleep, from, sleepAt);
+    result.push(activityOfDate(days, dates[index]!, from, boundaries[index + 1]!, zonesOn(dates[index]!), sleepAt));
   }
   return result;
 }
@@ -170,28 +192,4 @@ export function activeZoneMinutesOf(minutes: ArrayLike<number>): number {
   let total = 0;
   ZONE_NAMES.forEach((name, zone) => (total += ACTIVE_ZONE_MINUTE_WEIGHTS[name] * minutes[zone]!));
   return total;
-}
-
-/** Whose zones and active minutes: the person's id and the profile fields the maximum comes from (a bearer check's `auth` will do). */
-export interface ActivityPerson {
-  userId: string;
-  profile: HeartRateProfile;
-}
-
-const planOf = keptPlans();
-
-/** The local days of a range of dates, as the daily summary plans them. */
-export function dayPlanOf(range: DateRange): BucketPlan {
-  return planOf({ timezone: range.timezone, granularity: 'day', start: range.from, end: range.to });
-}
-
-/**
- * The zones and active minutes of each local date of `range` (parseDateRange or keptDateRanges
- * make one from `start_date`, `end_date` and a zone), oldest first: one read of the person's
- * minutes of steps and heart rate and of their sleep sessions.
- */
-export async function dailyActivity(summary: SummaryStore, person: ActivityPerson, range: DateRange): Promise<DayActivity[]> {
-  const plan = dayPlanOf(range);
-  const figures = await summary.figures(person.userId, plan, range, SUMMARY_KINDS.minutes, null);
-  return activityOfDays(plan.boundaries, datesOfDays(plan.boundaries, range.timezone), figures.minuteDays!, person.profile);
 }

@@ -44,6 +44,8 @@ export interface HeartRateZones {
   bounds: readonly ZoneBounds[];
   /** The first beat of fat burn, cardio and peak: a minute's zone is how many of them it reaches. */
   starts: readonly [number, number, number];
+  /** The zone of each average a minute may hold, by its beats (index 0 to 255): zoneOf looks it up. */
+  zoneByBpm: Uint8Array;
 }
 
 /** The age counted on a date of `year` (a date before the year of birth counts as age 0). */
@@ -67,10 +69,14 @@ export function maxHeartRateOn(profile: HeartRateProfile, year: number): number 
  */
 export function zonesOf(maxHeartRate: number): HeartRateZones {
   // Percent × max is a whole number of hundredths: dividing it once rounds no boundary away.
-  const [fatBurn, cardio, peak] = ZONE_START_PERCENT.map((percent) => Math.ceil((percent * maxHeartRate) / 100)) as [number, number, number];
+  const starts = ZONE_START_PERCENT.map((percent) => Math.ceil((percent * maxHeartRate) / 100)) as [number, number, number];
+  const [fatBurn, cardio, peak] = starts;
+  const zoneByBpm = new Uint8Array(256);
+  for (let bpm = 0; bpm < zoneByBpm.length; bpm++) zoneByBpm[bpm] = starts.filter((start) => bpm >= start).length;
   return {
     maxHeartRate,
-    starts: [fatBurn, cardio, peak],
+    starts,
+    zoneByBpm,
     bounds: [
       { min: MIN_BPM, max: fatBurn - 1 },
       { min: fatBurn, max: cardio - 1 },
@@ -80,10 +86,8 @@ export function zonesOf(maxHeartRate: number): HeartRateZones {
   };
 }
 
-/** The zone (an index of ZONE_NAMES) of a minute whose average is `bpm`. */
+/** The zone (an index of ZONE_NAMES) of a minute whose average is `bpm` (a whole number of beats). */
 export function zoneOf(zones: HeartRateZones, bpm: number): number {
-  const [fatBurn, cardio, peak] = zones.starts;
-  if (bpm >= peak) return PEAK;
-  if (bpm >= cardio) return CARDIO;
-  return bpm >= fatBurn ? FAT_BURN : OUT_OF_RANGE;
+  // Called for every minute of a range: one look-up rather than three comparisons.
+  return zones.zoneByBpm[bpm]!;
 }

@@ -19,7 +19,7 @@ import type { BucketPlan } from '../calendar/step-buckets.js';
 import { dayStartOf } from '../db/series-day.js';
 import { asleepSeconds } from '../db/sleep-stages.js';
 import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
-import { minuteDaysOf, type MinuteDays, type SleepSpan } from './minute-days.js';
+import { keptMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
 import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
@@ -38,6 +38,8 @@ export interface SummaryRead {
   dayFrom: number;
   dayTo: number;
   detail: DayDetail;
+  /** The minutes of the rows of steps and heart rate too, whatever the detail (SUMMARY_KINDS.minutes). */
+  minutes: boolean;
   /** Sessions whose end_time, and weighings whose time, is in [from, to). */
   from: number;
   to: number;
@@ -66,6 +68,18 @@ const SERIES_BRANCHES = [
   { metric: 'heartrate', kind: ROW_KIND.heartrate, bits: SUMMARY_KINDS.heartRate | SUMMARY_KINDS.minutes },
 ] as const;
 
+/**
+ * The packed columns a read gives, each shape its own statement: those of its detail, and with
+ * `_minutes` also the minutes of steps and heart rate (not of distance and calories, whose sums do
+ * not need them: each packed column read costs a buffer per row).
+ */
+export type SummaryShape = DayDetail | 'totals_minutes' | 'hours_minutes';
+export const SUMMARY_SHAPES: readonly SummaryShape[] = ['totals', 'hours', 'minutes', 'totals_minutes', 'hours_minutes'];
+
+export function shapeOf(read: Pick<SummaryRead, 'detail' | 'minutes'>): SummaryShape {
+  return read.minutes && read.detail !== 'minutes' ? `${read.detail}_minutes` : read.detail;
+}
+
 /** How a dialect writes the parts of the statement that differ. */
 export interface SummaryDialect {
   /** A parameter of the read: a placeholder, or a column of the batch's input. */
@@ -85,13 +99,13 @@ export interface SummaryDialect {
  * No ORDER BY: each read walks its key in time order, and sorting their union cost SQLite a
  * temporary B-tree per read; the figures put each kind in order if it is not (inTimeOrder).
  */
-export function summaryStatement(dialect: SummaryDialect, detail: DayDetail): string {
+export function summaryStatement(dialect: SummaryDialect, shape: SummaryShape): string {
   const { param: p, noBytes } = dialect;
-  const hours = detail === 'totals' ? noBytes : 'hours';
-  const minutes = detail === 'minutes' ? 'minutes' : noBytes;
+  const hours = shape.startsWith('totals') ? noBytes : 'hours';
+  const minutesOf = (metric: string) => (shape === 'minutes' || (shape.endsWith('_minutes') && (metric === 'steps' || metric === 'heartrate')) ? 'minutes' : noBytes);
   const series = SERIES_BRANCHES.map(
     ({ metric, kind, bits }) =>
-      `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutes} as minutes
+      `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutesOf(metric)} as minutes
       from series_days where user_id = ${p('user')} and metric = '${metric}' and day_start >= ${p('dayFrom')} and day_start < ${p('dayTo')} and (${p('kinds')} & ${bits}) <> 0`,
   );
   // A session ends at most MAX_SLEEP_SESSION_SECONDS after its start, the key's second column.
@@ -144,19 +158,22 @@ export interface SummaryStore {
   figures: SummaryFiguresReader;
 }
 
-export function createSummaryStore(read: SummaryReader): SummaryStore {
+/** `minuteDays`: where the minutes read are unpacked, kept between reads (store/minute-days.ts). */
+export function createSummaryStore(read: SummaryReader, minuteDays: KeptMinuteDays = keptMinuteDays()): SummaryStore {
   return {
     async figures(userId, plan, range, kinds, strideCm) {
       const { boundaries } = plan;
       // The sums need what their boundaries cut; the rules of each minute need the minutes.
       const detail = dayDetailFor(boundaries);
+      const minutes = (kinds & SUMMARY_KINDS.minutes) !== 0;
       const days = boundaries.length >= 2;
       const rows = await read({
         userId,
         kinds,
         dayFrom: days ? dayStartOf(boundaries[0]!) : 0,
         dayTo: days ? boundaries[boundaries.length - 1]! : 0,
-        detail: kinds & SUMMARY_KINDS.minutes ? 'minutes' : detail,
+        detail,
+        minutes,
         from: range.from,
         to: range.to,
       });
@@ -187,7 +204,7 @@ export function createSummaryStore(read: SummaryReader): SummaryStore {
       if (kinds & SUMMARY_KINDS.sleep) figures.sleep = inTimeOrder(sleep, (session) => session.end_time);
       // A date's weight is its last weighing.
       if (kinds & SUMMARY_KINDS.weight) figures.weights = inTimeOrder(weights, (weighing) => weighing.time);
-      if (kinds & SUMMARY_KINDS.minutes) figures.minuteDays = minuteDaysOf(series[ROW_KIND.steps]!, series[ROW_KIND.heartrate]!, spans);
+      if (kinds & SUMMARY_KINDS.minutes) figures.minuteDays = minuteDays.daysOf(userId, series[ROW_KIND.steps]!, series[ROW_KIND.heartrate]!, spans);
       return figures;
     },
   };

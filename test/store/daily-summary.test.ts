@@ -122,10 +122,10 @@ forEachDialect('daily summary store', (dialect) => {
       const dayTo = plan.boundaries[plan.boundaries.length - 1]!;
       const within = (time: number) => time >= dayFrom && time - (time % 86_400) < dayTo;
       const stepsRead = new Map<number, number>();
-      for (const [day, minutes] of days.steps) minutes.forEach((value, m) => value !== NO_STEPS && stepsRead.set(day + m * 60, value));
+      for (const [day, minutes] of days.steps) Array.from(minutes).forEach((value, m) => value !== NO_STEPS && stepsRead.set(day + m * 60, value));
       assert.deepEqual(stepsRead, new Map(person.steps.filter((s) => within(s.start_time)).map((s) => [s.start_time, s.value])));
       const heartRead = new Map<number, number>();
-      for (const [day, avg] of days.heartRate) avg.forEach((bpm, m) => bpm !== 0 && heartRead.set(day + m * 60, bpm));
+      for (const [day, avg] of days.heartRate) Array.from(avg).forEach((bpm, m) => bpm !== 0 && heartRead.set(day + m * 60, bpm));
       assert.deepEqual(heartRead, new Map(minutesOfReadings(person.heartrate).filter((m) => within(m.start_time)).map((m) => [m.start_time, m.avg])));
       assert.ok(stepsRead.size > 1000 && heartRead.size > 1000);
       const covering = person.sleep.filter((s) => s.end_time >= range.from && s.start_time < range.to);
