@@ -1,11 +1,15 @@
 /**
- * The daily summary (docs/api.md, SPEC §4.7): `GET /v1/users/me/summary/daily/` with any valid
- * token. Each kind is read only when the token holds the scope that reads it, every kind in one
- * statement (store/daily-summary.ts), and its fields appear only then (domain/daily-summary.ts).
+ * The daily summary (docs/api.md): `GET /v1/users/me/summary/daily/` with any valid token. Each
+ * kind is read only when the token holds the scope that reads it, every kind in one statement
+ * (store/daily-summary.ts), and its fields appear only then (domain/daily-summary.ts). The
+ * minutes of steps and heart rate are read only for the fields counted minute by minute
+ * (domain/daily-activity.ts): the activity levels, and the heart-rate zones of a profile that
+ * gives a maximum heart rate.
  */
 import type { FastifyInstance } from 'fastify';
+import { countedActivity } from '../domain/active-minutes.js';
 import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES, summaryDays, visibleFields, type SummarySources } from '../domain/daily-summary.js';
-import { DATE_RANGE_QUERY_JSON_SCHEMA, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
+import { DATE_RANGE_QUERY_JSON_SCHEMA, datesOfDays, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
 import { keptPlans } from '../domain/step-series.js';
 import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
@@ -23,7 +27,8 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
   const rangeOf = keptDateRanges(SUMMARY_DATE_RULES);
   const schema = {
     tags: ['Daily summary'],
-    summary: 'A row per local date: steps, distance, calories, resting heart rate, minutes asleep and weight, each only with the scope that reads it (any valid token)',
+    summary:
+      'A row per local date: steps, distance, calories, active minutes, resting heart rate, heart-rate zones, minutes asleep and weight, each only with the scope that reads it (any valid token)',
     security: BEARER,
     querystring: DATE_RANGE_QUERY_JSON_SCHEMA,
     response: { 200: answer('One summary per local date of the range; each field only with the scope that reads it', DAILY_SUMMARY_JSON_SCHEMA), ...errorAnswers(400, 401) },
@@ -34,15 +39,20 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
     const range = rangeOf(request.query as DateRangeQuery, auth.profile.timezone, clock());
     const plan = planOf({ timezone: range.timezone, granularity: 'day', start: range.from, end: range.to });
     const fields = visibleFields(auth.scopes);
+    const { profile } = auth;
+    const zonesCounted = fields.has('heart_rate_zones') && (profile.max_heart_rate !== null || profile.birth_year !== null);
     const kinds =
       (fields.has('steps') ? SUMMARY_KINDS.activity : 0) |
       (fields.has('resting_heart_rate') ? SUMMARY_KINDS.heartRate : 0) |
       (fields.has('minutes_asleep') ? SUMMARY_KINDS.sleep : 0) |
-      (fields.has('weight') ? SUMMARY_KINDS.weight : 0);
-    const figures = await stores.summary.figures(auth.userId, plan, range, kinds, auth.profile.stride_length_cm);
+      (fields.has('weight') ? SUMMARY_KINDS.weight : 0) |
+      (fields.has('sedentary_minutes') || zonesCounted ? SUMMARY_KINDS.minutes : 0);
+    const figures = await stores.summary.figures(auth.userId, plan, range, kinds, profile.stride_length_cm);
+    const { minuteDays, ...read } = figures;
     const sources: SummarySources = {
-      ...figures,
+      ...read,
       calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
+      activity: minuteDays && countedActivity(auth.userId, plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
     };
     return { timezone: range.timezone, days: summaryDays(plan.boundaries, range.timezone, fields, sources) };
   });

@@ -56,7 +56,7 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
     app.get(path, { config: limit, schema: read, onRequest: requireScope('read_profile') }, (request) => request.auth.profile);
 
     app.put(path, { config: limit, schema: write, attachValidation: true, onRequest: requireScope('write_profile'), preValidation: requireJsonBody }, async (request) => {
-      const changes = parseProfileChanges(request.body);
+      const changes = parseProfileChanges(request.body, clock());
       refuseSchemaViolation(request);
       const profile = Object.keys(changes).length === 0 ? request.auth.profile : changed(await update(request.auth.userId, changes));
       return request.auth.scopes.includes('read_profile') ? profile : sentFields(profile, changes);

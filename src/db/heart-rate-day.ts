@@ -93,7 +93,30 @@ export function packHeartRateMinutes(day: HeartRateMinutes): Buffer {
 
 export function unpackHeartRateMinutes(bytes: Uint8Array): HeartRateMinutes {
   const day = emptyHeartRateDay();
-  if (bytes.length === 0) return day;
+  const input = readAverages(bytes, day.avg);
+  if (input === null) return day;
+  // The other columns follow the present minutes in order: those whose avg is not 0.
+  for (let m = 0; m < MINUTES_PER_DAY; m++) if (day.avg[m] !== 0) day.min[m] = day.avg[m]! - input.varint();
+  for (let m = 0; m < MINUTES_PER_DAY; m++) if (day.avg[m] !== 0) day.max[m] = day.avg[m]! + input.varint();
+  return day;
+}
+
+/**
+ * Only the avg of each minute (0: no data) of a packed day: what rules that look at each minute's
+ * average read, without decoding the min and max columns.
+ */
+export function unpackHeartRateAverages(bytes: Uint8Array): Uint8Array {
+  const avg = new Uint8Array(MINUTES_PER_DAY);
+  readAverages(bytes, avg);
+  return avg;
+}
+
+/**
+ * Decodes the runs and the avg column of a packed day into `avg`; returns the reader at the next
+ * column (avg − min), or null for a day without data.
+ */
+function readAverages(bytes: Uint8Array, avg: Uint8Array): VarintReader | null {
+  if (bytes.length === 0) return null;
   const body = bytes.subarray(1);
   let varints: Uint8Array;
   if (bytes[0] === RAW) varints = body;
@@ -101,23 +124,25 @@ export function unpackHeartRateMinutes(bytes: Uint8Array): HeartRateMinutes {
   else throw new Error(`a packed heart-rate day has an unknown format ${bytes[0]}`);
   const input = new VarintReader(varints, 0, 'a packed heart-rate day');
   const runCount = input.varint();
-  const present: number[] = [];
+  // The runs first, as [start, end) pairs: the avg column comes after all of them.
+  const runs = new Uint16Array(runCount * 2);
   let m = 0;
   for (let r = 0; r < runCount; r++) {
     m += input.varint();
     const count = input.varint();
     if (m + count > MINUTES_PER_DAY) throw new Error('a packed heart-rate day holds more than 1440 minutes');
-    for (let i = 0; i < count; i++) present.push(m++);
+    runs[r * 2] = m;
+    runs[r * 2 + 1] = m += count;
   }
-  let avg = 0;
-  for (const minute of present) {
-    avg += unzigzag(input.varint());
-    if (avg < MIN_BPM || avg > MAX_BPM) throw new Error('a packed heart-rate day holds an avg out of range');
-    day.avg[minute] = avg;
+  let value = 0;
+  for (let r = 0; r < runCount; r++) {
+    for (let minute = runs[r * 2]!; minute < runs[r * 2 + 1]!; minute++) {
+      value += unzigzag(input.varint());
+      if (value < MIN_BPM || value > MAX_BPM) throw new Error('a packed heart-rate day holds an avg out of range');
+      avg[minute] = value;
+    }
   }
-  for (const minute of present) day.min[minute] = day.avg[minute]! - input.varint();
-  for (const minute of present) day.max[minute] = day.avg[minute]! + input.varint();
-  return day;
+  return input;
 }
 
 /** Per quarter hour: minutes with data and the sum of their avgs; per hour: min and max (0 without data). */

@@ -16,6 +16,9 @@ export interface UserTable {
   timezone: Generated<string>;
   daily_step_goal: Generated<number>;
   stride_length_cm: number | null;
+  /** Optional; with max_heart_rate, what heart-rate zones are counted from (domain/heart-rate-zones.ts). */
+  birth_year: number | null;
+  max_heart_rate: number | null;
   created_at: number;
   updated_at: number;
   /** PostgreSQL with a replica: the WAL position after the user's latest step upload (store/replica.ts). */

@@ -126,6 +126,22 @@ export function datesOfRanges(ranges: ReadonlyArray<{ start_time: number; end_ti
   return [...dates].sort();
 }
 
+/** The dates of kept plans' days, by their boundaries (a kept plan is never modified). */
+const datesOfBoundaries = new WeakMap<readonly number[], readonly string[]>();
+
+/**
+ * The local dates (YYYY-MM-DD) of the days whose local midnights in `zone` are `boundaries`, one
+ * fewer than the boundaries; worked out once per boundaries array (a kept plan's).
+ */
+export function datesOfDays(boundaries: readonly number[], zone: string): readonly string[] {
+  let dates = datesOfBoundaries.get(boundaries);
+  if (dates === undefined) {
+    dates = boundaries.slice(0, -1).map((start) => DateTime.fromSeconds(start, { zone }).toISODate()!);
+    datesOfBoundaries.set(boundaries, dates);
+  }
+  return dates;
+}
+
 /** The zone a person's dates are counted in: the profile's, or UTC if the runtime no longer knows it. */
 export function profileZone(timezone: string): string {
   return canonicalTimeZone(timezone) ?? 'UTC';

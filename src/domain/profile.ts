@@ -12,6 +12,11 @@ export const DAILY_STEP_GOAL_MAX = 200_000;
 /** A step is 30–250 cm for anyone from a small child walking to a sprinter. */
 export const STRIDE_LENGTH_MIN_CM = 30;
 export const STRIDE_LENGTH_MAX_CM = 250;
+/** A birth year from 1900 to the current year (UTC). */
+export const BIRTH_YEAR_MIN = 1900;
+/** A maximum heart rate set by hand: from the lowest a frail old heart reaches to above any measured. */
+export const MAX_HEART_RATE_MIN = 100;
+export const MAX_HEART_RATE_MAX = 230;
 
 /** Defined by the store that reads and writes them (src/store/users.ts). */
 export type { Profile, ProfileChanges };
@@ -19,7 +24,7 @@ export type { Profile, ProfileChanges };
 /** The profile as JSON, for the response serializer (every field, nothing else). */
 export const PROFILE_JSON_SCHEMA = {
   type: 'object',
-  required: ['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'],
+  required: ['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'birth_year', 'max_heart_rate', 'created_at'],
   additionalProperties: false,
   properties: {
     id: { type: 'string' },
@@ -27,6 +32,8 @@ export const PROFILE_JSON_SCHEMA = {
     timezone: { type: 'string' },
     daily_step_goal: { type: 'integer' },
     stride_length_cm: { type: ['integer', 'null'] },
+    birth_year: { type: ['integer', 'null'] },
+    max_heart_rate: { type: ['integer', 'null'], description: 'beats per minute' },
     created_at: { type: 'integer' },
   },
 } as const;
@@ -40,10 +47,12 @@ export const PROFILE_CHANGES_JSON_SCHEMA = {
     timezone: { type: 'string', description: 'an IANA time zone name such as Europe/Berlin' },
     daily_step_goal: { type: 'integer', minimum: 0, maximum: DAILY_STEP_GOAL_MAX },
     stride_length_cm: { type: ['integer', 'null'], minimum: STRIDE_LENGTH_MIN_CM, maximum: STRIDE_LENGTH_MAX_CM },
+    birth_year: { type: ['integer', 'null'], minimum: BIRTH_YEAR_MIN, description: 'at most the current year; with no max_heart_rate, heart-rate zones count from 220 − age' },
+    max_heart_rate: { type: ['integer', 'null'], minimum: MAX_HEART_RATE_MIN, maximum: MAX_HEART_RATE_MAX, description: 'beats per minute; heart-rate zones count from it when set' },
   },
 } as const;
 
-export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm'] as const satisfies ReadonlyArray<keyof ProfileChanges>;
+export const EDITABLE_FIELDS = ['display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'birth_year', 'max_heart_rate'] as const satisfies ReadonlyArray<keyof ProfileChanges>;
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
 
 export function profileOf(user: User): Profile {
@@ -53,6 +62,8 @@ export function profileOf(user: User): Profile {
     timezone: user.timezone,
     daily_step_goal: Number(user.daily_step_goal),
     stride_length_cm: user.stride_length_cm === null ? null : Number(user.stride_length_cm),
+    birth_year: user.birth_year === null ? null : Number(user.birth_year),
+    max_heart_rate: user.max_heart_rate === null ? null : Number(user.max_heart_rate),
     created_at: Number(user.created_at),
   };
 }
@@ -73,8 +84,16 @@ function integerIn(field: EditableField, value: unknown, min: number, max: numbe
   return value;
 }
 
-/** Checks a PUT body (docs/api.md, `PUT /v1/users/me`) and returns the changes it asks for. */
-export function parseProfileChanges(body: unknown): ProfileChanges {
+/** An optional integer field: null, or an integer from `min` to `max`. */
+function nullableIntegerIn(field: EditableField, value: unknown, min: number, max: number): number | null {
+  return value === null ? null : integerIn(field, value, min, max);
+}
+
+/**
+ * Checks a PUT body (docs/api.md, `PUT /v1/users/me`) and returns the changes it asks for; `now`
+ * (Unix seconds) bounds the birth year.
+ */
+export function parseProfileChanges(body: unknown, now: number): ProfileChanges {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest(`the body must be a JSON object with any of ${EDITABLE_FIELDS.join(', ')}`);
   }
@@ -109,9 +128,13 @@ export function parseProfileChanges(body: unknown): ProfileChanges {
     changes.daily_step_goal = integerIn('daily_step_goal', input.daily_step_goal, 0, DAILY_STEP_GOAL_MAX);
   }
   if ('stride_length_cm' in input) {
-    const value = input.stride_length_cm;
-    changes.stride_length_cm =
-      value === null ? null : integerIn('stride_length_cm', value, STRIDE_LENGTH_MIN_CM, STRIDE_LENGTH_MAX_CM);
+    changes.stride_length_cm = nullableIntegerIn('stride_length_cm', input.stride_length_cm, STRIDE_LENGTH_MIN_CM, STRIDE_LENGTH_MAX_CM);
+  }
+  if ('birth_year' in input) {
+    changes.birth_year = nullableIntegerIn('birth_year', input.birth_year, BIRTH_YEAR_MIN, new Date(now * 1000).getUTCFullYear());
+  }
+  if ('max_heart_rate' in input) {
+    changes.max_heart_rate = nullableIntegerIn('max_heart_rate', input.max_heart_rate, MAX_HEART_RATE_MIN, MAX_HEART_RATE_MAX);
   }
   return changes;
 }

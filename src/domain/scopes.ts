@@ -4,7 +4,7 @@
  */
 
 export const SCOPES = {
-  read_profile: 'See your profile: name, time zone, daily step goal and stride length',
+  read_profile: 'See your profile: name, time zone, daily step goal, stride length, year of birth and maximum heart rate',
   write_profile: 'Change your profile',
   read_activity: 'See your steps, distance and calories',
   write_activity: 'Add and change your steps, distance and calories',

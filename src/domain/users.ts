@@ -102,6 +102,8 @@ export async function createAccountIfFree(users: UserStore, clock: Clock, input:
     timezone: 'UTC',
     daily_step_goal: 10000,
     stride_length_cm: null,
+    birth_year: null,
+    max_heart_rate: null,
     created_at: now,
     updated_at: now,
     test_person_owner_id: null,

@@ -42,7 +42,8 @@ export interface BearerLookup {
 
 /** The columns of FindRow; the grant's and the user's under names of their own. */
 export const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, t.jkt, g.last_used_at as grant_last_used_at,
-  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at, u.steps_written_lsn`;
+  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at, u.steps_written_lsn,
+  u.birth_year, u.max_heart_rate`;
 
 export const FIND_JOINS = `from access_tokens t
   inner join grants g on g.id = t.grant_id
@@ -68,6 +69,8 @@ export interface FindRow {
   stride_length_cm: number | null;
   user_created_at: number;
   steps_written_lsn: string | null;
+  birth_year: number | null;
+  max_heart_rate: number | null;
 }
 
 /**
@@ -89,6 +92,8 @@ export function findRowOf(values: readonly unknown[]): FindRow {
     stride_length_cm: values[10] as number | null,
     user_created_at: values[11] as number,
     steps_written_lsn: values[12] as string | null,
+    birth_year: values[13] as number | null,
+    max_heart_rate: values[14] as number | null,
   };
 }
 
@@ -122,6 +127,8 @@ export function grantOf(row: FindRow): BearerGrant {
       timezone: row.timezone,
       daily_step_goal: row.daily_step_goal,
       stride_length_cm: row.stride_length_cm,
+      birth_year: row.birth_year,
+      max_heart_rate: row.max_heart_rate,
       created_at: row.user_created_at,
     },
   };

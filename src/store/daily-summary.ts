@@ -2,7 +2,9 @@
  * What the daily summary (api/summary.ts) reads of a person, in ONE statement: the day rows of
  * steps, distance, calories and heart rate over the UTC days of the range's plan, the sleep
  * sessions ending within the range (their packed stages) and the weighings within it — each kind
- * only when the token may see it. On PostgreSQL the summaries of one event-loop turn share that
+ * only when the token may see it — and, for the rules that look at every minute (heart-rate zones
+ * and active minutes, domain/daily-activity.ts), the minutes of steps and heart rate with the
+ * sleep sessions that cover any of them. On PostgreSQL the summaries of one event-loop turn share that
  * statement (store/postgres/summary-reads.ts): six reads a request, the sleep and weight ones a
  * round trip each, had cost 1.0–3.8 ms of event loop a summary against about 0.5 ms now
  * (docs/performance.md, "The daily summary in one statement").
@@ -17,11 +19,15 @@ import type { BucketPlan } from '../calendar/step-buckets.js';
 import { dayStartOf } from '../db/series-day.js';
 import { asleepSeconds } from '../db/sleep-stages.js';
 import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
+import { keptMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
 import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
-/** The kinds a summary may read, as bits of `SummaryRead.kinds`. */
-export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8 } as const;
+/**
+ * The kinds a summary may read, as bits of `SummaryRead.kinds`. `minutes`: the minutes of steps and
+ * heart rate and the sleep sessions covering them (SummaryFigures.minuteDays), whatever else is read.
+ */
+export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8, minutes: 16 } as const;
 
 /** One summary's read. */
 export interface SummaryRead {
@@ -32,6 +38,8 @@ export interface SummaryRead {
   dayFrom: number;
   dayTo: number;
   detail: DayDetail;
+  /** The minutes of the rows of steps and heart rate too, whatever the detail (SUMMARY_KINDS.minutes). */
+  minutes: boolean;
   /** Sessions whose end_time, and weighings whose time, is in [from, to). */
   from: number;
   to: number;
@@ -40,7 +48,7 @@ export interface SummaryRead {
 /**
  * A row of the statement, as an array: [kind, time, value, packed, minutes]. For a day row: its
  * ROW_KIND, day_start, total (heart rate's as text: 58 bits), hours and minutes (null when the
- * detail leaves them out); for a session: ROW_KIND.sleep, end_time, null, its packed stages, null;
+ * detail leaves them out); for a session: ROW_KIND.sleep, end_time, start_time, its packed stages, null;
  * for a weighing: ROW_KIND.weight, time, kg_hundredths, null, null. Integers may come as text
  * (PostgreSQL).
  */
@@ -52,12 +60,25 @@ export type SummaryReader = (read: SummaryRead) => Promise<SummaryRow[]>;
 /** The `kind` of each row of the statement. */
 export const ROW_KIND = { steps: 1, distance: 2, calories: 3, heartrate: 4, sleep: 5, weight: 6 } as const;
 
+/** The series read, and the kinds (bits) that read each. */
 const SERIES_BRANCHES = [
-  { metric: 'steps', kind: ROW_KIND.steps, bit: SUMMARY_KINDS.activity },
-  { metric: 'distance', kind: ROW_KIND.distance, bit: SUMMARY_KINDS.activity },
-  { metric: 'calories', kind: ROW_KIND.calories, bit: SUMMARY_KINDS.activity },
-  { metric: 'heartrate', kind: ROW_KIND.heartrate, bit: SUMMARY_KINDS.heartRate },
+  { metric: 'steps', kind: ROW_KIND.steps, bits: SUMMARY_KINDS.activity | SUMMARY_KINDS.minutes },
+  { metric: 'distance', kind: ROW_KIND.distance, bits: SUMMARY_KINDS.activity },
+  { metric: 'calories', kind: ROW_KIND.calories, bits: SUMMARY_KINDS.activity },
+  { metric: 'heartrate', kind: ROW_KIND.heartrate, bits: SUMMARY_KINDS.heartRate | SUMMARY_KINDS.minutes },
 ] as const;
+
+/**
+ * The packed columns a read gives, each shape its own statement: those of its detail, and with
+ * `_minutes` also the minutes of steps and heart rate (not of distance and calories, whose sums do
+ * not need them: each packed column read costs a buffer per row).
+ */
+export type SummaryShape = DayDetail | 'totals_minutes' | 'hours_minutes';
+export const SUMMARY_SHAPES: readonly SummaryShape[] = ['totals', 'hours', 'minutes', 'totals_minutes', 'hours_minutes'];
+
+export function shapeOf(read: Pick<SummaryRead, 'detail' | 'minutes'>): SummaryShape {
+  return read.minutes && read.detail !== 'minutes' ? `${read.detail}_minutes` : read.detail;
+}
 
 /** How a dialect writes the parts of the statement that differ. */
 export interface SummaryDialect {
@@ -68,30 +89,30 @@ export interface SummaryDialect {
    * total, 58 bits, db/heart-rate-day.ts), which comes as text.
    */
   value(column: string, exact: boolean): string;
-  /** An absent value, and absent bytes. */
-  noValue: string;
+  /** Absent bytes. */
   noBytes: string;
 }
 
 /**
  * The union of the six reads, each a range of its table's primary key (or of series_days' unique
- * index) guarded by its kind's bit, which the databases test once per read rather than per row.
+ * index) guarded by its kinds' bits, which the databases test once per read rather than per row.
  * No ORDER BY: each read walks its key in time order, and sorting their union cost SQLite a
  * temporary B-tree per read; the figures put each kind in order if it is not (inTimeOrder).
  */
-export function summaryStatement(dialect: SummaryDialect, detail: DayDetail): string {
-  const { param: p, noValue, noBytes } = dialect;
-  const hours = detail === 'totals' ? noBytes : 'hours';
-  const minutes = detail === 'minutes' ? 'minutes' : noBytes;
+export function summaryStatement(dialect: SummaryDialect, shape: SummaryShape): string {
+  const { param: p, noBytes } = dialect;
+  const hours = shape.startsWith('totals') ? noBytes : 'hours';
+  const minutesOf = (metric: string) => (shape === 'minutes' || (shape.endsWith('_minutes') && (metric === 'steps' || metric === 'heartrate')) ? 'minutes' : noBytes);
   const series = SERIES_BRANCHES.map(
-    ({ metric, kind, bit }) =>
-      `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutes} as minutes
-      from series_days where user_id = ${p('user')} and metric = '${metric}' and day_start >= ${p('dayFrom')} and day_start < ${p('dayTo')} and (${p('kinds')} & ${bit}) <> 0`,
+    ({ metric, kind, bits }) =>
+      `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutesOf(metric)} as minutes
+      from series_days where user_id = ${p('user')} and metric = '${metric}' and day_start >= ${p('dayFrom')} and day_start < ${p('dayTo')} and (${p('kinds')} & ${bits}) <> 0`,
   );
   // A session ends at most MAX_SLEEP_SESSION_SECONDS after its start, the key's second column.
-  const sleep = `select ${ROW_KIND.sleep}, end_time, ${noValue}, stages, ${noBytes}
+  // Those ending within the range, and the one that may go on past its end (whose minutes count).
+  const sleep = `select ${ROW_KIND.sleep}, end_time, ${dialect.value('start_time', false)}, stages, ${noBytes}
       from sleep_sessions where user_id = ${p('user')} and start_time >= ${p('from')} - ${MAX_SLEEP_SESSION_SECONDS} and start_time < ${p('to')}
-      and end_time >= ${p('from')} and end_time < ${p('to')} and (${p('kinds')} & ${SUMMARY_KINDS.sleep}) <> 0`;
+      and end_time >= ${p('from')} and (${p('kinds')} & ${SUMMARY_KINDS.sleep | SUMMARY_KINDS.minutes}) <> 0`;
   const weight = `select ${ROW_KIND.weight}, time, ${dialect.value('kg_hundredths', false)}, ${noBytes}, ${noBytes}
       from body_weights where user_id = ${p('user')} and time >= ${p('from')} and time < ${p('to')} and (${p('kinds')} & ${SUMMARY_KINDS.weight}) <> 0`;
   return [...series, sleep, weight].join('\n    union all ');
@@ -121,6 +142,8 @@ export interface SummaryFigures {
   sleep?: SessionAsleep[];
   /** Weighings within the range, oldest first. */
   weights?: Weighing[];
+  /** The minutes of steps and heart rate of the UTC days of the plan, and the sleep sessions covering any. */
+  minuteDays?: MinuteDays;
 }
 
 /**
@@ -135,11 +158,14 @@ export interface SummaryStore {
   figures: SummaryFiguresReader;
 }
 
-export function createSummaryStore(read: SummaryReader): SummaryStore {
+/** `minuteDays`: where the minutes read are unpacked, kept between reads (store/minute-days.ts). */
+export function createSummaryStore(read: SummaryReader, minuteDays: KeptMinuteDays = keptMinuteDays()): SummaryStore {
   return {
     async figures(userId, plan, range, kinds, strideCm) {
       const { boundaries } = plan;
+      // The sums need what their boundaries cut; the rules of each minute need the minutes.
       const detail = dayDetailFor(boundaries);
+      const minutes = (kinds & SUMMARY_KINDS.minutes) !== 0;
       const days = boundaries.length >= 2;
       const rows = await read({
         userId,
@@ -147,15 +173,20 @@ export function createSummaryStore(read: SummaryReader): SummaryStore {
         dayFrom: days ? dayStartOf(boundaries[0]!) : 0,
         dayTo: days ? boundaries[boundaries.length - 1]! : 0,
         detail,
+        minutes,
         from: range.from,
         to: range.to,
       });
       const series: DayRow[][] = [[], [], [], [], []];
       const sleep: SessionAsleep[] = [];
+      const spans: SleepSpan[] = [];
       const weights: Weighing[] = [];
       for (const [kind, time, value, packed, minutes] of rows) {
-        if (kind === ROW_KIND.sleep) sleep.push({ end_time: Number(time), asleep_seconds: asleepSeconds(packed!) });
-        else if (kind === ROW_KIND.weight) weights.push({ time: Number(time), kg_hundredths: Number(value) });
+        if (kind === ROW_KIND.sleep) {
+          const end = Number(time);
+          if (kinds & SUMMARY_KINDS.sleep && end < range.to) sleep.push({ end_time: end, asleep_seconds: asleepSeconds(packed!) });
+          if (kinds & SUMMARY_KINDS.minutes) spans.push({ start_time: Number(value), end_time: end });
+        } else if (kind === ROW_KIND.weight) weights.push({ time: Number(time), kg_hundredths: Number(value) });
         else series[kind]!.push({ day_start: time, total: value!, hours: packed ?? EMPTY, minutes: minutes ?? EMPTY });
       }
       const figures: SummaryFigures = {};
@@ -173,6 +204,7 @@ export function createSummaryStore(read: SummaryReader): SummaryStore {
       if (kinds & SUMMARY_KINDS.sleep) figures.sleep = inTimeOrder(sleep, (session) => session.end_time);
       // A date's weight is its last weighing.
       if (kinds & SUMMARY_KINDS.weight) figures.weights = inTimeOrder(weights, (weighing) => weighing.time);
+      if (kinds & SUMMARY_KINDS.minutes) figures.minuteDays = minuteDays.daysOf(userId, series[ROW_KIND.steps]!, series[ROW_KIND.heartrate]!, spans);
       return figures;
     },
   };

@@ -19,6 +19,9 @@ export interface Profile {
   timezone: string;
   daily_step_goal: number;
   stride_length_cm: number | null;
+  /** What heart-rate zones are counted from, when set (domain/heart-rate-zones.ts). */
+  birth_year: number | null;
+  max_heart_rate: number | null;
   created_at: number;
 }
 
@@ -26,7 +29,7 @@ export interface Profile {
 export const strideInForce = (strideLengthCm: number | null): number => strideOf(strideLengthCm);
 
 /** The fields of the profile a change may set; checked by src/domain/profile.ts. */
-export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm'>>;
+export type ProfileChanges = Partial<Pick<Profile, 'display_name' | 'timezone' | 'daily_step_goal' | 'stride_length_cm' | 'birth_year' | 'max_heart_rate'>>;
 
 export type ProfileUpdate = (userId: string, changes: ProfileChanges, now: number) => Promise<Profile | undefined>;
 
@@ -59,7 +62,7 @@ async function update(trx: Kysely<Database>, userId: string, changes: ProfileCha
     .updateTable('users')
     .set({ ...fields, updated_at: now })
     .where('id', '=', userId)
-    .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'created_at'])
+    .returning(['id', 'display_name', 'timezone', 'daily_step_goal', 'stride_length_cm', 'birth_year', 'max_heart_rate', 'created_at'])
     .executeTakeFirst();
   if (profile) {
     const event = { type: 'profile.updated', userId, data: { fields: Object.keys(fields).sort() }, now } as const;

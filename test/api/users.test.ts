@@ -15,6 +15,7 @@ forEachDialect('user profile', (dialect) => {
   });
   after(() => t.close());
 
+  const thisYear = () => new Date(t.clock() * 1000).getUTCFullYear();
   const get = (url = '/v1/users/me') => t.app.inject({ method: 'GET', url, headers: bearer(token) });
   const put = (payload: unknown, url = '/v1/users/me') =>
     t.app.inject({ method: 'PUT', url, headers: bearer(token), payload: payload as object });
@@ -32,12 +33,14 @@ forEachDialect('user profile', (dialect) => {
     const response = await get();
     assert.equal(response.statusCode, 200);
     const profile = response.json();
-    assert.deepEqual(Object.keys(profile).sort(), ['created_at', 'daily_step_goal', 'display_name', 'id', 'stride_length_cm', 'timezone']);
+    assert.deepEqual(Object.keys(profile).sort(), ['birth_year', 'created_at', 'daily_step_goal', 'display_name', 'id', 'max_heart_rate', 'stride_length_cm', 'timezone']);
     assert.equal(profile.id, user.id);
     assert.equal(profile.display_name, 'Ada');
     assert.equal(profile.timezone, 'UTC');
     assert.equal(profile.daily_step_goal, 10000);
     assert.equal(profile.stride_length_cm, null);
+    assert.equal(profile.birth_year, null);
+    assert.equal(profile.max_heart_rate, null);
     assert.equal(profile.created_at, t.clock());
   });
 
@@ -59,6 +62,14 @@ forEachDialect('user profile', (dialect) => {
       ['daily_step_goal', 12345, 12345],
       ['stride_length_cm', 74, 74],
       ['stride_length_cm', null, null],
+      ['birth_year', 1900, 1900],
+      ['birth_year', 1987, 1987],
+      ['birth_year', thisYear(), thisYear()],
+      ['birth_year', null, null],
+      ['max_heart_rate', 100, 100],
+      ['max_heart_rate', 230, 230],
+      ['max_heart_rate', 187, 187],
+      ['max_heart_rate', null, null],
     ];
     for (const [field, value, stored] of cases) {
       const before = (await get()).json();
@@ -72,10 +83,10 @@ forEachDialect('user profile', (dialect) => {
 
   it('changes several fields at once, and accepts an empty change', async () => {
     t.clock.advance(60); // the stride length may change once a minute
-    const response = await put({ display_name: 'Lin', daily_step_goal: 8000, stride_length_cm: 70, timezone: 'America/New_York' });
+    const response = await put({ display_name: 'Lin', daily_step_goal: 8000, stride_length_cm: 70, timezone: 'America/New_York', birth_year: 1990, max_heart_rate: 192 });
     assert.equal(response.statusCode, 200);
     const { id: _id, created_at: _createdAt, ...changed } = response.json() as Record<string, unknown>;
-    assert.deepEqual(changed, { display_name: 'Lin', daily_step_goal: 8000, stride_length_cm: 70, timezone: 'America/New_York' });
+    assert.deepEqual(changed, { display_name: 'Lin', daily_step_goal: 8000, stride_length_cm: 70, timezone: 'America/New_York', birth_year: 1990, max_heart_rate: 192 });
     const unchanged = await put({});
     assert.equal(unchanged.statusCode, 200);
     assert.deepEqual(unchanged.json(), response.json());
@@ -99,6 +110,16 @@ forEachDialect('user profile', (dialect) => {
     await rejects({ stride_length_cm: 1000 }, /^stride_length_cm must be from 30 to 250/);
     await rejects({ stride_length_cm: 70.5 }, /^stride_length_cm must be an integer/);
     await rejects({ stride_length_cm: '70' }, /^stride_length_cm must be an integer/);
+    await rejects({ birth_year: 1899 }, /^birth_year must be from 1900 to \d{4}, got 1899/);
+    await rejects({ birth_year: thisYear() + 1 }, new RegExp(`^birth_year must be from 1900 to ${thisYear()}, got ${thisYear() + 1}`));
+    await rejects({ birth_year: 1990.5 }, /^birth_year must be an integer/);
+    await rejects({ birth_year: '1990' }, /^birth_year must be an integer/);
+    await rejects({ birth_year: -1990 }, /^birth_year must be from 1900/);
+    await rejects({ max_heart_rate: 99 }, /^max_heart_rate must be from 100 to 230, got 99/);
+    await rejects({ max_heart_rate: 231 }, /^max_heart_rate must be from 100 to 230, got 231/);
+    await rejects({ max_heart_rate: 180.5 }, /^max_heart_rate must be an integer/);
+    await rejects({ max_heart_rate: true }, /^max_heart_rate must be an integer/);
+    await rejects({ max_heart_rate: 180, birth_year: 1800 }, /^birth_year/);
   });
 
   it('refuses a lone surrogate, U+FFFD and bidirectional controls in display_name instead of storing U+FFFD', async () => {

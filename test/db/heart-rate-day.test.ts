@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
 import {
-  emptyHeartRateDay, lowestHalfHour, packHeartRateDay, packHeartRateMinutes, packTotal, summarize, unpackHeartRateMinutes, unpackSummary, unpackTotal,
+  emptyHeartRateDay, lowestHalfHour, packHeartRateDay, packHeartRateMinutes, packTotal, summarize, unpackHeartRateAverages, unpackHeartRateMinutes, unpackSummary, unpackTotal,
   type HeartRateMinutes,
 } from '../../src/db/heart-rate-day.js';
 import { dayOf, wakingDayReadings } from '../../bench/lib/heart-rate-data.js';
@@ -33,11 +33,12 @@ function naiveTotal(d: HeartRateMinutes) {
   };
 }
 
-it('gives back every minute and the summary of any day (property)', () => {
+it('gives back every minute, its averages alone, and the summary of any day (property)', () => {
   fc.assert(
     fc.property(day, (d) => {
       const packed = packHeartRateDay(d);
       assert.deepEqual(unpackHeartRateMinutes(packed.minutes), d);
+      assert.deepEqual(unpackHeartRateAverages(packed.minutes), d.avg);
       assert.deepEqual(unpackSummary(packed.hours), summarize(d));
       const total = unpackTotal(packed.total);
       assert.deepEqual({ minutes: total.minutes, sum: total.sum, min: total.min, max: total.max }, naiveTotal(d));

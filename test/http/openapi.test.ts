@@ -274,6 +274,10 @@ describe('the OpenAPI document', () => {
 
     const summary = '/v1/users/me/summary/daily/';
     await call('GET', `${summary}?start_date=2023-11-13&end_date=2023-11-15&timezone=Asia/Kolkata`, { headers: bearer(fullToken) });
+    // With a maximum heart rate the zones are objects, not null.
+    await call('PUT', '/v1/users/me', { headers: bearer(fullToken), json: { birth_year: 1990, max_heart_rate: 185 } });
+    await call('GET', `${summary}?start_date=2023-11-13&end_date=2023-11-15&timezone=Europe/Berlin`, { headers: bearer(fullToken) });
+    await call('PUT', '/v1/users/me', { headers: bearer(fullToken), json: { birth_year: null, max_heart_rate: null } });
     await call('GET', summary, { headers: bearer(tokens.access_token) });
     await call('GET', `${summary}?start_date=2023-11-31`, { headers: bearer(fullToken) });
     await call('GET', summary, {});
@@ -379,6 +383,9 @@ describe('the OpenAPI document', () => {
       { method: 'PUT', url: '/v1/users/me', body: { daily_step_goal: -1 }, token: fullToken },
       { method: 'PUT', url: '/v1/users/me', body: { stride_length_cm: 10 }, token: fullToken },
       { method: 'PUT', url: '/v1/users/me', body: { created_at: 5 }, token: fullToken },
+      { method: 'PUT', url: '/v1/users/me', body: { birth_year: 1899 }, token: fullToken },
+      { method: 'PUT', url: '/v1/users/me', body: { max_heart_rate: 231 }, token: fullToken },
+      { method: 'PUT', url: '/v1/users/me', body: { max_heart_rate: 99.5 }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1000 }] }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1001 }] }, token: fullToken },
       { method: 'POST', url: '/v1/users/me/activities/steps/', body: { samples: [{ start_time: 1_700_000_040, value: 1, extra: true }] }, token: fullToken },

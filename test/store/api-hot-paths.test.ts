@@ -48,6 +48,8 @@ forEachDialect('resource API hot paths', (dialect) => {
       timezone: 'Europe/Berlin',
       daily_step_goal: 10000,
       stride_length_cm: null,
+      birth_year: null,
+      max_heart_rate: null,
       created_at: t.clock(),
     });
     assert.equal(await find(`${issued.token}x`), undefined, 'another token is unknown');
@@ -138,6 +140,13 @@ forEachDialect('resource API hot paths', (dialect) => {
     const cleared = await update(user.id, { stride_length_cm: null }, now + 60); // the stride may change once a minute
     assert.deepEqual(cleared, { ...changed, stride_length_cm: null });
     assert.deepEqual((await find(issued.token))?.profile, cleared);
+    // What heart-rate zones count from comes with the token too.
+    const hearty = await update(user.id, { birth_year: 1984, max_heart_rate: 188 }, now + 60);
+    assert.deepEqual(hearty, { ...cleared, birth_year: 1984, max_heart_rate: 188 });
+    assert.deepEqual((await find(issued.token))?.profile, hearty);
+    const unset = await update(user.id, { birth_year: null, max_heart_rate: null }, now + 60);
+    assert.deepEqual((await find(issued.token))?.profile, unset);
+    assert.deepEqual(unset, cleared);
 
     const row = await t.database.db.kysely.selectFrom('users').select(['updated_at', 'daily_step_goal', 'stride_length_cm']).where('id', '=', user.id).executeTakeFirstOrThrow();
     assert.deepEqual({ ...row, updated_at: Number(row.updated_at) }, { updated_at: now + 60, daily_step_goal: 0, stride_length_cm: null });

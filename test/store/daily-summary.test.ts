@@ -1,9 +1,10 @@
 /**
  * The daily summary's one statement (store/daily-summary.ts): each kind's figures are those its own
  * reads give (the series sums, heart rate's resting value, the sessions and the weighings), in
- * zones whose days the statement reads by totals, by hours and by minutes; only the kinds asked
- * for are read; and summaries read in one turn — one statement on PostgreSQL — each get their own
- * person's rows.
+ * zones whose days the statement reads by totals, by hours and by minutes; the minutes of steps and
+ * heart rate and the sleep sessions covering them are those stored, and reading them changes no
+ * other figure; only the kinds asked for are read; and summaries read in one turn — one statement
+ * on PostgreSQL — each get their own person's rows.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,7 @@ import { seriesChange } from '../../src/domain/minute-samples.js';
 import { keptPlans } from '../../src/domain/step-series.js';
 import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, synthesizePerson, type Life } from '../../src/domain/synthetic-person.js';
 import { createSummaryStore, SUMMARY_KINDS, type SummaryFigures } from '../../src/store/daily-summary.js';
+import { NO_STEPS } from '../../src/store/minute-days.js';
 import { postgresSummaryReads } from '../../src/store/postgres/summary-reads.js';
 import { sqliteSummaryReads } from '../../src/store/sqlite/summary-reads.js';
 import { heartRateBuckets } from '../../src/store/heart-rate-series.js';
@@ -56,7 +58,7 @@ function rangeIn(timezone: string) {
 }
 
 /** What each kind's own reads give for the summary of `userId` in `timezone`. */
-async function ownReads(stores: Stores, userId: string, timezone: string): Promise<Required<SummaryFigures>> {
+async function ownReads(stores: Stores, userId: string, timezone: string): Promise<Required<Omit<SummaryFigures, 'minuteDays'>>> {
   const { range, plan } = rangeIn(timezone);
   const sessions = await stores.sleep.endingWithin(userId, range.from, range.to);
   return {
@@ -104,6 +106,34 @@ forEachDialect('daily summary store', (dialect) => {
         assert.ok(expected.weights.length >= 2);
         assert.deepEqual(await figures(stores, userId, timezone, ALL), expected);
       }
+    });
+  }
+
+  for (const timezone of ['UTC', 'Europe/Berlin', 'Asia/Kolkata']) {
+    it(`gives the minutes stored and the sleep sessions covering them, changing no other figure, in ${timezone}`, async () => {
+      const { stores } = database;
+      const { range, plan } = rangeIn(timezone);
+      const person = synthesizePerson(OFFICE_WORKER, NOW, DAYS, 3);
+      const read = await figures(stores, office, timezone, SUMMARY_KINDS.minutes);
+      assert.deepEqual(Object.keys(read), ['minuteDays']);
+      const days = read.minuteDays!;
+      // The UTC days under the plan's local days.
+      const dayFrom = plan.boundaries[0]! - (plan.boundaries[0]! % 86_400);
+      const dayTo = plan.boundaries[plan.boundaries.length - 1]!;
+      const within = (time: number) => time >= dayFrom && time - (time % 86_400) < dayTo;
+      const stepsRead = new Map<number, number>();
+      for (const [day, minutes] of days.steps) Array.from(minutes).forEach((value, m) => value !== NO_STEPS && stepsRead.set(day + m * 60, value));
+      assert.deepEqual(stepsRead, new Map(person.steps.filter((s) => within(s.start_time)).map((s) => [s.start_time, s.value])));
+      const heartRead = new Map<number, number>();
+      for (const [day, avg] of days.heartRate) Array.from(avg).forEach((bpm, m) => bpm !== 0 && heartRead.set(day + m * 60, bpm));
+      assert.deepEqual(heartRead, new Map(minutesOfReadings(person.heartrate).filter((m) => within(m.start_time)).map((m) => [m.start_time, m.avg])));
+      assert.ok(stepsRead.size > 1000 && heartRead.size > 1000);
+      const covering = person.sleep.filter((s) => s.end_time >= range.from && s.start_time < range.to);
+      assert.deepEqual(days.sleep, covering.map(({ start_time, end_time }) => ({ start_time, end_time })));
+      // With every other kind, each is what it is without the minutes.
+      const { minuteDays, ...others } = await figures(stores, office, timezone, ALL | SUMMARY_KINDS.minutes);
+      assert.deepEqual(minuteDays, days);
+      assert.deepEqual(others, await figures(stores, office, timezone, ALL));
     });
   }
 

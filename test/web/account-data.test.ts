@@ -48,6 +48,7 @@ forEachDialect('your data and sessions', (dialect) => {
     const change = { ranges: [], dates: [], now: t.clock(), coalesceSeconds: 30 };
     await t.database.stores.steps.upsertSamples(person.id, minutes(1_700_000_040, 25_000, (i) => i % 97), change);
     await t.database.stores.steps.upsertSamples(other.id, minutes(1_700_000_040, 10, () => 999), change);
+    await t.database.stores.users.updateProfile(person.id, { birth_year: 1991, max_heart_rate: 186 }, t.clock());
 
     const json = await browser.get('/account/export.json');
     assert.equal(json.status, 200);
@@ -56,6 +57,7 @@ forEachDialect('your data and sessions', (dialect) => {
     const data = json.json();
     assert.equal(data.email, person.email);
     assert.equal(data.profile.display_name, 'Exporter');
+    assert.deepEqual([data.profile.birth_year, data.profile.max_heart_rate], [1991, 186]);
     assert.deepEqual(data.connected_apps.map((c: { app: string }) => c.app), ['Pace Coach']);
     assert.equal(data.sessions.length, 1);
     assert.equal(data.steps.length, 25_000, 'every sample, across the pages the export reads');

@@ -76,6 +76,26 @@ forEachDialect('account page', (dialect) => {
     assert.equal((await t.database.stores.users.findById(user.id))?.stride_length_cm, null);
   });
 
+  it('saves the year of birth and the maximum heart rate, and clears them when left empty', async () => {
+    const user = await newAccount(t, 'Hearty');
+    const browser = await signedIn(t, user);
+    const page = await browser.get('/account');
+    assert.match(page.body, /<label for="birth_year">Year of birth <span class="optional">\(optional\)<\/span><\/label>/);
+    assert.match(page.body, /<label for="max_heart_rate">Maximum heart rate in beats per minute <span class="optional">\(optional\)<\/span><\/label>/);
+    assert.match(page.body, /id="birth_year" name="birth_year" type="number"[^>]* value=""/);
+    const form = { display_name: 'Hearty', timezone: 'UTC', daily_step_goal: '10000', stride_length_cm: '' };
+    const saved = await submit(browser, '/account', '/account/profile', { ...form, birth_year: ' 1984 ', max_heart_rate: '191' });
+    assert.equal(saved.status, 303);
+    let stored = await t.database.stores.users.findById(user.id);
+    assert.deepEqual([stored?.birth_year, stored?.max_heart_rate], [1984, 191]);
+    const shown = await browser.get('/account?saved=profile');
+    assert.match(shown.body, /id="birth_year" name="birth_year"[^>]* value="1984"/);
+    assert.match(shown.body, /id="max_heart_rate" name="max_heart_rate"[^>]* value="191"/);
+    assert.equal((await submit(browser, '/account', '/account/profile', { ...form, birth_year: '', max_heart_rate: '' })).status, 303);
+    stored = await t.database.stores.users.findById(user.id);
+    assert.deepEqual([stored?.birth_year, stored?.max_heart_rate], [null, null]);
+  });
+
   it('tells the apps that read the profile of a change made here: one profile.updated, naming what changed', async () => {
     const person = await newAccount(t, 'Mover');
     const browser = await signedIn(t, person);
@@ -108,7 +128,7 @@ forEachDialect('account page', (dialect) => {
     const user = await newAccount(t, 'Careful');
     const browser = await signedIn(t, user);
     const response = await submit(browser, '/account', '/account/profile', {
-      display_name: '   ', timezone: 'Mars/Olympus_Mons', daily_step_goal: '12.5', stride_length_cm: '400',
+      display_name: '   ', timezone: 'Mars/Olympus_Mons', daily_step_goal: '12.5', stride_length_cm: '400', birth_year: '1850', max_heart_rate: 'fast',
     });
     assert.equal(response.status, 400);
     const expected: Record<string, RegExp> = {
@@ -116,6 +136,8 @@ forEachDialect('account page', (dialect) => {
       timezone: /Time zone must be an IANA time zone name/,
       daily_step_goal: /Daily step goal must be an integer/,
       stride_length_cm: /Stride length must be from 30 to 250, got 400/,
+      birth_year: /Year of birth must be from 1900 to \d{4}, got 1850/,
+      max_heart_rate: /Maximum heart rate must be an integer, got "fast"/,
     };
     for (const [field, message] of Object.entries(expected)) {
       assert.match(textOf(response.body, `${field}-error`)!, message);
@@ -134,7 +156,7 @@ forEachDialect('account page', (dialect) => {
     let page = await browser.get('/account');
     assert.match(page.body, /<h3>Pace Coach<\/h3>/);
     assert.match(page.body, /Made by Ada Developer/);
-    assert.match(page.body, /See your profile: name, time zone, daily step goal and stride length/);
+    assert.match(page.body, /See your profile: name, time zone, daily step goal, stride length, year of birth and maximum heart rate/);
     assert.match(page.body, /See your steps, distance and calories/);
     assert.doesNotMatch(page.body, /Add and change your steps, distance and calories/, 'an unticked scope is not listed');
     assert.match(page.body, /<dt>Allowed<\/dt><dd><time datetime="\d{4}-\d\d-\d\dT/);

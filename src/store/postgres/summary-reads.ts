@@ -1,8 +1,7 @@
 /** The daily summary's statement on PostgreSQL (the figures: ../daily-summary.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import { summaryStatement, type SummaryDialect, type SummaryRead, type SummaryReader, type SummaryRow } from '../daily-summary.js';
-import type { DayDetail } from '../series-sums.js';
+import { SUMMARY_SHAPES, shapeOf, summaryStatement, type SummaryDialect, type SummaryRead, type SummaryReader, type SummaryRow, type SummaryShape } from '../daily-summary.js';
 import { unnestedParameters } from './kept-plans.js';
 
 /** Summaries read in one statement at most; more start the next one at once. */
@@ -12,33 +11,28 @@ const MAX_BATCH = 256;
 const POSTGRES: SummaryDialect = {
   param: (name) => `k."${name}"`,
   value: (column) => `${column}::text`,
-  noValue: 'null::text',
   noBytes: 'null::bytea',
 };
 
 /**
- * The summaries of one event-loop turn in ONE statement per detail (db/batched-calls.ts): the
+ * The summaries of one event-loop turn in ONE statement per shape (db/batched-calls.ts): the
  * reads' parameters as arrays, each read a lateral union over them. Rows as arrays, prefixed with
  * the number of the read they answer.
  */
 export function postgresSummaryReads(pool: pg.Pool): SummaryReader {
-  const readers = {
-    totals: summariesOfMany(pool, 'totals'),
-    hours: summariesOfMany(pool, 'hours'),
-    minutes: summariesOfMany(pool, 'minutes'),
-  } satisfies Record<DayDetail, unknown>;
-  return (read) => readers[read.detail](read);
+  const readers = new Map(SUMMARY_SHAPES.map((shape) => [shape, summariesOfMany(pool, shape)]));
+  return (read) => readers.get(shapeOf(read))!(read);
 }
 
-function summariesOfMany(pool: pg.Pool, detail: DayDetail) {
+function summariesOfMany(pool: pg.Pool, shape: SummaryShape) {
   const text = `select k.i, s.kind, s.time, s.value, s.packed, s.minutes
     from ${unnestedParameters('text', 'int', 'bigint', 'bigint', 'bigint', 'bigint')} with ordinality as k("user", kinds, "dayFrom", "dayTo", "from", "to", i)
     cross join lateral (
-    ${summaryStatement(POSTGRES, detail)}
+    ${summaryStatement(POSTGRES, shape)}
     ) s`;
   return batchedCalls<SummaryRead, SummaryRow[]>(async (calls) => {
     const result = await pool.query<[string, ...SummaryRow]>({
-      name: `stride_summary_${detail}`,
+      name: `stride_summary_${shape}`,
       text,
       rowMode: 'array',
       values: [

@@ -29,7 +29,14 @@ const FIELD_LABELS: Record<EditableField, string> = {
   timezone: 'Time zone',
   daily_step_goal: 'Daily step goal',
   stride_length_cm: 'Stride length',
+  birth_year: 'Year of birth',
+  max_heart_rate: 'Maximum heart rate',
 };
+
+/** The fields a person may leave empty: empty is null, as the API takes it. */
+const OPTIONAL_FIELDS: ReadonlySet<EditableField> = new Set(['stride_length_cm', 'birth_year', 'max_heart_rate']);
+
+const optionalText = (value: number | null) => (value === null ? '' : String(value));
 
 /** IANA names offered as suggestions in the time zone field. */
 const TIME_ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
@@ -40,7 +47,9 @@ function formOf(session: Session): ProfileForm {
     display_name: profile.display_name,
     timezone: profile.timezone,
     daily_step_goal: String(profile.daily_step_goal),
-    stride_length_cm: profile.stride_length_cm === null ? '' : String(profile.stride_length_cm),
+    stride_length_cm: optionalText(profile.stride_length_cm),
+    birth_year: optionalText(profile.birth_year),
+    max_heart_rate: optionalText(profile.max_heart_rate),
   };
 }
 
@@ -48,17 +57,17 @@ function formOf(session: Session): ProfileForm {
 function asJsonValue(field: EditableField, value: string): unknown {
   if (field === 'display_name' || field === 'timezone') return value;
   const trimmed = value.trim();
-  if (field === 'stride_length_cm' && trimmed === '') return null;
+  if (OPTIONAL_FIELDS.has(field) && trimmed === '') return null;
   return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
 /** Each field checked on its own by the API's rules, so every problem shows next to its field. */
-function parseProfileForm(form: ProfileForm): { changes: ProfileChanges; errors: ProfileErrors } {
+function parseProfileForm(form: ProfileForm, now: number): { changes: ProfileChanges; errors: ProfileErrors } {
   const changes: ProfileChanges = {};
   const errors: ProfileErrors = {};
   for (const field of EDITABLE_FIELDS) {
     try {
-      Object.assign(changes, parseProfileChanges({ [field]: asJsonValue(field, form[field]) }));
+      Object.assign(changes, parseProfileChanges({ [field]: asJsonValue(field, form[field]) }, now));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const message = error.description.startsWith(field) ? `${FIELD_LABELS[field]}${error.description.slice(field.length)}` : error.description;
@@ -154,7 +163,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     if (!session) return reply;
     const body = request.body as Form;
     const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(body[field])])) as ProfileForm;
-    const { changes, errors } = parseProfileForm(form);
+    const { changes, errors } = parseProfileForm(form, clock());
     if (Object.keys(errors).length > 0) return sendAccount(reply, session, { form, errors }, 400);
     // The form sends every field: the change, and its profile.updated event, is what differs.
     const changed = changedFields(profileOf(session.user), changes);

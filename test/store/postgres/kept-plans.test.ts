@@ -61,7 +61,7 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
       await Promise.all(batch(execution, (i) => bearer.find(`token-${execution}-${i}`, 1000)));
       await Promise.all(batch(execution, (i) => days(`user-${i}`, 'steps', 0, 86400 * (i + 1), 'totals')));
       await Promise.all(batch(execution, (i) => heartRate(`user-${i}`, 0, 86400 * (i + 1), 'hours')));
-      await Promise.all(batch(execution, (i) => summary({ userId: `user-${i}`, kinds: 0xff, dayFrom: 0, dayTo: 86400, detail: 'totals', from: 0, to: 86400 })));
+      await Promise.all(batch(execution, (i) => summary({ userId: `user-${i}`, kinds: 0xff, dayFrom: 0, dayTo: 86400, detail: 'totals', minutes: false, from: 0, to: 86400 })));
       await Promise.all(batch(execution, (i) => (i % 2 ? reads.app(`client-${i}`) : reads.refreshToken(`refresh-${execution}-${i}`))));
       await Promise.all(batch(execution, (i) => proofs.remember(randomUUID(), 2000 + i)));
     }

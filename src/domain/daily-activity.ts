@@ -1,0 +1,195 @@
+/**
+ * Heart-rate zones and active minutes per local date (docs/api.md, "Heart-rate zones and active
+ * minutes"): each minute of a date, from its local midnight to the next (23 or 25 hours at a change
+ * of clocks; from 18:30 UTC in Asia/Kolkata), is looked at once —
+ *
+ * - a minute with a heart rate falls in the zone of its average (./heart-rate-zones.ts), when the
+ *   date has a maximum heart rate; active zone minutes weigh each zone's minutes;
+ * - a minute inside a sleep session (any stage) is asleep, and in no activity level;
+ * - an awake minute with neither steps nor a heart rate stored is unmeasured, and in no level:
+ *   nothing says the person wore a device then;
+ * - any other minute has the level of its steps (its cadence), raised to fairly active when its
+ *   heart rate is in cardio or peak (activityLevelOf).
+ *
+ * The rules are pure functions of the minutes read (store/minute-days.ts); ./active-minutes.ts
+ * reads them for a person and a range of dates, and keeps the counts.
+ */
+import { NO_STEPS, type MinuteDays } from '../store/minute-days.js';
+import { ACTIVE_ZONE_MINUTE_WEIGHTS, CARDIO, ZONE_NAMES, maxHeartRateOn, zoneOf, zonesOf, type HeartRateProfile, type HeartRateZones, type ZoneBounds, type ZoneName } from './heart-rate-zones.js';
+
+/** The activity levels, lowest first: their index is a minute's level. */
+export const ACTIVITY_LEVELS = ['sedentary', 'lightly_active', 'fairly_active', 'very_active'] as const;
+export const SEDENTARY = 0;
+export const LIGHTLY_ACTIVE = 1;
+export const FAIRLY_ACTIVE = 2;
+export const VERY_ACTIVE = 3;
+
+/**
+ * Steps in a minute from which it is lightly, fairly and very active: any step; 100 a minute, about
+ * where walking becomes moderate intensity (3 METs); 130, about where it becomes vigorous (6 METs)
+ * (Tudor-Locke et al., 2018, "How fast is fast enough?").
+ */
+export const CADENCE_FROM = { lightly_active: 1, fairly_active: 100, very_active: 130 } as const;
+
+/**
+ * The level of an awake minute with data: by its steps (NO_STEPS: none stored, as 0), at least
+ * fairly active when its heart rate is in cardio or peak (`zone`; -1: no zone). A heart rate alone
+ * lifts a minute no further, and not from fat burn: it also rises without moving (heat, stress,
+ * coffee), which steps do not.
+ */
+export function activityLevelOf(steps: number, zone: number): number {
+  let level = SEDENTARY;
+  if (steps >= CADENCE_FROM.very_active) level = VERY_ACTIVE;
+  else if (steps >= CADENCE_FROM.fairly_active) level = FAIRLY_ACTIVE;
+  else if (steps >= CADENCE_FROM.lightly_active) level = LIGHTLY_ACTIVE;
+  return zone >= CARDIO && level < FAIRLY_ACTIVE ? FAIRLY_ACTIVE : level;
+}
+
+/** A zone of a date: its bounds in beats per minute and the minutes whose average fell in it. */
+export interface ZoneMinutes extends Readonly<ZoneBounds> {
+  readonly minutes: number;
+}
+
+/** One local date's zones and active minutes (kept answers share them: never modified). */
+export interface DayActivity {
+  /** YYYY-MM-DD. */
+  readonly date: string;
+  /** The maximum heart rate the date's zones count from; null: none (the profile has neither field). */
+  readonly max_heart_rate: number | null;
+  /** Per zone, its bounds and minutes; null without a maximum heart rate. */
+  readonly heart_rate_zones: Readonly<Record<ZoneName, ZoneMinutes>> | null;
+  /** Fat-burn minutes once, cardio and peak minutes twice; null without a maximum heart rate. */
+  readonly active_zone_minutes: number | null;
+  readonly sedentary_minutes: number;
+  readonly lightly_active_minutes: number;
+  readonly fairly_active_minutes: number;
+  readonly very_active_minutes: number;
+  /** Minutes inside a sleep session: in no activity level. */
+  readonly asleep_minutes: number;
+  /** Awake minutes with neither steps nor a heart rate: in no activity level. */
+  readonly unmeasured_minutes: number;
+}
+
+/** The fields of a DayActivity counted minute by minute. */
+interface Tally {
+  zones: Uint32Array;
+  levels: Uint32Array;
+  asleep: number;
+  unmeasured: number;
+}
+
+const DAY_SECONDS = 86_400;
+const NO_ZONE = -1;
+
+/**
+ * Counts the minutes starting in [from, to) into `tally`, with `zones` (null: no zone counted), a
+ * UTC day's stretch at a time. `sleepAt` is the index of the first session of `days.sleep` that may
+ * cover `from` or later (sessionAt). Every minute of a range passes here, hence the plain loop.
+ */
+function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRateZones | null, tally: Tally, sleepAt: number): void {
+  const { sleep } = days;
+  const { zones: zoneCounts, levels } = tally;
+  let session = sleepAt;
+  // The session that covers or comes next after the minute looked at: [asleepFrom, asleepTo).
+  let asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
+  let asleepTo = session < sleep.length ? sleep[session]!.end_time : Infinity;
+  // The first whole UTC minute at or after `from` (a local midnight may fall inside a minute).
+  let time = Math.ceil(from / 60) * 60;
+  while (time < to) {
+    const dayStart = time - (((time % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
+    const steps = days.steps.get(dayStart);
+    const heartRate = days.heartRate.get(dayStart);
+    const first = (time - dayStart) / 60;
+    // The minutes of this UTC day that start before `to`.
+    const end = Math.min(1440, Math.ceil((to - dayStart) / 60));
+    for (let minute = first; minute < end; minute++, time += 60) {
+      const bpm = heartRate === undefined ? 0 : heartRate[minute]!;
+      let zone = NO_ZONE;
+      if (bpm !== 0 && zones !== null) zoneCounts[(zone = zoneOf(zones, bpm))]!++;
+      if (time >= asleepTo) {
+        while (session < sleep.length && sleep[session]!.end_time <= time) session++;
+        asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
+        asleepTo = session < sleep.length ? sleep[session]!.end_time : Infinity;
+      }
+      if (time >= asleepFrom) {
+        tally.asleep++;
+        continue;
+      }
+      const stepCount = steps === undefined ? NO_STEPS : steps[minute]!;
+      if (stepCount === NO_STEPS && bpm === 0) tally.unmeasured++;
+      else levels[activityLevelOf(stepCount, zone)]!++;
+    }
+  }
+}
+
+/**
+ * The index of the first of `sleep` (sessions by start, never overlapping) that ends after `time`,
+ * looking from index `from` on: where the sessions that may cover `time` or later begin.
+ */
+export function sessionAt(sleep: MinuteDays['sleep'], time: number, from = 0): number {
+  let index = from;
+  while (index < sleep.length && sleep[index]!.end_time <= time) index++;
+  return index;
+}
+
+/**
+ * The zones and active minutes of the local date `date`, whose minutes start in [from, to), with
+ * the zones of `maximum` (null: none); `sleepAt` as sessionAt gives it for `from`.
+ */
+export function activityOfDate(days: MinuteDays, date: string, from: number, to: number, zones: HeartRateZones | null, sleepAt: number): DayActivity {
+  const tally: Tally = { zones: new Uint32Array(ZONE_NAMES.length), levels: new Uint32Array(ACTIVITY_LEVELS.length), asleep: 0, unmeasured: 0 };
+  tallyMinutes(days, from, to, zones, tally, sleepAt);
+  return {
+    date,
+    max_heart_rate: zones && zones.maxHeartRate,
+    heart_rate_zones: zones && zoneMinutesOf(zones, tally.zones),
+    active_zone_minutes: zones && activeZoneMinutesOf(tally.zones),
+    sedentary_minutes: tally.levels[SEDENTARY]!,
+    lightly_active_minutes: tally.levels[LIGHTLY_ACTIVE]!,
+    fairly_active_minutes: tally.levels[FAIRLY_ACTIVE]!,
+    very_active_minutes: tally.levels[VERY_ACTIVE]!,
+    asleep_minutes: tally.asleep,
+    unmeasured_minutes: tally.unmeasured,
+  };
+}
+
+/** The zones of each date's maximum heart rate (null: none), made once per maximum of a range. */
+export function zonesByDate(profile: HeartRateProfile): (date: string) => HeartRateZones | null {
+  const zonesByMaximum = new Map<number, HeartRateZones>();
+  return (date) => {
+    const maximum = maxHeartRateOn(profile, Number(date.slice(0, 4)));
+    if (maximum === null) return null;
+    let zones = zonesByMaximum.get(maximum);
+    if (zones === undefined) zonesByMaximum.set(maximum, (zones = zonesOf(maximum)));
+    return zones;
+  };
+}
+
+/**
+ * The zones and active minutes of each local date whose local midnights are `boundaries`
+ * (dates.length = boundaries.length − 1), from the minutes `days` holds (which must cover the UTC
+ * days of the boundaries) and the maximum heart rate the profile gives each date.
+ */
+export function activityOfDays(boundaries: readonly number[], dates: readonly string[], days: MinuteDays, profile: HeartRateProfile): DayActivity[] {
+  const zonesOn = zonesByDate(profile);
+  const result: DayActivity[] = [];
+  let sleepAt = 0;
+  for (let index = 0; index < dates.length; index++) {
+    const from = boundaries[index]!;
+    sleepAt = sessionAt(days.sleep, from, sleepAt);
+    result.push(activityOfDate(days, dates[index]!, from, boundaries[index + 1]!, zonesOn(dates[index]!), sleepAt));
+  }
+  return result;
+}
+
+function zoneMinutesOf(zones: HeartRateZones, minutes: Uint32Array): Record<ZoneName, ZoneMinutes> {
+  const entries = ZONE_NAMES.map((name, zone) => [name, { ...zones.bounds[zone]!, minutes: minutes[zone]! }]);
+  return Object.fromEntries(entries) as Record<ZoneName, ZoneMinutes>;
+}
+
+/** Active zone minutes from the minutes of each zone (ZONE_NAMES order). */
+export function activeZoneMinutesOf(minutes: ArrayLike<number>): number {
+  let total = 0;
+  ZONE_NAMES.forEach((name, zone) => (total += ACTIVE_ZONE_MINUTE_WEIGHTS[name] * minutes[zone]!));
+  return total;
+}
