@@ -1,29 +1,18 @@
 /**
- * The daily summary (docs/api.md): `GET /v1/users/me/summary/daily/` with any valid token. Each
- * kind is read only when the token holds the scope that reads it, every kind in one statement
- * (store/daily-summary.ts), and its fields appear only then (domain/daily-summary.ts). The
- * minutes of steps and heart rate are read only for the fields counted minute by minute
- * (domain/daily-activity.ts): the activity levels, and the heart-rate zones of a profile that
- * gives a maximum heart rate.
+ * The daily summary (docs/api.md): `GET /v1/users/me/summary/daily/` with any valid token, read
+ * as domain/daily-summaries.ts reads it.
  */
 import type { FastifyInstance } from 'fastify';
-import { countedActivity } from '../domain/active-minutes.js';
-import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES, summaryDays, visibleFields, type SummarySources } from '../domain/daily-summary.js';
-import { DATE_RANGE_QUERY_JSON_SCHEMA, datesOfDays, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
-import { keptPlans } from '../domain/step-series.js';
-import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
+import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES } from '../domain/daily-summary.js';
+import { dailySummaries } from '../domain/daily-summaries.js';
+import { DATE_RANGE_QUERY_JSON_SCHEMA, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
-import { SUMMARY_KINDS } from '../store/daily-summary.js';
 import { apiRateLimit } from './rate-limit.js';
 
 export const SUMMARY_PATH = '/v1/users/me/summary/daily/';
 
-/** Sums per day in the API's unit (calories are stored in tenths). */
-const inUnits = (sums: readonly number[], scale: number) => (scale === 1 ? sums : sums.map((sum) => sum / scale));
-
 export async function summaryRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
-  const planOf = keptPlans();
   const rangeOf = keptDateRanges(SUMMARY_DATE_RULES);
   const schema = {
     tags: ['Daily summary'],
@@ -37,23 +26,6 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
   app.get(SUMMARY_PATH, { config: apiRateLimit(app), schema }, async (request) => {
     const { auth } = request;
     const range = rangeOf(request.query as DateRangeQuery, auth.profile.timezone, clock());
-    const plan = planOf({ timezone: range.timezone, granularity: 'day', start: range.from, end: range.to });
-    const fields = visibleFields(auth.scopes);
-    const { profile } = auth;
-    const zonesCounted = fields.has('heart_rate_zones') && (profile.max_heart_rate !== null || profile.birth_year !== null);
-    const kinds =
-      (fields.has('steps') ? SUMMARY_KINDS.activity : 0) |
-      (fields.has('resting_heart_rate') ? SUMMARY_KINDS.heartRate : 0) |
-      (fields.has('minutes_asleep') ? SUMMARY_KINDS.sleep : 0) |
-      (fields.has('weight') ? SUMMARY_KINDS.weight : 0) |
-      (fields.has('sedentary_minutes') || zonesCounted ? SUMMARY_KINDS.minutes : 0);
-    const figures = await stores.summary.figures(auth.userId, plan, range, kinds, profile.stride_length_cm);
-    const { minuteDays, ...read } = figures;
-    const sources: SummarySources = {
-      ...read,
-      calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
-      activity: minuteDays && countedActivity(auth.userId, plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
-    };
-    return { timezone: range.timezone, days: summaryDays(plan.boundaries, range.timezone, fields, sources) };
+    return { timezone: range.timezone, days: await dailySummaries(stores.summary, auth, range) };
   });
 }

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { profileZone } from '../../domain/local-dates.js';
 import { answerKey, keptHeartRateAnswers } from '../../domain/heart-rate-answers.js';
+import type { DayActivity } from '../../domain/daily-activity.js';
 import { createSeriesReader, keptPlans, type SeriesReader } from '../../domain/step-series.js';
 import { SUM_METRICS } from '../../domain/sum-metrics.js';
 import { bucketsFromDays, heartRateBuckets, heartRateDaysOf, type HeartRateBuckets } from '../../store/heart-rate-series.js';
@@ -17,6 +18,7 @@ import { insufficientScope } from '../bearer.js';
 import { clockMinutes, keptDates, PERIODS, type LocalDates } from './dates.js';
 import { FitbitError, validation } from './errors.js';
 import { clockText, localSecondsOfDay } from './local-clock.js';
+import { activeZoneMinutes, activityOf, hasMaximum, heartRateZones, isLevelResource, LEVEL_RESOURCES, type LevelResource } from './activity-levels.js';
 import { daySeries, described, fitbitRoute } from './route-schema.js';
 import { distanceIn, unitsOf, type Units } from './units.js';
 
@@ -53,18 +55,25 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
    * kept as the `/v1` minute series is (decision 0028) — the same rows read again answer the same
    * bytes.
    */
-  async function heartIntraday(userId: string, day: LocalDates, seconds: readonly number[], step: number, range: { from: number; to: number } | undefined, inWindow: (i: number) => boolean): Promise<Buffer> {
+  async function heartIntraday(auth: FastifyRequest, day: LocalDates, seconds: readonly number[], step: number, range: { from: number; to: number } | undefined, inWindow: (i: number) => boolean): Promise<Buffer> {
+    const userId = auth.auth.userId;
     const request = { granularity: 'minute' as const, timezone: day.zone, start: day.from, end: day.to };
     const plan = planOf(request);
-    const { detail, rows } = await heartRateDaysOf(heartReadDays, userId, plan);
-    const key = answerKey(userId, request, `fitbit ${step} ${range ? `${range.from}-${range.to}` : ''}`);
+    // The day's zones are counted from the same minutes: read, and kept with the answer, only for a
+    // profile with a maximum heart rate.
+    const [{ detail, rows }, activity] = await Promise.all([
+      heartRateDaysOf(heartReadDays, userId, plan),
+      hasMaximum(auth.auth.profile) ? activityOf(stores.summary, auth, day) : undefined,
+    ]);
+    const zones = JSON.stringify(activity?.[0]?.heart_rate_zones ?? null);
+    const key = answerKey(userId, request, `fitbit ${step} ${range ? `${range.from}-${range.to}` : ''} ${zones}`);
     const kept = heartAnswers.find(key, plan, rows);
     if (kept !== undefined) return kept;
     const minutes = bucketsFromDays(plan, detail, rows);
     const days = bucketsFromDays(planOf({ ...request, granularity: 'day' }), detail, rows);
     const body = Buffer.from(
       JSON.stringify({
-        'activities-heart': [{ dateTime: day.dates[0], value: heartDayValue(days, 0) }],
+        'activities-heart': [{ dateTime: day.dates[0], value: heartDayValue(days, 0, activity?.[0]) }],
         'activities-heart-intraday': { dataset: heartDataset(minutes, seconds, step, inWindow), datasetInterval: step, datasetType: 'minute' },
       }),
     );
@@ -73,7 +82,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
   }
 
   const requireRead = (request: FastifyRequest, resource: string) => {
-    const scope = resource === 'heart' ? 'read_heartrate' : 'read_activity';
+    const scope = resource === 'heart' || resource === 'active-zone-minutes' ? 'read_heartrate' : 'read_activity';
     if (!request.auth.scopes.includes(scope)) throw insufficientScope(scope);
   };
   const unknownResource = (resource: string) => new FitbitError(404, 'not_found', `The resource activities/${resource.slice(0, 40)} is not served; see docs/migrating-from-fitbit.md`, 'resource');
@@ -95,8 +104,24 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
 
   async function heartSeries(request: FastifyRequest, dates: LocalDates) {
     const plan = planOf({ granularity: 'day', timezone: dates.zone, start: dates.from, end: dates.to });
-    const buckets = await heartRateBuckets(heartReadDays, request.auth.userId, plan);
-    return dates.dates.map((dateTime, i) => ({ dateTime, value: heartDayValue(buckets, i) }));
+    const [buckets, activity] = await Promise.all([
+      heartRateBuckets(heartReadDays, request.auth.userId, plan),
+      hasMaximum(request.auth.profile) ? activityOf(stores.summary, request, dates) : [],
+    ]);
+    return dates.dates.map((dateTime, i) => ({ dateTime, value: heartDayValue(buckets, i, activity[i]) }));
+  }
+
+  /** Active zone minutes, or a level's minutes, per date (activity-levels.ts). */
+  async function activitySeries(request: FastifyRequest, resource: string, dates: LocalDates) {
+    const activity = await activityOf(stores.summary, request, dates);
+    if (resource === 'active-zone-minutes') {
+      return activity.flatMap((day) => {
+        const value = activeZoneMinutes(day);
+        return value === null ? [] : [{ dateTime: day.date, value }];
+      });
+    }
+    const field = LEVEL_RESOURCES[resource as LevelResource];
+    return activity.map((day) => ({ dateTime: day.date, value: String(day[field]) }));
   }
 
   const series = fitbitRoute('An activity or heart-rate time series by day (Fitbit\'s activity / heartrate)', { 200: daySeries('activities-{resource}: one entry a local date; values are strings, heart rate\'s an object with restingHeartRate') });
@@ -106,6 +131,10 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     if (resource === 'heart') {
       requireRead(request, resource);
       return { 'activities-heart': await heartSeries(request, heartDates(date, period, zone, clock())) };
+    }
+    if (resource === 'active-zone-minutes' || isLevelResource(resource)) {
+      requireRead(request, resource);
+      return { [`activities-${resource}`]: await activitySeries(request, resource, activityDates(date, period, zone, clock())) };
     }
     if (!(SUM_RESOURCES as readonly string[]).includes(resource)) throw unknownResource(resource);
     requireRead(request, resource);
@@ -128,7 +157,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     const minuteRequest = { granularity: 'minute' as const, timezone: zone, start: day.from, end: day.to };
     const seconds = localSecondsOfDay(planOf(minuteRequest));
     const inWindow = (i: number) => !range || (seconds[i]! >= range.from * 60 && seconds[i]! <= range.to * 60);
-    if (resource === 'heart') return reply.type('application/json; charset=utf-8').send(await heartIntraday(request.auth.userId, day, seconds, step, range, inWindow));
+    if (resource === 'heart') return reply.type('application/json; charset=utf-8').send(await heartIntraday(request, day, seconds, step, range, inWindow));
     const metric = resource as SumMetric;
     const { auth } = request;
     const minuteSeries = await sums[metric]!(auth.userId, minuteRequest, auth.stepsWrittenAt, auth.profile.stride_length_cm);
@@ -149,10 +178,10 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** A day's heart-rate value: the resting heart rate where there is one. */
-export function heartDayValue(buckets: HeartRateBuckets, index: number): { customHeartRateZones: never[]; restingHeartRate?: number } {
+/** A day's heart-rate value: its zones (activity-levels.ts), and the resting heart rate where there is one. */
+export function heartDayValue(buckets: HeartRateBuckets, index: number, activity: DayActivity | undefined) {
   const resting = buckets.resting?.[index] ?? null;
-  return { customHeartRateZones: [], ...(resting === null ? {} : { restingHeartRate: resting }) };
+  return { customHeartRateZones: [], heartRateZones: heartRateZones(activity), ...(resting === null ? {} : { restingHeartRate: resting }) };
 }
 
 /**

@@ -11,6 +11,7 @@ import { tokenKey } from '../../security/secrets.js';
 import { bearerAuth } from '../bearer.js';
 import { activityRoutes } from './activities.js';
 import { bodyRoutes } from './body.js';
+import { dailySummaryRoutes } from './daily-summary.js';
 import { deviceRoutes } from './devices.js';
 import { fitbitErrorHandler, FitbitError } from './errors.js';
 import { profileRoutes } from './profile.js';
@@ -45,6 +46,7 @@ export async function fitbitRoutes(app: FastifyInstance, options: FitbitRouteOpt
   });
   await profileRoutes(app);
   await activityRoutes(app);
+  await dailySummaryRoutes(app);
   await sleepRoutes(app);
   await bodyRoutes(app);
   await deviceRoutes(app);

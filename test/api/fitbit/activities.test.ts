@@ -123,4 +123,35 @@ forEachDialect('Fitbit-compatible activity resources', (dialect) => {
       assert.ok(days.some((bucket) => typeof bucket.resting === 'number'));
     }
   });
+
+  it('answers zones, active zone minutes, activity minutes and the daily summary as /v1\'s daily summary counts them', async () => {
+    for (const { person, token } of people) {
+      await t.database.stores.users.updateProfile(person.id, { birth_year: 1990 }, NOW);
+      const summary = (await t.app.inject({ url: '/v1/users/me/summary/daily/?start_date=2026-03-25&end_date=2026-03-31', headers: { authorization: `Bearer ${token}` } })).json() as {
+        days: Array<{ date: string; steps: number; distance: number; calories: number; resting_heart_rate: number | null; heart_rate_zones: Record<string, number>; active_zone_minutes: number; sedentary_minutes: number; lightly_active_minutes: number; fairly_active_minutes: number; very_active_minutes: number }>;
+      };
+      const heart = await fitbitJson<{ 'activities-heart': Array<{ value: { heartRateZones: Array<{ name: string; min: number; max: number; minutes: number }> } }> }>(t, token, '/1/user/-/activities/heart/date/2026-03-31/7d.json');
+      heart['activities-heart'].forEach((day, i) => {
+        assert.deepEqual(day.value.heartRateZones.map((zone) => zone.name), ['Out of Range', 'Fat Burn', 'Cardio', 'Peak']);
+        assert.deepEqual(day.value.heartRateZones.map((zone) => zone.minutes), Object.values(summary.days[i]!.heart_rate_zones), `${person.life} ${summary.days[i]!.date}`);
+      });
+      // 220 − 36 = 184: fat burn from 92, cardio from 129, peak from 157.
+      assert.deepEqual(heart['activities-heart'][0]!.value.heartRateZones.map((zone) => [zone.min, zone.max]).slice(1, 3), [[92, 128], [129, 156]]);
+      const azm = await fitbitJson<{ 'activities-active-zone-minutes': Array<{ dateTime: string; value: { activeZoneMinutes: number; fatBurnActiveZoneMinutes: number; cardioActiveZoneMinutes: number; peakActiveZoneMinutes: number } }> }>(t, token, '/1/user/-/activities/active-zone-minutes/date/2026-03-31/7d.json');
+      assert.deepEqual(azm['activities-active-zone-minutes'].map((day) => [day.dateTime, day.value.activeZoneMinutes]), summary.days.map((day) => [day.date, day.active_zone_minutes]));
+      for (const day of azm['activities-active-zone-minutes']) assert.equal(day.value.fatBurnActiveZoneMinutes + day.value.cardioActiveZoneMinutes + day.value.peakActiveZoneMinutes, day.value.activeZoneMinutes);
+      for (const [resource, field] of [['minutesSedentary', 'sedentary_minutes'], ['minutesLightlyActive', 'lightly_active_minutes'], ['minutesFairlyActive', 'fairly_active_minutes'], ['minutesVeryActive', 'very_active_minutes']] as const) {
+        const series = await fitbitJson<Record<string, Array<{ value: string }>>>(t, token, `/1/user/-/activities/${resource}/date/2026-03-25/2026-03-31.json`);
+        assert.deepEqual(series[`activities-${resource}`]!.map((day) => Number(day.value)), summary.days.map((day) => day[field]), `${person.life} ${resource}`);
+      }
+      const last = summary.days.at(-1)!;
+      const daily = await fitbitJson<{ goals: { steps: number }; summary: Record<string, unknown> & { distances: Array<{ activity: string; distance: number }> } }>(t, token, '/1/user/-/activities/date/2026-03-31.json');
+      assert.equal(daily.goals.steps, 10_000);
+      assert.deepEqual(
+        [daily.summary.steps, daily.summary.caloriesOut, Math.round(daily.summary.distances[0]!.distance * 1000), daily.summary.restingHeartRate ?? null, daily.summary.sedentaryMinutes, daily.summary.veryActiveMinutes],
+        [last.steps, last.calories, last.distance, last.resting_heart_rate, last.sedentary_minutes, last.very_active_minutes],
+      );
+      assert.deepEqual((daily.summary.heartRateZones as Array<{ minutes: number }>).map((zone) => zone.minutes), Object.values(last.heart_rate_zones));
+    }
+  });
 });

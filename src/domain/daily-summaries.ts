@@ -1,0 +1,46 @@
+/**
+ * Reading the daily summary of a person's local dates (docs/api.md "Daily summary"), for
+ * `/v1/users/me/summary/daily/` and the Fitbit-compatible daily activity summary alike: each kind
+ * is read only when the token holds the scope that reads it, every kind in one statement
+ * (store/daily-summary.ts), and its fields appear only then (./daily-summary.ts). The minutes of
+ * steps and heart rate are read only for the fields counted minute by minute (./daily-activity.ts):
+ * the activity levels, and the heart-rate zones of a profile that gives a maximum heart rate.
+ */
+import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
+import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
+import type { Profile } from '../store/profiles.js';
+import { countedActivity, dayPlanOf } from './active-minutes.js';
+import { summaryDays, visibleFields, type SummaryDay, type SummarySources } from './daily-summary.js';
+import { datesOfDays, type DateRange } from './local-dates.js';
+
+/** Whose summary, and what their token may read: a bearer check's `auth` will do. */
+export interface SummaryReader {
+  userId: string;
+  scopes: readonly string[];
+  profile: Pick<Profile, 'stride_length_cm' | 'birth_year' | 'max_heart_rate'>;
+}
+
+/** Sums per day in the API's unit (calories are stored in tenths). */
+const inUnits = (sums: readonly number[], scale: number) => (scale === 1 ? sums : sums.map((sum) => sum / scale));
+
+/** The summary of each local date of `range`, oldest first, with the fields `reader`'s scopes see. */
+export async function dailySummaries(store: SummaryStore, reader: SummaryReader, range: DateRange): Promise<SummaryDay[]> {
+  const plan = dayPlanOf(range);
+  const fields = visibleFields(reader.scopes);
+  const { profile } = reader;
+  const zonesCounted = fields.has('heart_rate_zones') && (profile.max_heart_rate !== null || profile.birth_year !== null);
+  const kinds =
+    (fields.has('steps') ? SUMMARY_KINDS.activity : 0) |
+    (fields.has('resting_heart_rate') ? SUMMARY_KINDS.heartRate : 0) |
+    (fields.has('minutes_asleep') ? SUMMARY_KINDS.sleep : 0) |
+    (fields.has('weight') ? SUMMARY_KINDS.weight : 0) |
+    (fields.has('sedentary_minutes') || zonesCounted ? SUMMARY_KINDS.minutes : 0);
+  const figures = await store.figures(reader.userId, plan, range, kinds, profile.stride_length_cm);
+  const { minuteDays, ...read } = figures;
+  const sources: SummarySources = {
+    ...read,
+    calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
+    activity: minuteDays && countedActivity(reader.userId, plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
+  };
+  return summaryDays(plan.boundaries, range.timezone, fields, sources);
+}
