@@ -31,6 +31,7 @@ import * as testPeople from './migrations/013_test_people.js';
 import * as strideChanges from './migrations/014_stride_changes.js';
 import * as requestedScope from './migrations/015_requested_scope.js';
 import * as heartRateProfile from './migrations/016_heart_rate_profile.js';
+import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -50,6 +51,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '014_stride_changes': strideChanges,
   '015_requested_scope': requestedScope,
   '016_heart_rate_profile': heartRateProfile,
+  '018_fitbit_subscriptions': fitbitSubscriptions,
 };
 
 export class MigrationError extends Error {}

@@ -285,6 +285,31 @@ export interface WebhookEndpointTable {
   verify_error: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * `standard` (Standard Webhooks), or `fitbit`: the app's Fitbit-compatible subscriber, whose
+   * `secret` is the app's client secret sealed (security/sealed-values.ts) and whose challenge is
+   * its verification code.
+   */
+  format: Generated<WebhookEndpointFormat>;
+  /** The id Fitbit's X-Fitbit-Subscriber-Id names; null for a standard endpoint. */
+  fitbit_subscriber_id: string | null;
+  /** The code a Fitbit-compatible subscriber must recognise (`GET ?verify=`); null for a standard endpoint. */
+  fitbit_verification_code: string | null;
+}
+
+export type WebhookEndpointFormat = 'standard' | 'fitbit';
+
+/** A Fitbit-compatible subscription: an app's, of one person's collection (docs/migrating-from-fitbit.md). */
+export interface FitbitSubscriptionTable {
+  app_id: string;
+  /** Chosen by the app; unique within it. */
+  subscription_id: string;
+  /** The app's subscriber (a webhook endpoint of the `fitbit` format). */
+  endpoint_id: string;
+  user_id: string;
+  /** activities, body, sleep or userRevokedAccess; '' for every collection. */
+  collection: string;
+  created_at: number;
 }
 
 /** One event of an app's feed. `txid` (PostgreSQL only) is the writing transaction's id. */
@@ -362,6 +387,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;
+  fitbit_subscriptions: FitbitSubscriptionTable;
   app_usage: AppUsageTable;
   app_usage_errors: AppUsageErrorTable;
   dpop_proofs: DpopProofTable;

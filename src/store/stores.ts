@@ -13,6 +13,7 @@ import { postgresBearerLookup } from './postgres/bearer-lookup.js';
 import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
 import { createCodeStore, type CodeStore } from './codes.js';
 import { createDeviceCodeStore, type DeviceCodeStore } from './device-codes.js';
+import { createFitbitSubscriptionStore, type FitbitSubscriptionStore } from './fitbit-subscriptions.js';
 import { createPushedRequestStore, type PushedRequestStore } from './pushed-requests.js';
 import { createRegistrationTokenStore, type RegistrationTokenStore } from './registration-tokens.js';
 import { createGrantStore, type GrantStore } from './grants.js';
@@ -77,6 +78,8 @@ export interface Stores {
   summary: SummaryStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
+  /** Each app's Fitbit-compatible subscriber and subscriptions. */
+  fitbitSubscriptions: FitbitSubscriptionStore;
   /** Each app's usage counters and last errors, for its dashboard page. */
   usage: UsageStore;
   /** A developer's test people and the state of their made-up lives. */
@@ -134,6 +137,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     bodyWeight: createBodyWeightStore(db),
     summary: createSummaryStore(db.sqlite ? sqliteSummaryReads(db.sqlite) : postgresSummaryReads(db.pool)),
     webhooks: createWebhookStore(db),
+    fitbitSubscriptions: createFitbitSubscriptionStore(db.kysely),
     usage: createUsageStore(db),
     testPeople: createTestPeopleStore(db),
     serverSecret: (name, now) => serverSecretOnDemand(db.kysely, name, now),

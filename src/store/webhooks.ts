@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
-import type { Database, DeliveryState, WebhookDeliveryTable, WebhookEndpointState, WebhookEndpointTable } from '../db/schema.js';
+import type { Database, DeliveryState, WebhookDeliveryTable, WebhookEndpointFormat, WebhookEndpointState, WebhookEndpointTable } from '../db/schema.js';
 import { isId } from './identifiers.js';
 import { feedPage, messageBody, newEventId, newMessageId, type FeedPage } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
@@ -21,6 +21,9 @@ export interface ClaimedMessage {
   /** The delivery's id, or for a verification the endpoint's id. */
   id: string;
   kind: 'delivery' | 'verification';
+  /** `fitbit`: to a Fitbit-compatible subscriber, whose one secret is the app's client secret, sealed. */
+  format: WebhookEndpointFormat;
+  appId: string;
   endpointId: string;
   url: string;
   /** Secrets that sign it: the current one, and the previous one during its overlap. */
@@ -87,7 +90,10 @@ export interface WebhookStore {
 
 export function createWebhookStore(db: Db): WebhookStore {
   const q = db.kysely;
-  const find = async (id: string) => (isId('webhookEndpoint', id) ? q.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst() : undefined);
+  // The endpoints an app manages here are the standard ones; its Fitbit-compatible subscriber is
+  // store/fitbit-subscriptions.ts's.
+  const standard = () => q.selectFrom('webhook_endpoints').where('format', '=', 'standard');
+  const find = async (id: string) => (isId('webhookEndpoint', id) ? standard().selectAll().where('id', '=', id).executeTakeFirst() : undefined);
   return {
     async add(appId, url, eventTypes, now, options) {
       const row: WebhookEndpoint = {
@@ -106,21 +112,24 @@ export function createWebhookStore(db: Db): WebhookStore {
         verify_error: null,
         created_at: now,
         updated_at: now,
+        format: 'standard',
+        fitbit_subscriber_id: null,
+        fitbit_verification_code: null,
       };
       return withOwnerLocked(db, { table: 'apps', id: appId }, async (trx) => {
         // A form sent twice at once names one id (pages/webhooks.ts): the second finds the first's row.
         if (options.id !== undefined) {
-          const made = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', options.id).where('app_id', '=', appId).executeTakeFirst();
+          const made = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', options.id).where('app_id', '=', appId).where('format', '=', 'standard').executeTakeFirst();
           if (made) return made;
         }
-        const { n } = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId).executeTakeFirstOrThrow();
+        const { n } = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId).where('format', '=', 'standard').executeTakeFirstOrThrow();
         if (Number(n) >= options.atMost) return null;
         await trx.insertInto('webhook_endpoints').values(row).execute();
         return row;
       });
     },
     find,
-    list: (appId) => q.selectFrom('webhook_endpoints').selectAll().where('app_id', '=', appId).orderBy('created_at').orderBy('id').execute(),
+    list: (appId) => standard().selectAll().where('app_id', '=', appId).orderBy('created_at').orderBy('id').execute(),
     async update(id, changes, now) {
       const current = await find(id);
       if (!current) return undefined;
@@ -147,6 +156,7 @@ export function createWebhookStore(db: Db): WebhookStore {
         .selectFrom('webhook_endpoints')
         .select(['app_id', (eb) => eb.fn.countAll<number>().as('endpoints'), (eb) => eb.fn.sum<number>(eb.case().when('state', '=', 'failing').then(1).else(0).end()).as('failing')])
         .where('app_id', 'in', appIds)
+        .where('format', '=', 'standard')
         .groupBy('app_id')
         .execute();
       return new Map(rows.map((row) => [row.app_id, { endpoints: Number(row.endpoints), failing: Number(row.failing) }]));
@@ -163,7 +173,7 @@ export function createWebhookStore(db: Db): WebhookStore {
     },
     async delete(id) {
       if (!isId('webhookEndpoint', id)) return false;
-      const result = await q.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+      const result = await q.deleteFrom('webhook_endpoints').where('id', '=', id).where('format', '=', 'standard').executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
     deliveries: (endpointId, limit) =>
@@ -226,11 +236,11 @@ async function claim(q: Q, dialect: Dialect, now: number, leaseSeconds: number, 
       const rows = await trx
         .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-        .select(['d.id', 'd.endpoint_id', 'd.payload', 'd.attempts', 'd.created_at', 'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_until'])
+        .select(['d.id', 'd.endpoint_id', 'd.payload', 'd.attempts', 'd.created_at', 'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_until', 'e.format', 'e.app_id'])
         .where('d.id', 'in', deliveryIds)
         .execute();
       for (const row of rows) {
-        claimed.push({ id: row.id, kind: 'delivery', endpointId: row.endpoint_id, url: row.url, secrets: secretsOf(row, now), messageId: row.id, payload: row.payload, attempts: row.attempts, createdAt: row.created_at, challenge: null });
+        claimed.push({ id: row.id, kind: 'delivery', format: row.format, appId: row.app_id, endpointId: row.endpoint_id, url: row.url, secrets: secretsOf(row, now), messageId: row.id, payload: row.payload, attempts: row.attempts, createdAt: row.created_at, challenge: null });
       }
     }
     const endpointIds = verifications.rows.map((row) => row.id);
@@ -238,7 +248,7 @@ async function claim(q: Q, dialect: Dialect, now: number, leaseSeconds: number, 
       const rows = await trx.selectFrom('webhook_endpoints').selectAll().where('id', 'in', endpointIds).execute();
       for (const row of rows) {
         const payload = messageBody('webhook.verification', now, { challenge: row.challenge });
-        claimed.push({ id: row.id, kind: 'verification', endpointId: row.id, url: row.url, secrets: secretsOf(row, now), messageId: newMessageId(), payload, attempts: row.verify_attempts, createdAt: row.updated_at, challenge: row.challenge });
+        claimed.push({ id: row.id, kind: 'verification', format: row.format, appId: row.app_id, endpointId: row.id, url: row.url, secrets: secretsOf(row, now), messageId: newMessageId(), payload, attempts: row.verify_attempts, createdAt: row.updated_at, challenge: row.challenge });
       }
     }
     return claimed;
