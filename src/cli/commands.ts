@@ -336,7 +336,7 @@ export const COMMANDS: Record<string, Command> = {
     const clientId = onePositional(args, 'CLIENT_ID');
     return withStores(config, async (stores) => {
       const app = await appOrFail(stores, clientId);
-      const clientSecret = await appsDomain.rotateClientSecret(stores.apps, systemClock, app);
+      const clientSecret = await appsDomain.rotateClientSecret(stores, systemClock, app);
       return {
         text: `client_secret: ${clientSecret}   (shown only now; the old secret no longer works)`,
         json: { client_id: app.clientId, client_secret: clientSecret },

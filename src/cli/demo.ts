@@ -104,7 +104,7 @@ export async function runDemo(stores: Stores, config: Config, clock: Clock) {
   let clientSecret: string;
   if (existing) {
     clientId = existing.clientId;
-    clientSecret = await rotateClientSecret(stores.apps, clock, existing);
+    clientSecret = await rotateClientSecret(stores, clock, existing);
     const changes = settingsForPrintedRequest(existing, redirectUri);
     if (Object.keys(changes).length > 0) await updateAppSettings(stores.apps, clock, existing, changes);
   } else {

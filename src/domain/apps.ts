@@ -10,6 +10,8 @@ import { hashCredential, newClientId, newCredential } from '../security/secrets.
 import { reservedNameProblem } from './reserved-names.js';
 import { unicodeTextProblem } from './users.js';
 import type { App, AppStore } from '../store/apps.js';
+import type { Stores } from '../store/stores.js';
+import { keepSubscriberSigning } from './sealed-client-secrets.js';
 
 export const APP_NAME_MAX_LENGTH = 100;
 export const APP_DESCRIPTION_MAX_LENGTH = 1000;
@@ -234,10 +236,14 @@ export async function updateAppSettings(
   return { app: updated, grantsRevoked: grantsEnded };
 }
 
-/** Issues a new client secret; the old one stops working at once. Public apps have none. */
-export async function rotateClientSecret(apps: AppStore, clock: Clock, app: App): Promise<string> {
+/**
+ * Issues a new client secret; the old one stops working at once. Public apps have none. The app's
+ * Fitbit-compatible subscriber, if it has one, signs with the new one.
+ */
+export async function rotateClientSecret(stores: Pick<Stores, 'apps' | 'serverSecret' | 'fitbitSubscriptions'>, clock: Clock, app: App): Promise<string> {
   if (app.isPublic) throw invalidRequest('public apps have no client secret');
   const clientSecret = newCredential('clientSecret');
-  await apps.update(app.id, { clientSecretHash: hashCredential(clientSecret) }, clock());
+  await stores.apps.update(app.id, { clientSecretHash: hashCredential(clientSecret) }, clock());
+  await keepSubscriberSigning(stores, clock, app.id, clientSecret);
   return clientSecret;
 }

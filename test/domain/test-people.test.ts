@@ -95,7 +95,7 @@ forEachDialect('test people', (dialect) => {
     t = await createOAuthTestApp(dialect, { SANDBOX_DAYS: '2' });
     f = await createFixture(t);
     allApp = (await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Whole Life', redirectUris: [REDIRECT_URI], scopes: ALL_SCOPES, isPublic: false })).app;
-    allAppSecret = (await rotateClientSecret(t.database.stores.apps, t.clock, allApp));
+    allAppSecret = (await rotateClientSecret(t.database.stores, t.clock, allApp));
     people = await addTestPeople(t.database.stores, f.developer, t.clock(), SETTINGS);
   });
   after(() => t.close());

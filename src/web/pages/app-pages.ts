@@ -128,7 +128,7 @@ async function saveSettings(request: FastifyRequest, reply: FastifyReply) {
 async function rotateSecret(request: FastifyRequest, reply: FastifyReply) {
   const { session, app } = ownedBy(request);
   if (app.isPublic) return sendErrorPage(reply, 400, 'No client secret', 'Public apps have no client secret to rotate.', { href: appPath(app), label: 'Back to the app' });
-  const newSecret = await rotateClientSecret(request.server.ctx.stores.apps, request.server.ctx.clock, app);
+  const newSecret = await rotateClientSecret(request.server.ctx.stores, request.server.ctx.clock, app);
   await keepSecretForOnce(request, reply, session, app.clientId, newSecret);
   return reply.redirect(`${appPath(app)}?rotated=1`, 303);
 }
