@@ -3,11 +3,12 @@
  * per app that may hear of it, and one delivery per endpoint of that app that wants its type — so
  * that a crash loses neither the change nor its event. Read back as each app's feed.
  */
-import { randomUUID } from 'node:crypto';
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import { preparedQuery } from '../db/prepared-query.js';
-import type { Database } from '../db/schema.js';
+import type { Database, WebhookEndpointFormat } from '../db/schema.js';
+import { recordFitbitNotifications } from './fitbit-notifications.js';
+import { newEventId, newMessageId } from './message-ids.js';
 import { holdsScope, scopeWordPattern } from './scope-words.js';
 
 type Q = Kysely<Database>;
@@ -76,8 +77,7 @@ export interface FeedPage {
   next_cursor: string;
 }
 
-export const newEventId = () => `evt_${randomUUID().replaceAll('-', '')}`;
-export const newMessageId = () => `msg_${randomUUID().replaceAll('-', '')}`;
+export { newEventId, newMessageId };
 
 /** The Standard Webhooks body: `{type, timestamp, data}`. */
 export function messageBody(type: string, createdAt: number, data: Record<string, unknown>): string {
@@ -93,8 +93,11 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
   for (const { app_id } of audience) if (!eventOfApp.has(app_id)) eventOfApp.set(app_id, newEventId());
   const json = JSON.stringify(data);
   for (const [appId, id] of eventOfApp) await insertEvent(trx, id, appId, event.type, event.userId, json, event.now);
-  const endpoints = audience.filter((row): row is { app_id: string; endpoint_id: string; event_types: string } =>
-    row.endpoint_id !== null && row.event_types!.split(' ').includes(event.type));
+  // Fitbit-compatible subscribers hear in their own format, of the person's collections they subscribed to.
+  const subscribers = audience.filter((row) => row.format === 'fitbit').map((row) => ({ appId: row.app_id, endpointId: row.endpoint_id! }));
+  if (subscribers.length > 0) await recordFitbitNotifications(trx, { ...event, data }, subscribers, eventOfApp, coalesceSeconds);
+  const endpoints = audience.filter((row): row is { app_id: string; endpoint_id: string; event_types: string; format: 'standard' } =>
+    row.endpoint_id !== null && row.format === 'standard' && row.event_types!.split(' ').includes(event.type));
   let fresh = endpoints;
   let slots = new Map<string, number>();
   if (isDataEvent(event.type) && coalesceSeconds > 0 && endpoints.length > 0) {
@@ -124,7 +127,7 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
  * The apps that hear of `event`, each with its endpoints (null: none), in one read: its one app,
  * or every app holding a grant of the user whose scope has the one that reads the event's data.
  */
-async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null }>> {
+async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null; format: WebhookEndpointFormat | null }>> {
   if (event.appId !== undefined) return (await appAudience(trx, event.appId)).rows;
   const pattern = GRANTS_READING.get(event.type);
   if (pattern === undefined) throw new Error(`${event.type} is heard of by one app: its event names the app`);
@@ -137,14 +140,14 @@ const insertEvent = preparedQuery((db: Q, id: string, appId: string, type: strin
 );
 
 const appAudience = preparedQuery((db: Q, appId: string) =>
-  db.selectFrom('apps as a').leftJoin('webhook_endpoints as e', 'e.app_id', 'a.id').select(['a.id as app_id', 'e.id as endpoint_id', 'e.event_types']).where('a.id', '=', appId),
+  db.selectFrom('apps as a').leftJoin('webhook_endpoints as e', 'e.app_id', 'a.id').select(['a.id as app_id', 'e.id as endpoint_id', 'e.event_types', 'e.format']).where('a.id', '=', appId),
 );
 
 const scopeAudience = preparedQuery((db: Q, userId: string, scopePattern: string) =>
   db
     .selectFrom('grants as g')
     .leftJoin('webhook_endpoints as e', 'e.app_id', 'g.app_id')
-    .select(['g.app_id', 'e.id as endpoint_id', 'e.event_types'])
+    .select(['g.app_id', 'e.id as endpoint_id', 'e.event_types', 'e.format'])
     .where('g.user_id', '=', userId)
     .where(holdsScope('g.scope', scopePattern)),
 );

@@ -12,6 +12,7 @@ import { approveDeviceCode } from './device-codes.js';
 import { isId } from './identifiers.js';
 import { holdsScope, scopeWordPattern } from './scope-words.js';
 import { EVENT_TYPES_READ_WITH, recordEvent, SCOPED_EVENT_TYPES } from './events.js';
+import { fitbitMessageTypesAbout } from './fitbit-notifications.js';
 import { atomically } from './tokens.js';
 
 type Q = Kysely<Database>;
@@ -217,7 +218,8 @@ async function dropMessagesAbout(db: Q, userId: string, appId: string, types: re
   await db
     .deleteFrom('webhook_deliveries')
     .where('user_id', '=', userId)
-    .where('type', 'in', types)
+    // Fitbit-compatible notifications about that data too (store/fitbit-notifications.ts).
+    .where('type', 'in', [...types, ...fitbitMessageTypesAbout(types)])
     .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', appId))
     .execute();
   await db.deleteFrom('events').where('app_id', '=', appId).where('user_id', '=', userId).where('type', 'in', types).execute();
