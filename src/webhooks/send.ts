@@ -40,27 +40,35 @@ export function signatures(message: Pick<ClaimedMessage, 'secrets' | 'messageId'
 }
 
 export async function send(agent: Agent, message: ClaimedMessage, allowPrivate: boolean): Promise<Answer> {
+  const timestamp = new Date();
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': message.messageId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signatures(message, timestamp, message.payload),
+  };
+  return request(agent, message.url, { method: 'POST', headers, body: message.payload }, allowPrivate);
+}
+
+/**
+ * One request to a target, checked by targets.ts (and every connection by the agent): a 2xx
+ * answer is `ok`. Fitbit-compatible subscribers are sent to through it too (fitbit-send.ts).
+ */
+export async function request(agent: Agent, target: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }, allowPrivate: boolean): Promise<Answer> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const problem = targetProblem(message.url, allowPrivate);
+  const problem = targetProblem(target, allowPrivate);
   if (problem) return { ok: false, status: null, error: problem, body: '', latencyMs: 0 };
-  const timestamp = new Date();
   const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
-    const url = new URL(message.url);
+    const url = new URL(target);
     const response = await agent.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
-      method: 'POST',
+      method: init.method,
       signal,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Stride-Webhooks/1',
-        'webhook-id': message.messageId,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signatures(message, timestamp, message.payload),
-      },
-      body: message.payload,
+      headers: { 'user-agent': 'Stride-Webhooks/1', ...init.headers },
+      ...(init.body !== undefined && { body: init.body }),
     });
     const body = await readAtMost(response.body, MAX_ANSWER_BYTES);
     const ok = response.statusCode >= 200 && response.statusCode < 300;

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Agent } from 'undici';
 import type { ClaimedMessage } from '../store/webhooks.js';
+import { sendToSubscriber } from './fitbit-send.js';
 import { deliveryAgent, send, TIMEOUT_MS, type Answer } from './send.js';
 
 /** Seconds before the next try after the 1st, 2nd, … failed attempt (then a day each). */
@@ -31,8 +32,10 @@ export function createDeliveryWorker(ctx: AppContext, log: FastifyBaseLogger): D
   const { allowPrivate, retryForSeconds } = ctx.config.webhooks;
   let agent: Promise<Agent> | undefined;
   const attempt = async (message: ClaimedMessage) => {
-    const answer = await send(await (agent ??= deliveryAgent(allowPrivate)), message, allowPrivate);
-    const ok = answer.ok && (message.kind === 'delivery' || echoesChallenge(answer, message.challenge));
+    const connections = await (agent ??= deliveryAgent(allowPrivate));
+    // A Fitbit-compatible subscriber is verified and written to as Fitbit does (fitbit-send.ts).
+    const answer = message.format === 'fitbit' ? await sendToSubscriber(ctx, connections, message) : await send(connections, message, allowPrivate);
+    const ok = answer.ok && (message.kind === 'delivery' || message.format === 'fitbit' || echoesChallenge(answer, message.challenge));
     const error = ok ? null : (answer.error ?? 'the answer did not echo the challenge as {"challenge": "…"}');
     const at = ctx.clock();
     const retryAt = ok ? null : at + retryDelay(message.attempts + 1);

@@ -109,7 +109,7 @@ it('refuses a name that resolves to a private address, at the address actually c
   const agent = await deliveryAgent(false);
   try {
     const port = new URL(receiver.url).port;
-    const message = { id: 'x', kind: 'delivery' as const, endpointId: 'we_x', url: `https://${hostname()}:${port}/hooks`, secrets: ['whsec_' + Buffer.alloc(32).toString('base64')], messageId: 'msg_x', payload: '{}', attempts: 0, createdAt: 0, challenge: null };
+    const message = { id: 'x', kind: 'delivery' as const, format: 'standard' as const, appId: 'app', endpointId: 'we_x', url: `https://${hostname()}:${port}/hooks`, secrets: ['whsec_' + Buffer.alloc(32).toString('base64')], messageId: 'msg_x', payload: '{}', attempts: 0, createdAt: 0, challenge: null };
     const answer = await send(agent, message, false);
     assert.equal(answer.ok, false);
     assert.match(String(answer.error), /not a public address/);
