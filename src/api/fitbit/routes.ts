@@ -16,6 +16,7 @@ import { deviceRoutes } from './devices.js';
 import { fitbitErrorHandler, FitbitError } from './errors.js';
 import { profileRoutes } from './profile.js';
 import { sleepRoutes } from './sleep.js';
+import { subscriptionRoutes } from './subscriptions.js';
 import { fitbitRateLimit } from './rate-limit.js';
 
 export interface FitbitRouteOptions {
@@ -50,4 +51,5 @@ export async function fitbitRoutes(app: FastifyInstance, options: FitbitRouteOpt
   await sleepRoutes(app);
   await bodyRoutes(app);
   await deviceRoutes(app);
+  await subscriptionRoutes(app);
 }
