@@ -32,6 +32,12 @@ Commands:
                                             --require-par yes: authorization requests only through
                                             PAR (RFC 9126)
   apps rotate-secret CLIENT_ID
+  apps fitbit-subscriber CLIENT_ID [--url U] [--subscriber-id ID] [--verification-code C]
+                                            [--client-secret-stdin | --rotate-secret]
+                                            [--verify-again] [--remove]
+                                            the app's Fitbit-compatible subscriber: shown, set, verified
+                                            again or removed; a new one needs the client secret (read
+                                            from standard input, or a new one issued and shown here)
   apps delete CLIENT_ID
   apps list [--owner E]
   registration-token create [--expires-in SECONDS]
@@ -84,6 +90,12 @@ const OPTIONS: ParseArgsConfig['options'] = {
   events: { type: 'string' },
   paused: { type: 'boolean' },
   active: { type: 'boolean' },
+  'subscriber-id': { type: 'string' },
+  'verification-code': { type: 'string' },
+  'client-secret-stdin': { type: 'boolean' },
+  'rotate-secret': { type: 'boolean' },
+  'verify-again': { type: 'boolean' },
+  remove: { type: 'boolean' },
 };
 
 /** Runs `stride ARGV`; resolves to the exit code (`serve` resolves once it listens). */

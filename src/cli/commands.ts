@@ -17,6 +17,8 @@ import type { TestPerson } from '../store/test-people.js';
 import type { User } from '../store/users.js';
 import { createStores, type Stores } from '../store/stores.js';
 import { addEndpoint, EndpointInputError, publicEndpoint, SECRET_OVERLAP_SECONDS, updateEndpoint } from '../webhooks/endpoints.js';
+import { publicSubscriber, setSubscriber, SubscriberInputError } from '../webhooks/fitbit-subscriber.js';
+import { targetProblem } from '../webhooks/targets.js';
 import { runDemo } from './demo.js';
 import { DemoServerProblem } from './demo-server.js';
 import { ImportFileError, isDataKind, parseExportFile, parseKindFile, type ImportedFile } from './import.js';
@@ -341,6 +343,53 @@ export const COMMANDS: Record<string, Command> = {
         text: `client_secret: ${clientSecret}   (shown only now; the old secret no longer works)`,
         json: { client_id: app.clientId, client_secret: clientSecret },
       };
+    });
+  },
+
+  // docs/migrating-from-fitbit.md, "Subscriptions": the app's Fitbit-compatible subscriber.
+  async 'apps fitbit-subscriber'(input) {
+    const { config, values, args } = input;
+    const clientId = onePositional(args, 'CLIENT_ID');
+    const given = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+    const changes = given('url') ?? given('subscriber-id') ?? given('verification-code') ?? (values['client-secret-stdin'] || values['rotate-secret'] || undefined);
+    const actions = [changes !== undefined, values['verify-again'] === true, values.remove === true].filter(Boolean).length;
+    if (actions > 1) throw new CommandError('give settings (--url …), --verify-again or --remove, one at a time');
+    if (values['client-secret-stdin'] && values['rotate-secret']) throw new CommandError('give --client-secret-stdin or --rotate-secret, not both');
+    return withStores(config, async (stores) => {
+      const app = await appOrFail(stores, clientId);
+      const ctx = { stores, config, clock: systemClock };
+      if (values.remove) {
+        if (!(await stores.fitbitSubscriptions.removeSubscriber(app.id))) throw new CommandError(`"${app.name}" has no Fitbit-compatible subscriber`);
+        return { text: `removed the Fitbit-compatible subscriber of "${app.name}" with its subscriptions`, json: { client_id: app.clientId, removed: true } };
+      }
+      if (values['verify-again'] && !(await stores.fitbitSubscriptions.verifyAgain(app.id, systemClock()))) {
+        throw new CommandError(`"${app.name}" has no subscriber waiting for its verification`);
+      }
+      let rotatedSecret: string | undefined;
+      if (changes !== undefined) {
+        const current = await stores.fitbitSubscriptions.subscriber(app.id);
+        const url = given('url') ?? current?.url;
+        if (url === undefined) throw new CommandError('--url is required for a new subscriber');
+        let clientSecret = values['client-secret-stdin'] ? (await input.readStdin()).split(/\r?\n/)[0] : undefined;
+        if (values['client-secret-stdin'] && !clientSecret) throw new CommandError('--client-secret-stdin read no secret from standard input');
+        if (values['rotate-secret']) {
+          // The URL is checked first: a refused subscriber leaves the secret as it was.
+          const problem = targetProblem(url.trim(), config.webhooks.allowPrivate);
+          if (problem) throw new CommandError(problem);
+          clientSecret = rotatedSecret = await appsDomain.rotateClientSecret(stores, systemClock, app);
+        }
+        const rotatedApp = rotatedSecret === undefined ? app : ((await stores.apps.findById(app.id)) ?? app);
+        await setSubscriber(ctx, rotatedApp, { url, subscriberId: given('subscriber-id'), verificationCode: given('verification-code'), clientSecret }).catch(failWith(SubscriberInputError));
+      }
+      const subscriber = await stores.fitbitSubscriptions.subscriber(app.id);
+      if (!subscriber) return { text: `"${app.name}" has no Fitbit-compatible subscriber`, json: { client_id: app.clientId, subscriber: null } };
+      const shown = publicSubscriber(subscriber);
+      const lines = [
+        `${shown.state.padEnd(10)} ${shown.url}   subscriber id ${shown.subscriber_id}`,
+        `verification code: ${shown.verification_code}${shown.state === 'unverified' ? `   (answer GET ?verify=<this code> with 204, any other code with 404${shown.verification_error ? `; last try: ${shown.verification_error}` : ''})` : ''}`,
+      ];
+      if (rotatedSecret !== undefined) lines.push(`client_secret: ${rotatedSecret}   (shown only now; the old secret no longer works; notifications are signed with this one)`);
+      return { text: lines.join('\n'), json: { client_id: app.clientId, subscriber: shown, ...(rotatedSecret !== undefined && { client_secret: rotatedSecret }) } };
     });
   },
 
