@@ -23,8 +23,8 @@ export const DRAFT_NOTICE = 'Your session ended before this form was sent. What 
 /** Fifteen minutes to sign in again; a draft larger than a cookie can hold is not kept. */
 const COOKIE = { name: 'stride_form_draft', lifetimeSeconds: 900 };
 const MAX_DRAFT_BYTES = 2800;
-/** Never kept: the form's CSRF token, and anything that is a password. */
-const NOT_KEPT = new Set([CSRF_FIELD, 'password', 'current_password', 'new_password']);
+/** Never kept: the form's CSRF token, and anything that is a password or a secret. */
+const NOT_KEPT = new Set([CSRF_FIELD, 'password', 'current_password', 'new_password', 'client_secret']);
 
 /** Sealed as additional data: a draft opens only for the person it was typed by. */
 const ownedBy = (userId: string) => `draft of ${userId}`;

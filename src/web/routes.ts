@@ -11,6 +11,7 @@ import { authorizePages } from './pages/authorize.js';
 import { appPages } from './pages/app-pages.js';
 import { dashboardPages } from './pages/dashboard.js';
 import { webhookPages } from './pages/webhooks.js';
+import { fitbitSubscriberPages } from './pages/fitbit-subscriber.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
 import { devicePages } from './pages/device.js';
 import { loginPages } from './pages/login.js';
@@ -45,7 +46,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(dashboardPages);
   await app.register(testPeoplePages);
   // Every page of one app: signed in, and the app's owner (owned-app.ts).
-  await ownedAppScope(app, [appPages, webhookPages, testPersonConnectPage]);
+  await ownedAppScope(app, [appPages, webhookPages, fitbitSubscriberPages, testPersonConnectPage]);
   await app.register(accountPages);
   await app.register(accountDataPages);
   await app.register(demoCallbackPage);

@@ -70,8 +70,10 @@ function endpointOf(request: FastifyRequest): { session: Session; app: App; endp
 /** A problem of the form, by the field it is about (`form` when it is about none). */
 type FormErrors = Partial<Record<'url' | 'events' | 'form', string>>;
 
-function sendList(reply: FastifyReply, session: Session, app: App, endpoints: WebhookEndpoint[], form: { url: string; events: string[]; formId: string }, errors: FormErrors, status = 200, notice: string | null = null) {
+async function sendList(reply: FastifyReply, session: Session, app: App, endpoints: WebhookEndpoint[], form: { url: string; events: string[]; formId: string }, errors: FormErrors, status = 200, notice: string | null = null) {
   return sendPage(reply, './webhooks', {
+    // Its own page (fitbit-subscriber.ts); its state is shown here beside the endpoints'.
+    fitbitSubscriber: (await reply.server.ctx.stores.fitbitSubscriptions.subscriber(app.id)) ?? null,
     ...signedInLayout(session, `Webhooks of ${app.name}`, 'dashboard'),
     app,
     appPath: appPath(app),
