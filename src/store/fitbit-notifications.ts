@@ -67,6 +67,10 @@ export interface NotifiedChange {
 export async function recordFitbitNotifications(trx: Q, change: NotifiedChange, subscribers: readonly SubscriberOfApp[], eventIdOfApp: ReadonlyMap<string, string>, coalesceSeconds: number): Promise<void> {
   const collection = COLLECTION_OF[change.type];
   if (collection === undefined || subscribers.length === 0) return;
+  // A change names its local dates; a stride change names a range of them instead, and is not told
+  // date by date (it may span years).
+  const changed = change.data.dates as string[] | undefined;
+  if (collection !== 'userRevokedAccess' && (changed === undefined || changed.length === 0)) return;
   const subscriptions = await trx
     .selectFrom('fitbit_subscriptions')
     .select(['endpoint_id', 'subscription_id'])
@@ -75,10 +79,7 @@ export async function recordFitbitNotifications(trx: Q, change: NotifiedChange, 
     .where('collection', 'in', [ALL_COLLECTIONS, collection])
     .execute();
   if (subscriptions.length === 0) return;
-  // A change names its local dates; a stride change names a range of them instead, and is not told
-  // date by date (it may span years).
-  const dates = collection === 'userRevokedAccess' ? [await localDate(trx, change.userId, change.now)] : (change.data.dates as string[] | undefined);
-  if (dates === undefined || dates.length === 0) return;
+  const dates = collection === 'userRevokedAccess' ? [await localDate(trx, change.userId, change.now)] : changed!;
   for (const subscriber of subscribers) {
     const ids = subscriptions.filter((row) => row.endpoint_id === subscriber.endpointId).map((row) => row.subscription_id);
     if (ids.length === 0) continue;

@@ -7,11 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, FitbitSubscriptionTable } from '../db/schema.js';
-import type { WebhookEndpoint } from './webhooks.js';
+import type { Database, FitbitSubscriptionTable, WebhookEndpointTable } from '../db/schema.js';
 
 type Q = Kysely<Database>;
 export type FitbitSubscription = Selectable<FitbitSubscriptionTable>;
+/** The subscriber's row: a webhook endpoint (store/webhooks.ts's WebhookEndpoint) of the `fitbit` format. */
+type WebhookEndpoint = Selectable<WebhookEndpointTable>;
 
 /** Fitbit's collections that Stride holds (no `foods`). */
 export const FITBIT_COLLECTIONS = ['activities', 'body', 'sleep', 'userRevokedAccess'] as const;
