@@ -19,7 +19,9 @@ import { ALL_SCOPES } from '../../src/domain/scopes.js';
 import { freePort } from '../support/cli.js';
 import { createFixture, createOAuthTestApp, encodeForm, REDIRECT_URI, obtainTokens, type Fixture, type Tokens } from '../oauth/flow.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
-import { bearer, userWithToken } from '../support/tokens.js';
+import { ALL_RESOURCE_SCOPES, bearer, createUser, userWithToken } from '../support/tokens.js';
+import { confidentialApp, tokenOf } from '../support/fitbit-subscriber.js';
+import { setSubscriber } from '../../src/webhooks/fitbit-subscriber.js';
 import type { TestApp } from '../support/app.js';
 import { statusOf } from '../../src/http/openapi-answers.js';
 import type { ErrorCode } from '../../src/errors.js';
@@ -324,6 +326,26 @@ describe('the OpenAPI document', () => {
     await call('POST', '/1/user/-/body/log/weight.json', { headers: bearer(fullToken), form: { weight: 'heavy', date: '2023-11-14' } });
     await call('DELETE', `/1/user/-/body/log/weight/${weight.weightLog.logId}.json`, { headers: bearer(fullToken) });
     await call('DELETE', `/1/user/-/body/log/weight/${weight.weightLog.logId}.json`, { headers: bearer(fullToken) });
+    // Subscriptions, by an app with a Fitbit-compatible subscriber.
+    const { app: mover, clientSecret } = await confidentialApp(t, await createUser(t));
+    await setSubscriber(t.app.ctx, mover, { url: 'https://hooks.example.com/fitbit', clientSecret });
+    const subscriber = bearer(await tokenOf(t, mover, await createUser(t), ALL_RESOURCE_SCOPES));
+    for (const [method, path] of [
+      ['POST', '/1/user/-/activities/apiSubscriptions/1-activities.json'],
+      ['POST', '/1/user/-/activities/apiSubscriptions/1-activities.json'],
+      ['POST', '/1/user/-/activities/apiSubscriptions/2-activities.json'],
+      ['POST', '/1/user/-/apiSubscriptions/3.json'],
+      ['POST', '/1/user/-/foods/apiSubscriptions/4.json'],
+      ['GET', '/1/user/-/apiSubscriptions.json'],
+      ['GET', '/1/user/-/activities/apiSubscriptions.json'],
+      ['GET', '/1/user/-/activities/apiSubscriptions/1-activities.json'],
+      ['GET', '/1/user/-/apiSubscriptions/3.json'],
+      ['DELETE', '/1/user/-/activities/apiSubscriptions/1-activities.json'],
+      ['DELETE', '/1/user/-/apiSubscriptions/3.json'],
+      ['DELETE', '/1/user/-/apiSubscriptions/3.json'],
+    ] as const) {
+      await call(method, path, { headers: subscriber });
+    }
   });
   it('declares every answer the Fitbit-compatible face gives, in Fitbit\'s error shape', () => fitbitAnswers());
 

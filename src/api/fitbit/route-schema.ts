@@ -33,7 +33,7 @@ const ERROR_MEANING: Record<number, string> = {
   401: 'expired_token or invalid_token',
   403: 'insufficient_scope, or insufficient_permissions for another person\'s id',
   404: 'not_found',
-  409: 'validation: the sleep overlaps one already logged',
+  409: 'validation: the sleep overlaps one already logged, or the subscription id or collection is the app\'s already (fieldName subscription-id)',
   415: 'validation: the body is not a form',
   429: 'system: the hour\'s requests are spent; Retry-After and Fitbit-Rate-Limit-Reset say when they start again',
   500: 'system',

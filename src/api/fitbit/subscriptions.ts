@@ -13,7 +13,7 @@ import { ALL_COLLECTIONS, FITBIT_COLLECTIONS, type FitbitCollection, type Fitbit
 import type { WebhookEndpoint } from '../../store/webhooks.js';
 import { insufficientScope } from '../bearer.js';
 import { FitbitError, validation } from './errors.js';
-import { fitbitRoute } from './route-schema.js';
+import { DELETED, described, fitbitRoute } from './route-schema.js';
 
 /** The scopes a token needs for a collection: Fitbit's, as Stride names them. */
 const SCOPES_OF: Readonly<Record<FitbitCollection, readonly string[]>> = {
@@ -52,6 +52,11 @@ function subscriptionIdOf(request: FastifyRequest): string {
     throw validation('subscription-id', 'A subscription id is 1 to 50 printable characters, without spaces.');
   }
   return subscriptionId;
+}
+
+function subscriptionAnswer(description: string): object {
+  const text = { type: 'string' };
+  return described(description, { collectionType: text, ownerId: text, ownerType: text, subscriberId: text, subscriptionId: text });
 }
 
 /** Fitbit's answer for a subscription; one to all collections is of the collection type `user`. */
@@ -122,9 +127,11 @@ export async function subscriptionRoutes(app: FastifyInstance): Promise<void> {
 
   for (const [prefix, which] of [['/1/user/:userId', 'all collections'], ['/1/user/:userId/:collection', 'one collection']] as const) {
     const one = `${prefix}/apiSubscriptions/:subscriptionId.json`;
-    app.post(one, fitbitRoute(`Subscribe to the person's ${which} (Fitbit's create subscription)`), create);
-    app.get(one, fitbitRoute(`A subscription to the person's ${which}`), show);
-    app.delete(one, fitbitRoute(`End a subscription to the person's ${which} (Fitbit's delete subscription)`), remove);
-    app.get(`${prefix}/apiSubscriptions.json`, fitbitRoute(`The app's subscriptions to the person's ${which} (Fitbit's subscription list)`), list);
+    const made = { 201: subscriptionAnswer('The subscription made'), 200: subscriptionAnswer('This very subscription, made before') };
+    app.post(one, fitbitRoute(`Subscribe to the person's ${which} (Fitbit's create subscription)`, made, [400, 409]), create);
+    app.get(one, fitbitRoute(`A subscription to the person's ${which}`, { 200: subscriptionAnswer('The subscription') }), show);
+    app.delete(one, fitbitRoute(`End a subscription to the person's ${which} (Fitbit's delete subscription)`, DELETED), remove);
+    const listed = { 200: described('The app\'s subscriptions of the person, oldest first', { apiSubscriptions: { type: 'array', items: subscriptionAnswer('A subscription') } }) };
+    app.get(`${prefix}/apiSubscriptions.json`, fitbitRoute(`The app's subscriptions to the person's ${which} (Fitbit's subscription list)`, listed, [400]), list);
   }
 }
