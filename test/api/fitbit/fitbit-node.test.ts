@@ -37,7 +37,7 @@ forEachDialect('fitbit-node against Stride', (dialect) => {
     t = listening.t;
     origin = listening.issuer.origin;
     f = await createFixture(t);
-    await writeLife(t, f.user.id, 'night_shift_worker', 3);
+    await writeLife(t, f.user.id, 'night_shift_worker', 8);
     const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, { name: 'Fitbit Node App', redirectUris: [REDIRECT_URI], scopes: SCOPES, isPublic: false });
     client = new FitbitApiClient({ clientId: registered.app.clientId, clientSecret: registered.clientSecret!, apiVersion: '1' });
     // The base URL, and nothing else: the library's own OAuth settings with Stride's hosts.
@@ -86,9 +86,10 @@ forEachDialect('fitbit-node against Stride', (dialect) => {
     assert.deepEqual(sleep.sleep.map((log) => log.minutesAsleep), v1Sleep.map((night) => night.minutes_asleep).reverse());
 
     const [weights, response] = (await client.get(`/body/log/weight/date/${today}/7d.json`, tokens.access_token)) as unknown as [{ weight: Array<{ weight: number }> }, { headers: Record<string, string> }];
-    const { weight: v1Weights } = (await v1(`/v1/users/me/body/weight/?start_date=${yesterday}&end_date=${today}`)) as { weight: Array<{ kg: number }> };
-    assert.ok(v1Weights.length > 0);
-    assert.deepEqual(weights.weight.slice(-v1Weights.length).map((log) => log.weight), v1Weights.map((w) => w.kg));
+    const weekBefore = new Date(Date.parse(today) - 6 * 86_400_000).toISOString().slice(0, 10);
+    const { weight: v1Weights } = (await v1(`/v1/users/me/body/weight/?start_date=${weekBefore}&end_date=${today}`)) as { weight: Array<{ kg: number }> };
+    assert.ok(v1Weights.length > 0, 'a morning of the week with a weighing');
+    assert.deepEqual(weights.weight.map((log) => log.weight), v1Weights.map((w) => w.kg));
     assert.equal(response.headers['fitbit-rate-limit-limit'], undefined, 'RATE_LIMIT=off in this test: no Fitbit limit to announce');
 
     const refreshed = (await client.refreshAccessToken(tokens.access_token, tokens.refresh_token)) as { access_token: string; refresh_token: string };
