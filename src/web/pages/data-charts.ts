@@ -41,8 +41,8 @@ export interface Chart {
   bars: Marks[];
   lines: Marks[];
   dots: Array<{ cx: string; cy: number; kind: string }>;
-  /** A level drawn across the plot (the step goal), with its words above it (below it at the plot's top). */
-  rule: { y: number; labelY: number; label: string } | null;
+  /** A level drawn across the plot (the step goal); the legend under the chart names it. */
+  rule: { y: number } | null;
 }
 
 /** The values the y axis spans, and its step. */
@@ -126,7 +126,7 @@ function barGap(columns: number): number {
  * Bars from zero, stacked by kind; `rule`: a level drawn across (the step goal), which the axis
  * reaches too. A part is at least a pixel tall, so that one step among thousands still shows.
  */
-export function barChart(columns: readonly BarColumn[], labels: { x: XLabel[]; ticks?: string[] }, rule?: { value: number; label: string }): Chart {
+export function barChart(columns: readonly BarColumn[], labels: { x: XLabel[]; ticks?: string[] }, rule?: { value: number }): Chart {
   const most = Math.max(0, rule?.value ?? 0, ...columns.map((parts) => parts.reduce((sum, part) => sum + part.value, 0)));
   const { chart, y, plotHeight } = frame(columns.length, scaleFromZero(most), labels.x, labels.ticks ?? []);
   const gap = barGap(columns.length);
@@ -146,10 +146,7 @@ export function barChart(columns: readonly BarColumn[], labels: { x: XLabel[]; t
     }
   });
   chart.bars = [...paths].map(([kind, d]) => ({ kind, d: d.join('') }));
-  if (rule && rule.value > 0) {
-    const ruleY = round(PLOT_TOP + y(rule.value));
-    chart.rule = { y: ruleY, labelY: ruleY - PLOT_TOP < 16 ? ruleY + 14 : ruleY - 5, label: rule.label };
-  }
+  if (rule && rule.value > 0) chart.rule = { y: round(PLOT_TOP + y(rule.value)) };
   return chart;
 }
 

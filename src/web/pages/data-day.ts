@@ -14,7 +14,7 @@ import { heartRateBuckets, type HeartRateDayReader } from '../../store/heart-rat
 import type { SleepStore } from '../../store/sleep.js';
 import { barChart, lineChart, type XLabel } from './data-charts.js';
 import { ALL_SUMMARY_FIELDS, STAGES, type DataPerson } from './data-overview.js';
-import { amount, clockTime, duration, longDate } from './data-words.js';
+import { amount, clockTime, duration, kilograms, longDate } from './data-words.js';
 
 /** What the day reads through. */
 export interface DayReads {
@@ -100,7 +100,7 @@ export async function readDay(reads: DayReads, person: DataPerson, day: NonNulla
       resting: figures.resting_heart_rate == null ? null : amount(figures.resting_heart_rate, 1),
       asleep: sessions.length === 0 ? null : duration(figures.minutes_asleep ?? 0),
       stages: stageMinutes.map(({ word, minutes }) => `${word} ${duration(minutes)}`).join(', '),
-      weight: figures.weight == null ? null : amount(figures.weight, 2),
+      weight: figures.weight == null ? null : kilograms(figures.weight),
     },
     stepsChart: steps.total === 0 ? null : barChart(minutes.map((minute) => [{ kind: 'steps', value: minute.value }]), labels),
     heartChart: beats.length === 0 ? null : lineChart(avgs, labels, { kind: 'heart', minSpan: 20, bridge: 10, dotsUpTo: 0 }),

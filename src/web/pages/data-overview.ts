@@ -12,7 +12,7 @@ import type { DailySummaryReader } from '../../domain/daily-summary-reader.js';
 import { localDateOf, parseDateRange } from '../../domain/local-dates.js';
 import type { SleepStageName, SleepStore } from '../../store/sleep.js';
 import { barChart, endsAndMiddle, lineChart, type Chart } from './data-charts.js';
-import { amount, dateRange, duration, shortDate } from './data-words.js';
+import { amount, dateRange, duration, fixed, hoursAndMinutes, kilograms, shortDate } from './data-words.js';
 
 /** The periods a person can look at, in days ending today. */
 export const PERIODS = [30, 90, 365] as const;
@@ -22,6 +22,12 @@ export type Period = (typeof PERIODS)[number];
 export function periodOf(days: unknown): Period {
   return PERIODS.find((period) => String(period) === days) ?? PERIODS[0];
 }
+
+/**
+ * A day in a table: "29 Nov", without its year — the table's caption gives the range, and a range
+ * of at most 365 days holds each day of the year once — so that a phone has room for the numbers.
+ */
+const rowDate = (date: string) => shortDate(date);
 
 /** Whose data: the person, their profile's zone, stride length and daily step goal. */
 export interface DataPerson {
@@ -107,24 +113,25 @@ function stepsOf({ days, labels, dayHref }: Shown, goal: number) {
   const chart: Chart = barChart(
     steps.map((value) => [{ kind: goal === 0 || met(value) ? 'met' : 'below', value }]),
     labels,
-    { value: goal, label: `Goal ${amount(goal)}` },
+    { value: goal },
   );
-  const total = steps.reduce((sum, value) => sum + value, 0);
+  // Over the days with steps: a year's view of a person who began last month is not a year of rest.
+  const walked = steps.filter((value) => value > 0);
   return {
     chart,
     goal,
-    average: Math.round(total / days.length),
+    average: Math.round(walked.reduce((sum, value) => sum + value, 0) / walked.length),
     metDays: steps.filter(met).length,
-    days: days.length,
+    days: walked.length,
     links: days.map((day) => ({ href: dayHref(day.date), title: `${shortDate(day.date, true)}: ${amount(day.steps ?? 0)} steps` })),
     rows: days.map((day) => ({
       date: day.date,
-      dateText: shortDate(day.date, true),
+      dateText: rowDate(day.date),
       href: dayHref(day.date),
       steps: amount(day.steps ?? 0),
       met: met(day.steps ?? 0),
-      distance: amount((day.distance ?? 0) / 1000, 2),
-      calories: amount(day.calories ?? 0, 1),
+      distance: fixed((day.distance ?? 0) / 1000, 2),
+      calories: fixed(day.calories ?? 0, 1),
     })).reverse(),
   };
 }
@@ -138,7 +145,7 @@ function heartOf({ days, labels }: Shown) {
     lowest: amount(Math.min(...known), 1),
     highest: amount(Math.max(...known), 1),
     average: amount(known.reduce((sum, value) => sum + value, 0) / known.length, 1),
-    rows: days.flatMap((day) => (day.resting_heart_rate == null ? [] : [{ date: day.date, dateText: shortDate(day.date, true), resting: amount(day.resting_heart_rate, 1) }])).reverse(),
+    rows: days.flatMap((day) => (day.resting_heart_rate == null ? [] : [{ date: day.date, dateText: rowDate(day.date), resting: fixed(day.resting_heart_rate, 1) }])).reverse(),
   };
 }
 
@@ -157,7 +164,7 @@ function sleepOf({ days, labels }: Shown, nights: Map<string, Record<SleepStageN
       .flatMap((day) => {
         const night = nights.get(day.date);
         if (!night) return [];
-        return [{ date: day.date, dateText: shortDate(day.date, true), stages: STAGES.map(({ stage }) => duration(night[stage])), asleep: duration(day.minutes_asleep ?? 0), asleepMinutes: day.minutes_asleep ?? 0 }];
+        return [{ date: day.date, dateText: rowDate(day.date), stages: STAGES.map(({ stage }) => hoursAndMinutes(night[stage])), asleep: hoursAndMinutes(day.minutes_asleep ?? 0), asleepMinutes: day.minutes_asleep ?? 0 }];
       })
       .reverse(),
   };
@@ -171,9 +178,9 @@ function weightOf({ days, labels }: Shown) {
   const lastDay = measured[measured.length - 1]!;
   return {
     chart: lineChart(weights, labels, { kind: 'weight', minSpan: 2, bridge: days.length, dotsUpTo: 31 }),
-    first: { kg: amount(firstDay.weight!, 2), dateText: shortDate(firstDay.date, true) },
-    last: { kg: amount(lastDay.weight!, 2), dateText: shortDate(lastDay.date, true) },
+    first: { kg: kilograms(firstDay.weight!), dateText: shortDate(firstDay.date, true) },
+    last: { kg: kilograms(lastDay.weight!), dateText: shortDate(lastDay.date, true) },
     count: measured.length,
-    rows: measured.map((day) => ({ date: day.date, dateText: shortDate(day.date, true), kg: amount(day.weight!, 2) })).reverse(),
+    rows: measured.map((day) => ({ date: day.date, dateText: rowDate(day.date), kg: kilograms(day.weight!) })).reverse(),
   };
 }

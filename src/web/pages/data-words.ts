@@ -28,11 +28,27 @@ export function amount(value: number, decimals = 0): string {
   return value.toLocaleString('en', { maximumFractionDigits: decimals });
 }
 
+/** 12,345.0; 9.80 — always `decimals` decimals, so that a table's column lines up. */
+export function fixed(value: number, decimals: number): string {
+  return value.toLocaleString('en', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+
 /** "7 h 05 min", "45 min". */
 export function duration(minutes: number): string {
   const hours = Math.floor(minutes / 60);
   const rest = Math.round(minutes - hours * 60);
   return hours === 0 ? `${rest} min` : `${hours} h ${String(rest).padStart(2, '0')} min`;
+}
+
+/** "7:05": hours and minutes, as a table's column of durations says it in little room. */
+export function hoursAndMinutes(minutes: number): string {
+  const whole = Math.round(minutes);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
+}
+
+/** 74.60: a weight in kilograms, always with its two decimals (hundredths are stored). */
+export function kilograms(value: number): string {
+  return fixed(value, 2);
 }
 
 /** "14:05": a local time of day in `zone`. */
