@@ -79,11 +79,10 @@ function frame(columns: number, scale: Scale, xLabels: XLabel[], xTicks: string[
   const plotHeight = PLOT_BOTTOM - PLOT_TOP;
   /** A value's height from the nested SVG's top (which sits at the plot's top). */
   const y = (value: number) => round(plotHeight - ((value - scale.low) / (scale.high - scale.low)) * plotHeight);
-  const decimals = scale.step < 1 ? 1 : 0;
   const count = Math.round((scale.high - scale.low) / scale.step);
   const yTicks = Array.from({ length: count + 1 }, (_, i) => {
     const value = scale.low + i * scale.step;
-    return { y: round(PLOT_TOP + y(value)), label: value.toLocaleString('en', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) };
+    return { y: round(PLOT_TOP + y(value)), label: value.toLocaleString('en') };
   });
   const chart: Chart = {
     height: HEIGHT,
