@@ -105,10 +105,7 @@ export async function readDay(reads: DayReads, person: DataPerson, day: NonNulla
     stepsChart: steps.total === 0 ? null : barChart(minutes.map((minute) => [{ kind: 'steps', value: minute.value }]), labels),
     heartChart: beats.length === 0 ? null : lineChart(avgs, labels, { kind: 'heart', minSpan: 20, bridge: 10, dotsUpTo: 0 }),
     heartRange: beats.length === 0 ? null : { lowest: Math.min(...rows.flatMap((row) => (row.min === null ? [] : [row.min]))), highest: Math.max(...rows.flatMap((row) => (row.max === null ? [] : [row.max]))) },
-    stepsTotal: steps.total,
     rows,
     empty: steps.total === 0 && beats.length === 0 && sessions.length === 0 && figures.weight == null,
   };
 }
-
-export type DayView = Awaited<ReturnType<typeof readDay>>;

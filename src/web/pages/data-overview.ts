@@ -9,7 +9,7 @@
 import { DateTime } from 'luxon';
 import { SUMMARY_FIELD_SCOPES, type SummaryDay, type SummaryField } from '../../domain/daily-summary.js';
 import type { DailySummaryReader } from '../../domain/daily-summary-reader.js';
-import { localDateOf, parseDateRange } from '../../domain/local-dates.js';
+import { localDateOf, parseDateRange, profileZone } from '../../domain/local-dates.js';
 import type { SleepStageName, SleepStore } from '../../store/sleep.js';
 import { barChart, endsAndMiddle, lineChart, type Chart } from './data-charts.js';
 import { amount, dateRange, duration, fixed, hoursAndMinutes, kilograms, shortDate } from './data-words.js';
@@ -56,7 +56,7 @@ export interface OverviewReads {
 
 /** The local dates of the period ending today in `zone`. */
 function periodDates(period: Period, zone: string, now: number): { first: string; last: string } {
-  const today = DateTime.fromSeconds(now, { zone });
+  const today = DateTime.fromSeconds(now, { zone: profileZone(zone) });
   return { first: today.minus({ days: period - 1 }).toISODate()!, last: today.toISODate()! };
 }
 
@@ -96,8 +96,6 @@ export async function readOverview(reads: OverviewReads, person: DataPerson, per
   };
   return { ...overview, empty: !overview.steps && !overview.heart && !overview.sleep && !overview.weight };
 }
-
-export type Overview = Awaited<ReturnType<typeof readOverview>>;
 
 interface Shown {
   days: SummaryDay[];
