@@ -99,6 +99,10 @@ export function dataFlows(flows: BrowserFlows): void {
       await signInAsNew(page, stride, 'Charted', email);
       await stride.writeLife(email, 'office_worker', 100);
       await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      // The account page's downloads, a CSV per kind with its columns, fit a phone too.
+      await page.setViewportSize({ width: 390, height: 844 });
+      assert.deepEqual(await widerThanTheWindow(page), []);
+      await keepScreenshot(flows, page.locator('section', { has: page.locator('#export-heading') }), 'data/account-downloads-390');
       await page.getByRole('link', { name: 'See your data', exact: true }).click();
       await page.getByRole('heading', { name: 'Your data', level: 1 }).waitFor();
       await checkEveryWay(flows, page, 'overview-30', { atLeast: 4 });
@@ -154,6 +158,7 @@ export function dataFlows(flows: BrowserFlows): void {
         await dashboard.getByRole('button', { name: 'Add test people' }).click();
         await dashboard.getByRole('status').filter({ hasText: 'Your test people are ready' }).waitFor();
         const runner = dashboard.locator('li.test-person', { hasText: 'Test runner' });
+        await keepScreenshot(flows, dashboard, 'data/test-people-list');
         await runner.getByRole('link', { name: /^See data of Test runner/ }).click();
         await dashboard.getByRole('heading', { name: /^Data of Test runner/, level: 1 }).waitFor();
         await checkEveryWay(flows, dashboard, 'test-person', { atLeast: 2 });
