@@ -1,8 +1,9 @@
 /**
- * Reading a person's daily summary (domain/daily-summary.ts): the range of local dates a query
- * names, its day plan, the summary store's one statement for the kinds the fields need, and the
- * days as `GET /v1/users/me/summary/daily/` answers them. The route and the "Your data" pages
- * (web/pages/data-pages.ts) both read through here, so that a person sees the numbers their apps get.
+ * Reading a person's daily summary (domain/daily-summary.ts) as `GET /v1/users/me/summary/daily/`
+ * reads it (api/summary.ts): the range of local dates a query names, its day plan, the summary
+ * store's one statement for the kinds the fields need, and the days as the route answers them. The
+ * "Your data" pages (web/pages/data-pages.ts) read through here, so that a person sees the numbers
+ * their apps get; test/web/data-pages.test.ts holds the two equal.
  */
 import { SUMMARY_DATE_RULES, summaryDays, type SummaryDay, type SummaryField, type SummarySources } from './daily-summary.js';
 import { keptDateRanges, type DateRangeQuery } from './local-dates.js';

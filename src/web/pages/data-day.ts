@@ -13,7 +13,7 @@ import { keptPlans, type StepSeriesReader } from '../../domain/step-series.js';
 import { heartRateBuckets, type HeartRateDayReader } from '../../store/heart-rate-series.js';
 import type { SleepStore } from '../../store/sleep.js';
 import { barChart, lineChart, type XLabel } from './data-charts.js';
-import { ALL_SUMMARY_FIELDS, STAGES, type DataPerson } from './data-overview.js';
+import { SHOWN_SUMMARY_FIELDS, STAGES, type DataPerson } from './data-overview.js';
 import { amount, clockTime, duration, kilograms, longDate } from './data-words.js';
 
 /** What the day reads through. */
@@ -61,7 +61,7 @@ function hourLabels(starts: readonly number[], end: number, zone: string): { x: 
 export async function readDay(reads: DayReads, person: DataPerson, day: NonNullable<ReturnType<typeof dayOf>>, now: number) {
   const request = { granularity: 'minute' as const, timezone: day.timezone, start: day.from, end: day.to };
   const [summary, steps, heart, sessions] = await Promise.all([
-    reads.summary(person, { start_date: day.date, end_date: day.date }, ALL_SUMMARY_FIELDS, now),
+    reads.summary(person, { start_date: day.date, end_date: day.date }, SHOWN_SUMMARY_FIELDS, now),
     // No write position: with a replica, the minutes may trail an upload of a moment ago.
     reads.steps(person.userId, request),
     heartRateBuckets(reads.heartRateDays, person.userId, planOf(request)),

@@ -7,7 +7,7 @@
  * sentence instead, and so does the whole page when nothing of any kind is there.
  */
 import { DateTime } from 'luxon';
-import { SUMMARY_FIELD_SCOPES, type SummaryDay, type SummaryField } from '../../domain/daily-summary.js';
+import type { SummaryDay, SummaryField } from '../../domain/daily-summary.js';
 import type { DailySummaryReader } from '../../domain/daily-summary-reader.js';
 import { localDateOf, parseDateRange, profileZone } from '../../domain/local-dates.js';
 import type { SleepStageName, SleepStore } from '../../store/sleep.js';
@@ -45,8 +45,8 @@ export const STAGES: ReadonlyArray<{ stage: SleepStageName; word: string }> = [
   { stage: 'awake', word: 'awake' },
 ];
 
-/** Every field of the summary: a person sees all of their own data. */
-export const ALL_SUMMARY_FIELDS: ReadonlySet<SummaryField> = new Set(Object.keys(SUMMARY_FIELD_SCOPES) as SummaryField[]);
+/** The summary's fields the pages show: a person sees all of these of their own data. */
+export const SHOWN_SUMMARY_FIELDS: ReadonlySet<SummaryField> = new Set<SummaryField>(['steps', 'distance', 'calories', 'resting_heart_rate', 'minutes_asleep', 'weight']);
 
 /** What the overview reads through. */
 export interface OverviewReads {
@@ -76,7 +76,7 @@ async function nightsByStage(sleep: SleepStore, person: DataPerson, first: strin
 export async function readOverview(reads: OverviewReads, person: DataPerson, period: Period, now: number, dayHref: (date: string) => string) {
   const { first, last } = periodDates(period, person.timezone, now);
   const [summary, nights] = await Promise.all([
-    reads.summary(person, { start_date: first, end_date: last }, ALL_SUMMARY_FIELDS, now),
+    reads.summary(person, { start_date: first, end_date: last }, SHOWN_SUMMARY_FIELDS, now),
     nightsByStage(reads.sleep, person, first, last, now),
   ]);
   const days = summary.days;
