@@ -1,12 +1,13 @@
 /**
  * The browser pages: sign-in, sign-up, the authorization endpoint's sign-in redirect and consent,
- * dashboard, account, the demo callback, and their assets.
+ * dashboard, account, a person's data in charts, the demo callback, and their assets.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { accountPages } from './pages/account.js';
 import { accountDataPages } from './pages/account-data.js';
+import { dataPages } from './pages/data-pages.js';
 import { authorizePages } from './pages/authorize.js';
 import { appPages } from './pages/app-pages.js';
 import { dashboardPages } from './pages/dashboard.js';
@@ -49,5 +50,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await ownedAppScope(app, [appPages, webhookPages, fitbitSubscriberPages, testPersonConnectPage]);
   await app.register(accountPages);
   await app.register(accountDataPages);
+  await app.register(dataPages);
   await app.register(demoCallbackPage);
 }

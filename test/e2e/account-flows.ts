@@ -46,7 +46,7 @@ export function accountFlows(flows: BrowserFlows): void {
       assert.equal(data.sessions.length, 2);
       assert.deepEqual(data.steps, []);
 
-      const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Download your steps/ }).click()]);
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Steps (CSV)' }).click()]);
       assert.match(csv.suggestedFilename(), /\.csv$/);
       assert.equal(readFileSync((await csv.path())!, 'utf8').trim(), 'start_time,value');
     });

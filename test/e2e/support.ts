@@ -9,6 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { openDatabase, type Dialect } from '../../src/db/database.js';
+import { minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
+import { writePersonData } from '../../src/domain/person-data.js';
+import { LIVES, synthesizePerson, type LifeName } from '../../src/domain/synthetic-person.js';
 import { createAccount } from '../../src/domain/users.js';
 import { createStores } from '../../src/store/stores.js';
 import { hashCredential } from '../../src/security/secrets.js';
@@ -28,6 +31,11 @@ export interface Stride {
    * (browser-flows.ts), which the server verifies as any other: its parameters are in the hash.
    */
   createAccount(displayName: string, email: string): Promise<void>;
+  /**
+   * Writes `days` days of the made-up `life` (ending now) for the account `email`, and sets its
+   * zone to the life's, as `stride demo` writes a person's data.
+   */
+  writeLife(email: string, life: LifeName, days: number): Promise<void>;
   /** Moves the last sync of the test person with `email` back `seconds`, as that much time passing would. */
   backdateSync(email: string, seconds: number): Promise<void>;
   close(): Promise<void>;
@@ -60,6 +68,20 @@ export async function startStride(dialect: Dialect, env: Record<string, string> 
       const db = openDatabase(database.url);
       try {
         await createAccount(createStores(db).users, () => Math.floor(Date.now() / 1000), { email, password: PASSWORD, displayName });
+      } finally {
+        await db.close();
+      }
+    },
+    writeLife: async (email, life, days) => {
+      const db = openDatabase(database.url);
+      try {
+        const stores = createStores(db);
+        const user = (await stores.users.findByEmail(email))!;
+        const now = Math.floor(Date.now() / 1000);
+        const person = synthesizePerson(LIVES[life], now, days, 7);
+        await stores.users.updateProfile(user.id, { timezone: LIVES[life].timezone }, now);
+        const records = { steps: person.steps, calories: person.calories, heartrate: minutesOfReadings(person.heartrate), sleep: person.sleep, weight: person.weight };
+        await writePersonData(stores, { id: user.id, timezone: LIVES[life].timezone }, records, now, 0);
       } finally {
         await db.close();
       }

@@ -1,105 +1,33 @@
 /**
  * A person's own data and sign-ins, on the account page (docs/web.md, "Your data and sessions"):
- * download everything Stride holds about them, see and end their signed-in sessions, change the
- * password (every other session ends), and delete the account.
+ * download everything Stride holds about them, or one kind of their data as CSV (data-exports.ts),
+ * see and end their signed-in sessions, change the password (every other session ends), and
+ * delete the account.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { concurrencyLimit } from '../../http/concurrency-limit.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
-import { weightView } from '../../domain/body-weight.js';
-import { SUM_KINDS, type DataKind } from '../../domain/person-data.js';
 import { profileOf } from '../../domain/profile.js';
-import type { MinuteSample, SumMetric } from '../../store/minute-series.js';
 import { isoTime, requireSession, requireSessionForm, text, type Form } from '../forms.js';
 import { PASSWORD_CHECKS_SPENT, passwordChecks } from '../password-checks.js';
 import { endSession } from '../session.js';
 import { sendPage } from '../views.js';
+import { exportKinds } from './data-exports.js';
 
-/**
- * Records read per statement while an export streams: memory stays flat whatever the history, and
- * one page (its statement, which SQLite runs synchronously, and its text) holds the event loop a
- * millisecond or two, not tens. Sleep sessions carry their stages (about twenty a night).
- */
-const EXPORT_PAGE = 1_000;
-const SLEEP_EXPORT_PAGE = 100;
 /** Exports of one person streaming at once, per process; more are answered 429 (docs/web.md). */
 const EXPORTS_PER_PERSON = 2;
 /** What the 429 asks to wait: about what a long export (years of minutes) takes. */
 const EXPORT_RETRY_AFTER_SECONDS = 10;
 
-/** The next turn of the event loop, after the I/O waiting: other requests go between two pages. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** A stream of what `chunks` yields, read one chunk ahead of the connection, not sixteen. */
 const streamOf = (chunks: AsyncIterable<string>) => Readable.from(chunks, { highWaterMark: 1 });
-
-/**
- * The pages of one kind of a person's records, read as the reader asks for more: `read` gives the
- * records after a position, `positionOf` a record's position. Each page waits for the next turn: a
- * SQLite statement answers without one, so a reader that keeps up would otherwise chain page after
- * page without letting any other request in.
- */
-async function* pagesOf<T>(read: (after: number) => Promise<T[]>, positionOf: (record: T) => number): AsyncGenerator<T[]> {
-  let after = -1;
-  for (;;) {
-    await nextTurn();
-    const page = await read(after);
-    if (page.length === 0) return;
-    yield page;
-    after = positionOf(page[page.length - 1]!);
-  }
-}
-
-/** The pages of records as the texts of their records. */
-async function* textsOf<T>(pages: AsyncIterable<T[]>, text: (record: T) => string): AsyncGenerator<string[]> {
-  for await (const page of pages) yield page.map(text);
-}
-
-/** A kind of the JSON export: its key, and its pages as the texts of their records (docs/web.md, "Your data"). */
-interface ExportSection {
-  name: DataKind;
-  pages(userId: string): AsyncGenerator<string[]>;
-}
 
 export async function accountDataPages(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const exports = concurrencyLimit(EXPORTS_PER_PERSON, EXPORT_RETRY_AFTER_SECONDS, 'exports of your data');
 
-  const minuteText = (s: MinuteSample) => `{"start_time":${s.start_time},"value":${s.value}}`;
-  const minutesOf = (metric: SumMetric) => (userId: string) => pagesOf((after) => stores[metric].samplesAfter(userId, after, EXPORT_PAGE), (s) => s.start_time);
-  const stepsOf = minutesOf('steps');
-  /** Each record in the shape `stride import` takes back (cli/import.ts): uploads' bodies, heart rate as stored minutes. */
-  const sections: ExportSection[] = [
-    ...SUM_KINDS.map((metric) => ({ name: metric, pages: (userId: string) => textsOf(minutesOf(metric)(userId), minuteText) })),
-    {
-      name: 'heartrate',
-      pages: (userId) =>
-        textsOf(
-          pagesOf((after) => stores.heartRate.minutesAfter(userId, after, EXPORT_PAGE), (m) => m.start_time),
-          (m) => `{"start_time":${m.start_time},"avg":${m.avg},"min":${m.min},"max":${m.max}}`,
-        ),
-    },
-    {
-      name: 'sleep',
-      pages: (userId) =>
-        textsOf(
-          pagesOf((after) => stores.sleep.sessionsAfter(userId, after, SLEEP_EXPORT_PAGE), (s) => s.start_time),
-          ({ start_time, end_time, stages }) => JSON.stringify({ start_time, end_time, stages }),
-        ),
-    },
-    {
-      name: 'weight',
-      pages: (userId) =>
-        textsOf(
-          pagesOf((after) => stores.bodyWeight.weightsAfter(userId, after, EXPORT_PAGE), (w) => w.time),
-          (w) => {
-            const { time, kg, fat_percent } = weightView(w);
-            return `{"time":${time},"kg":${kg},"fat_percent":${fat_percent}}`;
-          },
-        ),
-    },
-  ];
+  const kinds = exportKinds(stores);
 
   const attachment = (reply: FastifyReply, type: string, name: string) =>
     reply.header('content-type', type).header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'no-store');
@@ -119,10 +47,10 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     };
     async function* body() {
       let opening = `${JSON.stringify(head).slice(0, -1)},`;
-      for (const section of sections) {
-        yield `${opening}"${section.name}":[`;
+      for (const kind of kinds) {
+        yield `${opening}"${kind.name}":[`;
         let first = true;
-        for await (const page of section.pages(userId)) {
+        for await (const page of kind.json(userId)) {
           yield (first ? '' : ',') + page.join(',');
           first = false;
         }
@@ -133,17 +61,20 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     return attachment(reply, 'application/json; charset=utf-8', 'stride-export.json').send(streamOf(body()));
   });
 
-  app.get('/account/export/steps.csv', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
-    const userId = session.user.id;
-    if (!exports.enter(userId, reply)) return reply;
-    async function* body() {
-      yield 'start_time,value\n';
-      for await (const page of stepsOf(userId)) yield page.map((s) => `${s.start_time},${s.value}\n`).join('');
-    }
-    return attachment(reply, 'text/csv; charset=utf-8', 'stride-steps.csv').send(streamOf(body()));
-  });
+  // A kind alone, as CSV: /account/export/steps.csv, …/heartrate.csv, …
+  for (const kind of kinds) {
+    app.get(`/account/export/${kind.name}.csv`, async (request, reply) => {
+      const session = await requireSession(request, reply);
+      if (!session) return reply;
+      const userId = session.user.id;
+      if (!exports.enter(userId, reply)) return reply;
+      async function* body() {
+        yield `${kind.csvHeader}\n`;
+        yield* kind.csv(userId);
+      }
+      return attachment(reply, 'text/csv; charset=utf-8', `stride-${kind.name}.csv`).send(streamOf(body()));
+    });
+  }
 
   app.post('/account/sessions/end', async (request, reply) => {
     const session = await requireSessionForm(request, reply, '/account');
