@@ -10,7 +10,7 @@ import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
 import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import type { Profile } from '../store/profiles.js';
 import { countedActivity, dayPlanOf } from './active-minutes.js';
-import { summaryDays, visibleFields, type SummaryDay, type SummarySources } from './daily-summary.js';
+import { summaryDays, visibleFields, type SummaryDay, type SummaryField, type SummarySources } from './daily-summary.js';
 import { datesOfDays, type DateRange } from './local-dates.js';
 
 /** Whose summary, and what their token may read: a bearer check's `auth` will do. */
@@ -23,10 +23,12 @@ export interface SummaryReader {
 /** Sums per day in the API's unit (calories are stored in tenths). */
 const inUnits = (sums: readonly number[], scale: number) => (scale === 1 ? sums : sums.map((sum) => sum / scale));
 
-/** The summary of each local date of `range`, oldest first, with the fields `reader`'s scopes see. */
-export async function dailySummaries(store: SummaryStore, reader: SummaryReader, range: DateRange): Promise<SummaryDay[]> {
+/**
+ * The summary of each local date of `range`, oldest first, with the fields `reader`'s scopes see
+ * (or, for a person's own pages, the `fields` asked for).
+ */
+export async function dailySummaries(store: SummaryStore, reader: SummaryReader, range: DateRange, fields: ReadonlySet<SummaryField> = visibleFields(reader.scopes)): Promise<SummaryDay[]> {
   const plan = dayPlanOf(range);
-  const fields = visibleFields(reader.scopes);
   const { profile } = reader;
   const zonesCounted = fields.has('heart_rate_zones') && (profile.max_heart_rate !== null || profile.birth_year !== null);
   const kinds =
