@@ -30,6 +30,7 @@ import * as deviceGrant from './migrations/012_device_grant.js';
 import * as testPeople from './migrations/013_test_people.js';
 import * as strideChanges from './migrations/014_stride_changes.js';
 import * as requestedScope from './migrations/015_requested_scope.js';
+import * as takeoutImports from './migrations/019_takeout_imports.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -48,6 +49,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '013_test_people': testPeople,
   '014_stride_changes': strideChanges,
   '015_requested_scope': requestedScope,
+  '019_takeout_imports': takeoutImports,
 };
 
 export class MigrationError extends Error {}
