@@ -60,7 +60,7 @@ export interface OpenArchive {
 }
 
 const ZIP_ERRORS: ReadonlyArray<[RegExp, string]> = [
-  [/end of central directory record signature not found/, 'is not a zip archive, or it was cut short (its directory, at its end, is missing)'],
+  [/end of central directory record signature not found/i, 'is not a zip archive, or it was cut short (its directory, at its end, is missing)'],
   [/^absolute path: (.*)$/, 'holds an entry with an absolute path, "$1"; a Takeout archive has none, so it is refused (entries are never extracted)'],
   [/^invalid relative path: (.*)$/, 'holds an entry whose name leaves the archive, "$1"; a Takeout archive has none, so it is refused (entries are never extracted)'],
   [/^invalid characters in fileName: (.*)$/, 'holds an entry with a name no file can have, "$1"'],
@@ -69,7 +69,10 @@ const ZIP_ERRORS: ReadonlyArray<[RegExp, string]> = [
 /** The operator's words for what yauzl found wrong with the zip. */
 function refusalOf(error: unknown): ArchiveRefused {
   const message = error instanceof Error ? error.message : String(error);
-  for (const [pattern, words] of ZIP_ERRORS) if (pattern.test(message)) return new ArchiveRefused(message.replace(pattern, words));
+  for (const [pattern, words] of ZIP_ERRORS) {
+    const match = pattern.exec(message);
+    if (match) return new ArchiveRefused(words.replace('$1', match[1] ?? ''));
+  }
   return new ArchiveRefused(`is not a readable zip archive (${message})`);
 }
 
