@@ -86,10 +86,29 @@ function random(seed: number): () => number {
 
 const two = (n: number) => String(n).padStart(2, '0');
 
+/** The zone's offset in seconds at an instant, looked up once per zone and hour (a year of readings is millions). */
+const offsets = new Map<string, number>();
+function offsetAt(utc: number, zone: string): number {
+  const hour = utc - (utc % 3600);
+  const key = `${zone} ${hour}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    if (offsets.size > 100_000) offsets.clear();
+    offset = DateTime.fromSeconds(hour, { zone }).offset * 60;
+    offsets.set(key, offset);
+  }
+  return offset;
+}
+
+/** The local date (YYYY-MM-DD) of an instant on the zone's clock. */
+function localDate(utc: number, zone: string): string {
+  return new Date((utc + offsetAt(utc, zone)) * 1000).toISOString().slice(0, 10);
+}
+
 /** Fitbit's `MM/DD/YY HH:MM:SS` of an instant on the zone's clock. */
 export function listTime(utc: number, zone: string): string {
-  const local = DateTime.fromSeconds(utc, { zone });
-  return `${two(local.month)}/${two(local.day)}/${two(local.year % 100)} ${two(local.hour)}:${two(local.minute)}:${two(local.second)}`;
+  const local = new Date((utc + offsetAt(utc, zone)) * 1000);
+  return `${two(local.getUTCMonth() + 1)}/${two(local.getUTCDate())}/${two(local.getUTCFullYear() % 100)} ${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
 }
 
 /** Fitbit's sleep `YYYY-MM-DDTHH:MM:SS.000` of an instant on the zone's clock. */
@@ -140,13 +159,13 @@ export function takeoutHistory(history: History): { files: TakeoutFile[]; expect
   // Heart rate: a file per date, holding the readings of that UTC day (so a file's rows fall on two local dates).
   if (heartRateEvery !== null) {
     const byMinute = new Map<number, number[]>();
+    const localDates = new Set(dates);
     for (const date of dates) {
       const dayStart = Date.parse(`${date}T00:00:00Z`) / 1000;
-      const localDates = new Set(dates);
       const instants: number[] = [];
       for (let utc = dayStart; utc < dayStart + 86_400; utc += heartRateEvery) {
         // Only instants of the history's local dates, so that every expected minute is imported.
-        if (localDates.has(DateTime.fromSeconds(utc, { zone }).toISODate()!)) instants.push(utc);
+        if (localDates.has(localDate(utc, zone))) instants.push(utc);
       }
       expected.readings += instants.length;
       for (const utc of instants) {
