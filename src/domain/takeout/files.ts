@@ -22,6 +22,9 @@ const FITBIT_FOLDER = /(?:^|\/)Fitbit\//;
 const EXPORT_FILE = /(?:^|\/)Fitbit\/Global Export Data\/([A-Za-z_]+)-(\d{4}-\d{2}-\d{2})\.json$/;
 const PROFILE_FILE = /(?:^|\/)Fitbit\/(?:Your Profile|Profile)\/Profile\.csv$/;
 
+/** Kinds of files not read that are counted by name; the rest are counted as `other`. */
+const MAX_NOT_READ_NAMES = 50;
+
 /** A file the import reads, with its kind. */
 export interface KindFile {
   kind: TakeoutKind;
@@ -57,7 +60,9 @@ export function archiveFiles(entries: readonly ArchiveEntry[]): ArchiveFiles {
       files.push({ kind, entry });
       continue;
     }
-    const what = match ? match[1]! : folderOf(entry.name);
+    const named = match ? match[1]! : folderOf(entry.name);
+    // An archive of many odd names is counted under a few, so its report stays small.
+    const what = named in notRead || Object.keys(notRead).length < MAX_NOT_READ_NAMES ? named : 'other';
     notRead[what] = (notRead[what] ?? 0) + 1;
   }
   const order = (kind: TakeoutKind) => TAKEOUT_KINDS.indexOf(kind);

@@ -6,7 +6,7 @@
  * with the reason.
  */
 import { isoDateOfDay } from '../../calendar/local-clock.js';
-import type { PreviewKind, SkippedEntry, TakeoutKind, TakeoutPreview } from '../../store/takeout-imports.js';
+import { MAX_NAMED_SKIPS, type PreviewKind, type SkippedEntry, type TakeoutKind, type TakeoutPreview } from '../../store/takeout-imports.js';
 import { ArchiveRefused, inflationProblem, openArchive, type ArchiveLimits, type OpenArchive } from './archive.js';
 import { archiveFiles, shortName, type ArchiveFiles } from './files.js';
 import { parseListDate } from './fitbit-times.js';
@@ -121,7 +121,7 @@ export async function previewArchive(path: string, personZone: string, limits: A
         weight_unit,
         kinds,
         not_read: files.notRead,
-        unreadable,
+        unreadable: unreadable.slice(0, MAX_NAMED_SKIPS),
         files_total: files.files.length,
       },
       bytes: archive.bytes,

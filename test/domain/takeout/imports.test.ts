@@ -3,8 +3,9 @@
  * by the runner, then every kind read back through /v1/… equal to the archive's values — local
  * times in Europe/Berlin across both changes of clocks and in Asia/Kolkata; imported twice (the
  * same data, nothing written the second time); over a device's data (the device's minutes and
- * nights kept, the overlap reported); stopped in the middle and resumed (the same data and report
- * as an uninterrupted import); cancelled; told to apps once per kind; kept to its own person.
+ * nights kept, the overlap reported); answering other requests while it runs; stopped in the
+ * middle and resumed (the same data and report as an uninterrupted import); cancelled; told to
+ * apps once per kind; kept to its own person.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -78,7 +79,17 @@ forEachDialect('Takeout imports', (dialect) => {
     const app = await issueAccessToken(t, person, ALL_RESOURCE_SCOPES);
     const { path, expected, dates } = await archiveOf({ zone: 'Europe/Berlin', dates: BERLIN_DATES, heartRateEvery: 5 });
 
-    const view = await imported(person, path);
+    // While it runs, the server answers others (the import yields between files and steps).
+    let finished = false;
+    const running = imported(person, path).finally(() => (finished = true));
+    let answered = 0;
+    while (!finished) {
+      const profile = await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(app.token) });
+      assert.equal(profile.statusCode, 200);
+      answered++;
+    }
+    assert.ok(answered >= 2, `${answered} answers during the import`);
+    const view = await running;
     assert.equal(view.state, 'done', view.error ?? '');
     assert.deepEqual(await everythingRead(t, app.token, expected, 'Europe/Berlin', dates), asRead(expected));
 
