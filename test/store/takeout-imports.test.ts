@@ -51,8 +51,8 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     const now = t.clock();
     const imported = await newImport(user, now);
     assert.ok('started' in (await takeoutImports.start(user.id, imported.id, now)));
-    assert.equal((await takeoutImports.claim('a', now, now + 30))?.id, imported.id);
-    assert.equal(await takeoutImports.claim('b', now + 10, now + 40), null, 'held by a');
+    assert.equal((await takeoutImports.claim('a', now, now + 30, imported.id))?.id, imported.id);
+    assert.equal(await takeoutImports.claim('b', now + 10, now + 40, imported.id), null, 'held by a');
     const taken = await takeoutImports.claim('b', now + 31, now + 61, imported.id);
     assert.equal(taken?.leaseOwner, 'b');
 
@@ -81,7 +81,7 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     const now = t.clock();
     const imported = await newImport(user, now);
     await takeoutImports.start(user.id, imported.id, now);
-    await takeoutImports.claim('a', now, now + 30);
+    await takeoutImports.claim('a', now, now + 30, imported.id);
     await steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now), changeOf);
     await steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now), changeOf);
     const types = async () => (await t.database.db.kysely.selectFrom('events').select('type').where('app_id', '=', app.appId).execute()).map((row) => row.type).sort();
