@@ -31,6 +31,9 @@
  *  15. a change of the stride length by people with steps on 20,160 days: the answer's time and
  *      /healthz's while the distance of every day is recomputed (stride-change.ts); on PostgreSQL
  *      too (5/15) with load 5
+ *  18. the import of a Google Takeout archive of a year (heart rate every 5 s, minute activity for
+ *      the waking hours, nightly sleep, weekly weighings): heart-rate readings imported per second
+ *      (takeout-import.ts); on PostgreSQL too (5/18) with load 5
  *
  * Every request of loads 11 and 12 carries a new DPoP proof (new jti and iat; its ath at the
  * resource). The proofs are signed before each slice, outside its time and outside the CPU counted
@@ -106,6 +109,7 @@ import { connection, send } from './lib/browser.js';
 import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
 import { temporaryPostgresDatabase } from './lib/postgres.js';
 import { strideChangeLoad } from './stride-change.js';
+import { removeTakeoutArchive, takeoutImportLoad } from './takeout-import.js';
 import { DATA_TABLES, measureSize, type SizeResult } from './size-load.js';
 import { webhookLoads } from './webhook-loads.js';
 import { clientLoad } from './client-load.js';
@@ -125,7 +129,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17,18').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -654,6 +658,31 @@ async function strideChangeRows(dialect: 'sqlite' | 'postgres'): Promise<void> {
   ]);
 }
 
+/** Heart-rate readings a second a Takeout import must reach (SQLite, PostgreSQL). */
+const TAKEOUT_TARGETS = { sqlite: 150_000, postgres: 60_000 } as const;
+
+/** Load 18 on a fresh database of its own (takeout-import.ts). */
+async function takeoutImportRow(dialect: 'sqlite' | 'postgres'): Promise<void> {
+  let databaseUrl: string;
+  if (dialect === 'sqlite') {
+    const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-takeout-db-'));
+    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    databaseUrl = `sqlite:${join(workDir, 'stride.sqlite')}`;
+  } else {
+    const database = await temporaryPostgresDatabase(postgresUrl!, 'takeout');
+    cleanups.push(() => database.drop());
+    databaseUrl = database.url;
+  }
+  const label = dialect === 'sqlite' ? 'Stride SQLite' : 'Stride PostgreSQL';
+  log(`load 18: the import of a year's Takeout archive (${label})…`);
+  const result = await takeoutImportLoad(databaseUrl, log);
+  extras[`takeout_import_${dialect}`] = { readings: result.readings, preview_seconds: result.previewSeconds, import_seconds: result.importSeconds, archive_bytes: result.archiveBytes };
+  const target = TAKEOUT_TARGETS[dialect];
+  row(`${dialect === 'sqlite' ? '' : '5/'}18 Takeout import of a year`, label, 'readings/s', result.import, {}, [
+    { target: `≥ ${target.toLocaleString('en')} heart-rate readings a second`, pass: result.import.rate >= target, actual: `${Math.round(result.import.rate).toLocaleString('en')} readings/s` },
+  ]);
+}
+
 /** What a person-day may weigh, in bytes (issue 30: 4 KB on SQLite, 6 KB on PostgreSQL). */
 const SIZE_TARGETS = { sqlite: 4 * 1024, postgres: 6 * 1024 } as const;
 
@@ -711,7 +740,7 @@ async function main(): Promise<number> {
 
   const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13', '16', '17'].filter((load) => selected.has(load)));
   // Load 5 is loads 1–3 and 7–13 again on PostgreSQL: those of them selected, or all when none is.
-  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15', '16', '17'];
+  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15', '16', '17', '18'];
   let postgresLoads = new Set<string>();
   if (selected.has('5')) {
     if (postgresUrl) {
@@ -725,6 +754,7 @@ async function main(): Promise<number> {
   if (selected.has('7')) await sizeLoad('sqlite');
   if (postgresLoads.has('7')) await sizeLoad('postgres');
   const postgresStrideChange = postgresLoads.has('15');
+  const postgresTakeout = postgresLoads.has('18');
   const strideLoads = ['1', '2', '3', '8', '9', '10', '11', '12', '13', '16', '17'];
   if (postgresLoads.size > 0 && !strideLoads.some((load) => postgresLoads.has(load))) postgresLoads = new Set();
   const strides: StrideRun[] = [];
@@ -760,6 +790,9 @@ async function main(): Promise<number> {
   if (selected.has('14')) await clientRow();
   if (selected.has('15')) await strideChangeRows('sqlite');
   if (postgresStrideChange) await strideChangeRows('postgres');
+  if (selected.has('18')) await takeoutImportRow('sqlite');
+  if (postgresTakeout) await takeoutImportRow('postgres');
+  await removeTakeoutArchive();
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
 
   if (rows.length === 0) {

@@ -47,6 +47,9 @@ Commands:
   import --user E --kind K FILE             one kind K: steps, distance, calories (CSV start_time,value),
                                             heartrate (CSV time,bpm), weight (CSV time,kg,fat_percent),
                                             sleep (JSON lines, a session a line); all or nothing
+  import --takeout FILE --user E            a Google Takeout archive of Fitbit data: every kind it holds,
+                                            with progress on standard error and the report on standard
+                                            output; run again to carry on an interrupted import
   steps import --user E FILE                the same as import --kind steps
   webhooks add CLIENT_ID --url U --events e1,e2
                                             prints the endpoint's id and its secret (shown only here)
@@ -85,6 +88,7 @@ const OPTIONS: ParseArgsConfig['options'] = {
   'expires-in': { type: 'string' },
   user: { type: 'string' },
   kind: { type: 'string' },
+  takeout: { type: 'string' },
   metric: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'string' },
@@ -121,7 +125,8 @@ export async function runStride(argv: string[], io: CliIo): Promise<number> {
 
   try {
     const config = loadConfig(io.env);
-    const result: CommandResult = await command({ config, values, args, readStdin: () => readAll(io.stdin) });
+    const progress = (line: string) => io.stderr.write(`stride: ${line}\n`);
+    const result: CommandResult = await command({ config, values, args, readStdin: () => readAll(io.stdin), progress });
     if (result === undefined) return 0;
     io.stdout.write(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
     return 0;

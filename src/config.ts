@@ -59,6 +59,15 @@ export interface Config {
   metrics: { token: string | undefined; port: number | undefined };
   registration: RegistrationSettings;
   sandbox: SandboxConfig;
+  takeout: TakeoutConfig;
+}
+
+/** Imports of Google Takeout archives (docs/takeout.md). */
+export interface TakeoutConfig {
+  /** TAKEOUT_MAX_BYTES: the largest archive read; a larger one is refused before it is opened. */
+  maxArchiveBytes: number;
+  /** TAKEOUT_LEASE: seconds a process running an import may go silent before another takes the import over. */
+  leaseSeconds: number;
 }
 
 /** Test people (docs/web.md, "Test people"). */
@@ -318,5 +327,9 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: metricsAccess(env),
     registration: registrationSettings(env),
     sandbox: { live: boolean(env, 'SANDBOX_LIVE'), days: integer(env, 'SANDBOX_DAYS', 90, 1, 365) },
+    takeout: {
+      maxArchiveBytes: integer(env, 'TAKEOUT_MAX_BYTES', 4 * 1024 ** 3, 1, 2 ** 50),
+      leaseSeconds: integer(env, 'TAKEOUT_LEASE', 30, 1, 3600),
+    },
   };
 }

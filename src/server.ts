@@ -10,6 +10,8 @@ import { createStores } from './store/stores.js';
 import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 import { USAGE_FLUSH_SECONDS } from './http/usage.js';
 import { advanceLiveSandbox, SANDBOX_STEP_SECONDS } from './domain/test-people.js';
+import { archiveLimits } from './domain/takeout/imports.js';
+import { startImportRunner } from './domain/takeout/runner.js';
 
 /** Logged once when PostgreSQL's answers show a transaction-pooling proxy the settings did not name. */
 const POOLING_FOUND =
@@ -60,6 +62,14 @@ export async function serve(config: Config): Promise<void> {
   sandboxTimer?.unref();
 
   const deliveries = startDeliveryLoop(createDeliveryWorker(app.ctx, app.log), app.log);
+  // Takeout imports queued on any process, or left running by one that stopped (docs/takeout.md).
+  const imports = startImportRunner(stores, {
+    leaseSeconds: config.takeout.leaseSeconds,
+    coalesceSeconds: config.webhooks.coalesceSeconds,
+    limits: archiveLimits(config.takeout.maxArchiveBytes),
+    clock: systemClock,
+    onError: (error) => app.log.warn({ err: error }, 'a Takeout import stopped on an error; it is carried on once its lease runs out'),
+  });
   let metricsServer: Server | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -71,6 +81,7 @@ export async function serve(config: Config): Promise<void> {
     clearInterval(sandboxTimer);
     metricsServer?.close();
     await deliveries.stop();
+    await imports.stop();
     await app.close();
     await flushUsage();
     await stores.close();

@@ -22,6 +22,7 @@ import { targetProblem } from '../webhooks/targets.js';
 import { runDemo } from './demo.js';
 import { DemoServerProblem } from './demo-server.js';
 import { ImportFileError, isDataKind, parseExportFile, parseKindFile, type ImportedFile } from './import.js';
+import { importTakeout, reportText, TakeoutCommandError } from './takeout.js';
 
 export type CommandResult = { text: string; json: unknown } | undefined;
 
@@ -31,6 +32,8 @@ export interface CommandInput {
   args: string[];
   /** All of standard input, read when a command asks for it. */
   readStdin(): Promise<string>;
+  /** A line of progress on standard error (a long import). */
+  progress(line: string): void;
 }
 
 type Command = (input: CommandInput) => Promise<CommandResult>;
@@ -162,6 +165,20 @@ async function importFile({ config, values, args }: CommandInput, kind: DataKind
     });
     return { user: user.email, written, readings: parsed.readings };
   });
+}
+
+/** `stride import --takeout FILE --user EMAIL` (cli/takeout.ts). */
+async function takeoutCommand({ config, values, args, progress }: CommandInput): Promise<CommandResult> {
+  const email = required(values, 'user');
+  const file = required(values, 'takeout');
+  if (args.length > 0) throw new CommandError('--takeout names the archive; give no other FILE');
+  if (values.kind !== undefined || values.metric !== undefined) throw new CommandError('--takeout reads every kind the archive holds; leave out --kind');
+  const view = await withStores(config, async (stores) => {
+    const user = await userByEmail(stores, email);
+    return importTakeout(stores, config, user, file, systemClock, progress).catch(failWith(TakeoutCommandError));
+  });
+  if (view.state === 'failed') throw new CommandError(`${file}: the import ${view.id} failed: ${view.error}; what it imported before stays`);
+  return { text: reportText(view), json: view };
 }
 
 const KIND_WORDS: Record<DataKind, [string, string]> = {
@@ -420,6 +437,7 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   async import(input) {
+    if (input.values.takeout !== undefined) return takeoutCommand(input);
     const { user, written, readings } = await importFile(input, kindOption(input.values));
     const made = describeWritten(written, readings);
     return { text: `imported for ${user}: ${made || 'nothing (the file holds no records)'}`, json: { user, imported: written, ...(readings !== undefined && { readings }) } };

@@ -32,6 +32,7 @@ import * as strideChanges from './migrations/014_stride_changes.js';
 import * as requestedScope from './migrations/015_requested_scope.js';
 import * as heartRateProfile from './migrations/016_heart_rate_profile.js';
 import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
+import * as takeoutImports from './migrations/019_takeout_imports.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -52,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '015_requested_scope': requestedScope,
   '016_heart_rate_profile': heartRateProfile,
   '018_fitbit_subscriptions': fitbitSubscriptions,
+  '019_takeout_imports': takeoutImports,
 };
 
 export class MigrationError extends Error {}

@@ -49,6 +49,37 @@ export interface StrideChangeTable {
   done_through: number | null;
 }
 
+/** An import of a Google Takeout archive (store/takeout-imports.ts). */
+export interface TakeoutImportTable {
+  id: string;
+  user_id: string;
+  archive_path: string;
+  archive_name: string;
+  archive_bytes: number;
+  archive_fingerprint: string;
+  /** 1: the server stored the upload and removes it when the import ends. */
+  owns_archive: number;
+  state: 'previewed' | 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
+  timezone: string;
+  /** JSON: what the archive holds (store/takeout-imports.ts, TakeoutPreview). */
+  preview: string;
+  files_total: number;
+  next_file: number;
+  next_part: number;
+  /** JSON: ImportReport. */
+  report: string;
+  /** JSON: the changes written that no event has told yet, per event type. */
+  pending_events: string;
+  cancel_requested: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
 export interface AppTable {
   id: string;
   client_id: string;
@@ -371,6 +402,7 @@ export interface Database {
   users: UserTable;
   test_people: TestPersonTable;
   stride_changes: StrideChangeTable;
+  takeout_imports: TakeoutImportTable;
   apps: AppTable;
   pushed_authorization_requests: PushedAuthorizationRequestTable;
   registration_tokens: RegistrationTokenTable;

@@ -12,6 +12,7 @@ import { recordEvent } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { formatRecordId, newIdTag, parseRecordId } from './record-ids.js';
 import type { DataChange } from './sleep.js';
+import { noteImportStep, type ImportStep, type StepOutcome } from './takeout-imports.js';
 
 /** A measurement in the stored units: hundredths of a kilogram and of a percent (null: no body fat). */
 export interface WeightInput {
@@ -27,6 +28,12 @@ export interface StoredWeight extends WeightInput {
 export interface BodyWeightStore {
   /** Stores the measurement, replacing the one at the same time (which keeps its id). */
   save(userId: string, weight: WeightInput, change: DataChange): Promise<StoredWeight>;
+  /**
+   * An import's measurements (store/takeout-imports.ts), in one transaction: each is stored unless
+   * the person holds one at its time (kept as stored); then `step` is noted with the stored ones'
+   * dates (by `dateOf`). Records no event of its own.
+   */
+  addNew(userId: string, weights: readonly WeightInput[], step: ImportStep, dateOf: (time: number) => string): Promise<StepOutcome>;
   /** The measurements whose time is in [from, to), oldest first. */
   within(userId: string, from: number, to: number): Promise<StoredWeight[]>;
   /** Deletes the measurement `id` names; the deleted one, or null when the person has none by that id. */
@@ -77,6 +84,27 @@ export function createBodyWeightStore(db: Db): BodyWeightStore {
           .execute();
         await recordBodyEvent(trx, userId, weight.time, change);
         return weightOf(row);
+      }),
+
+    addNew: (userId, weights, step, dateOf) =>
+      withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const times = weights.map((weight) => weight.time);
+        const held = new Set<number>();
+        for (let i = 0; i < times.length; i += 500) {
+          const rows = await trx.selectFrom('body_weights').select('time').where('user_id', '=', userId).where('time', 'in', times.slice(i, i + 500)).execute();
+          for (const row of rows) held.add(Number(row.time));
+        }
+        const fresh = weights.filter((weight) => !held.has(weight.time));
+        if (fresh.length > 0) {
+          await trx
+            .insertInto('body_weights')
+            .values(fresh.map((weight) => ({ user_id: userId, time: weight.time, id_tag: newIdTag(), kg_hundredths: weight.kg_hundredths, fat_hundredths: weight.fat_hundredths })))
+            .execute();
+        }
+        const outcome: StepOutcome = { written: fresh.length, kept: weights.length - fresh.length, changes: {} };
+        if (fresh.length > 0) outcome.changes['body.updated'] = { dates: [...new Set(fresh.map((weight) => dateOf(weight.time)))].sort() };
+        await noteImportStep(trx, step, outcome);
+        return outcome;
       }),
 
     async within(userId, from, to) {

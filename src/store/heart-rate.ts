@@ -14,6 +14,8 @@ import { recordEvent, type MinuteRange } from './events.js';
 import type { HeartRateDayReader } from './heart-rate-series.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
+import { noteImportStep, type ImportStep, type PendingChange } from './takeout-imports.js';
+import type { FillOutcome } from './minute-series.js';
 
 /** The range of a reading, in beats per minute (SPEC §4.4). */
 export { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
@@ -45,6 +47,12 @@ export interface HeartRateStore {
    * `change` makes of the minutes removed; returns those minutes' starts.
    */
   deleteMinutes(userId: string, from: number, to: number, change: (removed: number[]) => HeartRateChange): Promise<number[]>;
+  /**
+   * An import's minutes (store/takeout-imports.ts): writes those the person holds nothing for yet
+   * and keeps the others as stored (a device's minute wins), then notes `step` with the change
+   * `changeOf(the starts written)`, in one transaction. Records no event of its own.
+   */
+  fillMinutes(userId: string, minutes: readonly HeartRateMinute[], step: ImportStep, changeOf: (written: readonly number[]) => PendingChange): Promise<FillOutcome>;
   /** The day rows of a series (store/heart-rate-series.ts). */
   readDays: HeartRateDayReader;
   /** The user's minutes after `afterMinute` (exclusive), in order, at most `limit`: one page of an export. */
@@ -68,6 +76,30 @@ export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): Hear
         }
         await writeDays(trx, userId, days);
         await recordChange(trx, userId, change);
+      });
+    },
+    async fillMinutes(userId, minutes, step, changeOf) {
+      return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const days = await storedDays(trx, userId, [...new Set(minutes.map((minute) => dayStartOf(minute.start_time)))]);
+        const written: number[] = [];
+        const changed = new Map<number, HeartRateMinutes>();
+        for (const minute of minutes) {
+          const start = dayStartOf(minute.start_time);
+          let day = days.get(start);
+          if (!day) days.set(start, (day = emptyHeartRateDay()));
+          const m = (minute.start_time - start) / 60;
+          if (day.avg[m] !== 0) continue;
+          day.avg[m] = minute.avg;
+          day.min[m] = minute.min;
+          day.max[m] = minute.max;
+          written.push(minute.start_time);
+          changed.set(start, day);
+        }
+        await writeDays(trx, userId, changed);
+        written.sort((a, b) => a - b);
+        const changes = written.length > 0 ? { 'heartrate.updated': changeOf(written) } : {};
+        await noteImportStep(trx, step, { written: written.length, kept: minutes.length - written.length, changes });
+        return { written: written.length, kept: minutes.length - written.length };
       });
     },
     async deleteMinutes(userId, from, to, change) {

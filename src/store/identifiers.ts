@@ -29,6 +29,8 @@ const SHAPES = {
   webhookDelivery: /^msg_[0-9a-f]{32}$/,
   /** A session is named, on the account page, by the SHA-256 of its credential in hex. */
   session: /^[0-9a-f]{64}$/,
+  /** A Takeout import (takeout-imports.ts): `imp_` and 12 random bytes in base64url. */
+  takeoutImport: /^imp_[A-Za-z0-9_-]{16}$/,
 } as const;
 
 export type IdKind = keyof typeof SHAPES;

@@ -22,6 +22,7 @@ import { withOwnerLocked } from './owner-lock.js';
 import { recordWritePosition } from './replica.js';
 import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
 import type { SeriesSums } from './series-sums.js';
+import { noteImportStep, type ImportStep, type PendingChange, type StepOutcome } from './takeout-imports.js';
 
 export type { SumMetric };
 
@@ -42,6 +43,12 @@ export interface SeriesChange {
 
 /** The change of a delete, from the starts of the minutes it removed (ascending); run inside its transaction. */
 export type ChangeOfMinutes = (minuteStarts: readonly number[]) => SeriesChange;
+
+/** What an import's write did: minutes written, and minutes kept as the person held them. */
+export interface FillOutcome {
+  written: number;
+  kept: number;
+}
 
 /** How a metric is stored: `scale` stored units to one unit of the API, and the event of its writes. */
 export interface SumMetricStorage {
@@ -67,6 +74,13 @@ export interface MinuteSeriesStore {
    * `changeOf(their starts)`, in one transaction; returns how many minutes held a value.
    */
   deleteRange(userId: string, from: number, to: number, changeOf: ChangeOfMinutes): Promise<number>;
+  /**
+   * An import's minutes (store/takeout-imports.ts): writes those the person holds nothing for yet
+   * and keeps the stored value of the others (a device's minute wins), then notes `step` with the
+   * change `changeOf(the starts written)` for the import's event, in one transaction. Records no
+   * event of its own.
+   */
+  fillSamples(userId: string, samples: readonly MinuteSample[], step: ImportStep, changeOf: (written: readonly number[]) => PendingChange): Promise<FillOutcome>;
   /** Sums per bucket of a plan (store/series-sums.ts), in stored units. */
   sums: SeriesSums;
   /**
@@ -82,25 +96,36 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
   const { metric, scale } = storage;
   const stored = (value: number) => Math.round(value * scale);
 
-  /** Reads the days, lets `change` alter them, writes them back with what depends on them, and records the events. */
-  async function writeDays(userId: string, days: number[], change: (read: Map<number, DayMinutes>) => SeriesChange | null): Promise<void> {
+  /**
+   * Reads the days, lets `change` alter them, writes them back with what depends on them, and lets
+   * `tell` record (or note) what changed; `change` answering false ends the transaction unwritten.
+   */
+  async function writeDays(
+    userId: string,
+    days: number[],
+    change: (read: Map<number, DayMinutes>) => boolean,
+    tell: (trx: Kysely<Database>, distanceChanged: boolean) => Promise<void>,
+  ): Promise<void> {
     await withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
       const found = new Map<number, DayMinutes>();
       for (const row of await readDayRows(trx, userId, metric, days)) found.set(row.day_start, unpackMinutes(row.minutes));
       const before = new Map([...found].map(([day, minutes]) => [day, minutes.slice()]));
-      const event = change(found);
-      if (event === null) return;
+      if (!change(found)) return;
       const writes: DayWrite[] = [];
       for (const [day, after] of found) {
         const earlier = before.get(day) ?? null;
         if (earlier === null || !sameMinutes(earlier, after)) writes.push({ day, before: earlier, after });
       }
-      const distanceChanged = await writeBack(trx, userId, writes);
-      await record(trx, userId, storage.event, event);
-      if (metric === 'steps' && distanceChanged) await record(trx, userId, 'distance.updated', event);
+      await tell(trx, await writeBack(trx, userId, writes));
     });
     if (withReplica) await recordWritePosition(db.kysely, userId);
   }
+
+  /** The events of a write: the metric's, and distance.updated when a steps write changed distance as read. */
+  const recordBoth = (userId: string, event: SeriesChange) => async (trx: Kysely<Database>, distanceChanged: boolean) => {
+    await record(trx, userId, storage.event, event);
+    if (metric === 'steps' && distanceChanged) await record(trx, userId, 'distance.updated', event);
+  };
 
   /** Writes the days back (an emptied day loses its row); returns whether distance as read changed. */
   async function writeBack(trx: Kysely<Database>, userId: string, writes: DayWrite[]): Promise<boolean> {
@@ -118,34 +143,77 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
     async upsertSamples(userId, samples, change) {
       if (samples.length === 0) return 0;
       const days = [...new Set(samples.map((sample) => dayStartOf(sample.start_time)))];
-      await writeDays(userId, days, (found) => {
-        for (const sample of samples) {
-          const day = dayStartOf(sample.start_time);
-          let minutes = found.get(day);
-          if (!minutes) found.set(day, (minutes = emptyDay()));
-          minutes[(sample.start_time - day) / 60] = stored(sample.value);
-        }
-        return change;
-      });
+      await writeDays(
+        userId,
+        days,
+        (found) => {
+          for (const sample of samples) {
+            const day = dayStartOf(sample.start_time);
+            let minutes = found.get(day);
+            if (!minutes) found.set(day, (minutes = emptyDay()));
+            minutes[(sample.start_time - day) / 60] = stored(sample.value);
+          }
+          return true;
+        },
+        recordBoth(userId, change),
+      );
       return samples.length;
+    },
+
+    async fillSamples(userId, samples, step, changeOf) {
+      const days = [...new Set(samples.map((sample) => dayStartOf(sample.start_time)))];
+      const written: number[] = [];
+      await writeDays(
+        userId,
+        days,
+        (found) => {
+          written.length = 0;
+          for (const sample of samples) {
+            const day = dayStartOf(sample.start_time);
+            let minutes = found.get(day);
+            if (!minutes) found.set(day, (minutes = emptyDay()));
+            const m = (sample.start_time - day) / 60;
+            if (minutes[m] !== ABSENT) continue;
+            minutes[m] = stored(sample.value);
+            written.push(sample.start_time);
+          }
+          return true;
+        },
+        async (trx, distanceChanged) => {
+          const changes: StepOutcome['changes'] = {};
+          if (written.length > 0) {
+            written.sort((a, b) => a - b);
+            const change = changeOf(written);
+            changes[storage.event] = change;
+            if (metric === 'steps' && distanceChanged) changes['distance.updated'] = change;
+          }
+          await noteImportStep(trx, step, { written: written.length, kept: samples.length - written.length, changes });
+        },
+      );
+      return { written: written.length, kept: samples.length - written.length };
     },
 
     async deleteRange(userId, from, to, changeOf) {
       const days: number[] = [];
       for (let day = dayStartOf(from); day < to; day += DAY_SECONDS) days.push(day);
       const deleted: number[] = [];
-      await writeDays(userId, days, (found) => {
-        for (const [day, minutes] of [...found].sort(([a], [b]) => a - b)) {
-          const first = Math.max(0, Math.ceil((from - day) / 60));
-          const end = Math.min(1440, Math.ceil((to - day) / 60));
-          for (let m = first; m < end; m++) {
-            if (minutes[m] === ABSENT) continue;
-            minutes[m] = ABSENT;
-            deleted.push(day + m * 60);
+      await writeDays(
+        userId,
+        days,
+        (found) => {
+          for (const [day, minutes] of [...found].sort(([a], [b]) => a - b)) {
+            const first = Math.max(0, Math.ceil((from - day) / 60));
+            const end = Math.min(1440, Math.ceil((to - day) / 60));
+            for (let m = first; m < end; m++) {
+              if (minutes[m] === ABSENT) continue;
+              minutes[m] = ABSENT;
+              deleted.push(day + m * 60);
+            }
           }
-        }
-        return deleted.length === 0 ? null : changeOf(deleted);
-      });
+          return deleted.length > 0;
+        },
+        (trx, distanceChanged) => recordBoth(userId, changeOf(deleted))(trx, distanceChanged),
+      );
       return deleted.length;
     },
 

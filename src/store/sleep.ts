@@ -13,6 +13,7 @@ import { packStages, unpackStages, type SleepStage, type SleepStageName } from '
 import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { formatRecordId, newIdTag, parseRecordId } from './record-ids.js';
+import { noteImportStep, type ImportStep, type StepOutcome } from './takeout-imports.js';
 
 export { SLEEP_STAGE_CODES } from '../db/sleep-stages.js';
 export type { SleepStage, SleepStageName };
@@ -48,6 +49,13 @@ export interface SleepStore {
    * overlaps another: then nothing is written and that one is returned.
    */
   save(userId: string, session: SleepSessionInput, change: DataChange): Promise<SleepSaveOutcome>;
+  /**
+   * An import's sessions (store/takeout-imports.ts), in order, in one transaction: each is stored
+   * unless the person holds a session with its start (kept as stored) or one it overlaps (refused,
+   * as the API refuses it); then `step` is noted with the stored ones' change (their dates by
+   * `dateOf`). Records no event of its own.
+   */
+  addNew(userId: string, sessions: readonly SleepSessionInput[], step: ImportStep, dateOf: (time: number) => string): Promise<StepOutcome>;
   /** The sessions whose end_time is in [from, to), by start. */
   endingWithin(userId: string, from: number, to: number): Promise<StoredSleepSession[]>;
   /** Deletes the session `id` names; the deleted session, or null when the person has none by that id. */
@@ -120,6 +128,45 @@ export function createSleepStore(db: Db): SleepStore {
         const saved = sessionOf(row);
         await recordSleepEvent(trx, userId, replaced ? [sessionOf(replaced), saved] : [saved], change);
         return { saved };
+      }),
+
+    addNew: (userId, sessions, step, dateOf) =>
+      withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
+        const outcome: StepOutcome = { written: 0, kept: 0, refused: [], changes: {} };
+        const stored: SleepSessionInput[] = [];
+        for (let index = 0; index < sessions.length; index++) {
+          const session = sessions[index]!;
+          const near = await trx
+            .selectFrom('sleep_sessions')
+            .select(COLUMNS)
+            .where('user_id', '=', userId)
+            .where('start_time', '>', session.start_time - MAX_SLEEP_SESSION_SECONDS)
+            .where('start_time', '<', session.end_time)
+            .where('end_time', '>', session.start_time)
+            .orderBy('start_time')
+            .execute();
+          if (near.some((row) => Number(row.start_time) === session.start_time)) {
+            outcome.kept++;
+            continue;
+          }
+          if (near.length > 0) {
+            const other = sessionOf(near[0]!);
+            outcome.refused!.push({ index, code: 'sleep_overlap', reason: `the session from ${session.start_time} to ${session.end_time} overlaps the stored session ${other.id} (start_time ${other.start_time}, end_time ${other.end_time}); the stored one is kept` });
+            continue;
+          }
+          const row = { user_id: userId, start_time: session.start_time, end_time: session.end_time, id_tag: newIdTag(), stages: packStages(session.stages) };
+          await trx.insertInto('sleep_sessions').values(row).execute();
+          stored.push(session);
+        }
+        outcome.written = stored.length;
+        if (stored.length > 0) {
+          outcome.changes['sleep.updated'] = {
+            dates: [...new Set(stored.map((session) => dateOf(session.end_time)))].sort(),
+            ranges: mergeRanges(stored.map(({ start_time, end_time }) => ({ start_time, end_time }))),
+          };
+        }
+        await noteImportStep(trx, step, outcome);
+        return outcome;
       }),
 
     async endingWithin(userId, from, to) {

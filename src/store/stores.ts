@@ -31,6 +31,7 @@ import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
 import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
 import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
+import { createTakeoutImportStore, type TakeoutImportStore } from './takeout-imports.js';
 import { createSummaryStore, type SummaryStore } from './daily-summary.js';
 import { postgresSummaryReads } from './postgres/summary-reads.js';
 import { sqliteSummaryReads } from './sqlite/summary-reads.js';
@@ -74,6 +75,8 @@ export interface Stores {
   sleep: SleepStore;
   /** Body weight measurements, read from the primary. */
   bodyWeight: BodyWeightStore;
+  /** Imports of Google Takeout archives: their state, reports and leases (docs/takeout.md). */
+  takeoutImports: TakeoutImportStore;
   /** What the daily summary reads of every kind, in one statement; from the primary. */
   summary: SummaryStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
@@ -135,6 +138,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     heartRate: createHeartRateStore(db, db.sqlite ? sqliteHeartRateDays(db.sqlite) : postgresHeartRateDays(db.pool)),
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),
+    takeoutImports: createTakeoutImportStore(db),
     summary: createSummaryStore(db.sqlite ? sqliteSummaryReads(db.sqlite) : postgresSummaryReads(db.pool)),
     webhooks: createWebhookStore(db),
     fitbitSubscriptions: createFitbitSubscriptionStore(db.kysely),

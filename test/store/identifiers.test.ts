@@ -8,6 +8,7 @@ import { after, before, it } from 'node:test';
 import { addTestPeople } from '../../src/domain/test-people.js';
 import { hashCredential, newClientId, newCredential } from '../../src/security/secrets.js';
 import { newMessageId } from '../../src/store/events.js';
+import { newImportId } from '../../src/store/takeout-imports.js';
 import { isId, type IdKind } from '../../src/store/identifiers.js';
 import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
@@ -17,7 +18,7 @@ import { formPage, signedIn } from '../web/pages-support.js';
 
 cheapPasswordHashing();
 
-const KINDS: IdKind[] = ['client', 'app', 'user', 'webhookEndpoint', 'webhookDelivery', 'session'];
+const KINDS: IdKind[] = ['client', 'app', 'user', 'webhookEndpoint', 'webhookDelivery', 'session', 'takeoutImport'];
 
 forEachDialect('the shapes of ids', (dialect) => {
   let t: TestApp;
@@ -51,6 +52,8 @@ forEachDialect('the shapes of ids', (dialect) => {
     // A session of the account page.
     made.push(['session', (await stores.sessions.listLive(f.developer.id, t.clock()))[0]!.idHash]);
 
+    made.push(['takeoutImport', newImportId()]);
+
     for (const [kind, id] of made) assert.ok(isId(kind, id), `${kind} ${id}`);
   });
 });
@@ -63,6 +66,7 @@ it('fit nothing with a control character, a lone surrogate or too many character
     webhookEndpoint: 'we_AbCdEfGh-_012345',
     webhookDelivery: `msg_${'0'.repeat(32)}`,
     session: 'a'.repeat(64),
+    takeoutImport: 'imp_AbCdEfGh-_012345',
   };
   const odd = ['\u0000', '\u0001', '\u001f', '\u007f', '\uD800', '\uDFFF', '\u2028'];
   for (const kind of KINDS) {
