@@ -3,6 +3,8 @@
  * at start; a bad value throws a ConfigError whose message is one line naming the variable.
  */
 import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 
 export interface RateLimit {
   /** Requests allowed per window. */
@@ -68,6 +70,8 @@ export interface TakeoutConfig {
   maxArchiveBytes: number;
   /** TAKEOUT_LEASE: seconds a process running an import may go silent before another takes the import over. */
   leaseSeconds: number;
+  /** TAKEOUT_DIR: where archives uploaded on the account page are stored while they are previewed and imported. */
+  archiveDir: string;
 }
 
 /** Test people (docs/web.md, "Test people"). */
@@ -163,6 +167,18 @@ function url(env: Env, name: string, fallback: string): string {
     throw new ConfigError(`${name} must not have a query or fragment, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/**
+ * Where uploaded archives go: TAKEOUT_DIR, else a `takeout` folder beside the SQLite file (the
+ * server's data directory), else — a database with no file of its own here — the OS temp dir.
+ */
+function takeoutDir(env: Env, database: string): string {
+  const raw = env.TAKEOUT_DIR;
+  if (raw !== undefined && raw !== '') return resolve(raw);
+  const file = database.slice('sqlite:'.length);
+  if (database.startsWith('sqlite:') && file !== ':memory:') return resolve(dirname(file), 'takeout');
+  return join(tmpdir(), 'stride-takeout');
 }
 
 function databaseUrl(env: Env): string {
@@ -330,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     takeout: {
       maxArchiveBytes: integer(env, 'TAKEOUT_MAX_BYTES', 4 * 1024 ** 3, 1, 2 ** 50),
       leaseSeconds: integer(env, 'TAKEOUT_LEASE', 30, 1, 3600),
+      archiveDir: takeoutDir(env, databaseUrl(env)),
     },
   };
 }

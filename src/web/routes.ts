@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { accountPages } from './pages/account.js';
 import { accountDataPages } from './pages/account-data.js';
+import { accountImportPages } from './pages/account-imports.js';
 import { dataPages } from './pages/data-pages.js';
 import { authorizePages } from './pages/authorize.js';
 import { appPages } from './pages/app-pages.js';
@@ -50,6 +51,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await ownedAppScope(app, [appPages, webhookPages, fitbitSubscriberPages, testPersonConnectPage]);
   await app.register(accountPages);
   await app.register(accountDataPages);
+  await app.register(accountImportPages);
   await app.register(dataPages);
   await app.register(demoCallbackPage);
 }

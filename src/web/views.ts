@@ -25,6 +25,8 @@ export interface LayoutData {
   section?: 'dashboard' | 'account' | undefined;
   /** A page that uses a wide screen's width: the account page's columns, the demo callback's command. */
   wide?: boolean | undefined;
+  /** Seconds after which the browser loads the page again: a page that follows work in progress without a script. */
+  refreshSeconds?: number | undefined;
 }
 
 /** A way on from an error page. */

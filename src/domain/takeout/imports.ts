@@ -4,6 +4,7 @@
  * follow its progress, cancel it, read its report. Every function takes the person's id and
  * answers only for that person's imports: another person's import is "not found".
  */
+import { rm } from 'node:fs/promises';
 import type { Stores } from '../../store/stores.js';
 import { daysIn, TAKEOUT_KINDS, type KindTally, type SkippedTally, type TakeoutImport, type TakeoutKind, type TakeoutPreview } from '../../store/takeout-imports.js';
 import { isoDateOfDay } from '../../calendar/local-clock.js';
@@ -59,7 +60,10 @@ export async function startImport(stores: Stores, userId: string, id: string, no
 export async function cancelImport(stores: Stores, userId: string, id: string, now: number, coalesceSeconds: number): Promise<TakeoutImport | null> {
   const outcome = await stores.takeoutImports.cancel(userId, id, now, coalesceSeconds);
   if ('notFound' in outcome) return null;
-  return 'cancelling' in outcome ? outcome.cancelling : outcome.finished;
+  const imported = 'cancelling' in outcome ? outcome.cancelling : outcome.finished;
+  // A previewed or queued import ends here, with no runner to forget the archive the server stored.
+  if (imported.state === 'cancelled' && imported.ownsArchive) await rm(imported.archivePath, { force: true });
+  return imported;
 }
 
 /** The person's import, as the page shows it; null when they have none by that id. */

@@ -15,6 +15,8 @@ import { sendPage } from '../views.js';
 import { StrideChangeTooSoon } from '../../store/stride-changes.js';
 import { takeDraft } from '../form-drafts.js';
 import { ACCOUNT_DATA_OUTCOMES } from './account-data.js';
+import { importsOf } from '../../domain/takeout/imports.js';
+import { bytesText, importListItem } from './import-view.js';
 
 /** The profile form as typed: every field a string. */
 type ProfileForm = Record<EditableField, string>;
@@ -37,6 +39,9 @@ const FIELD_LABELS: Record<EditableField, string> = {
 const OPTIONAL_FIELDS: ReadonlySet<EditableField> = new Set(['stride_length_cm', 'birth_year', 'max_heart_rate']);
 
 const optionalText = (value: number | null) => (value === null ? '' : String(value));
+
+/** The imports of Takeout archives listed on the page, newest first. */
+const RECENT_IMPORTS = 5;
 
 /** IANA names offered as suggestions in the time zone field. */
 const TIME_ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
@@ -131,6 +136,8 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
       notice: options.notice ?? null,
       connected,
       timeZones: TIME_ZONES,
+      imports: (await importsOf(stores, session.user.id, RECENT_IMPORTS)).map(importListItem),
+      maxArchiveSize: bytesText(app.ctx.config.takeout.maxArchiveBytes),
     }, status);
   }
 
