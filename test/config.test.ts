@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseRateLimit } from '../src/config.js';
 
@@ -26,6 +28,14 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ REGISTRATION: 'token' }), (error: Error) => error instanceof ConfigError && /REGISTRATION_OWNER/.test(error.message));
     assert.throws(() => loadConfig({ REGISTRATION: 'yes', REGISTRATION_OWNER: 'ops@example.com' }), /REGISTRATION must be one of off, token, open/);
     assert.throws(() => loadConfig({ REGISTRATION: 'open', REGISTRATION_OWNER: 'nobody' }), /REGISTRATION_OWNER must be an email address/);
+  });
+
+  it('puts uploaded Takeout archives in TAKEOUT_DIR, else beside the SQLite file, else in the temp dir', () => {
+    assert.equal(loadConfig({}).takeout.archiveDir, resolve('data', 'takeout'));
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/srv/stride/db.sqlite' }).takeout.archiveDir, '/srv/stride/takeout');
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).takeout.archiveDir, join(tmpdir(), 'stride-takeout'));
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://db.example/stride' }).takeout.archiveDir, join(tmpdir(), 'stride-takeout'));
+    assert.equal(loadConfig({ TAKEOUT_DIR: '/var/lib/stride/uploads' }).takeout.archiveDir, '/var/lib/stride/uploads');
   });
 
   it('reads SANDBOX_LIVE (off by default) and SANDBOX_DAYS (90), refusing anything else', () => {
