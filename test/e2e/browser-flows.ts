@@ -6,6 +6,7 @@
  * an app's webhook endpoint (webhook-flows.ts, to a receiver on 127.0.0.1, which WEBHOOK_ALLOW_PRIVATE permits);
  * a developer's test person connected through the app's real redirect (sandbox-flows.ts);
  * a person's data in charts, on a phone and a computer, light and dark (data-flows.ts);
+ * a Fitbit history brought from a Google Takeout archive on the account page (takeout-flows.ts);
  * every kind of page against WCAG 2.1 AA with axe-core (accessibility-flows.ts); an app that runs
  * in the page on its own origin and calls Stride through CORS (browser-app-flow.ts).
  * One Chromium and one server serve every flow on a database: starting them is most of what a
@@ -25,6 +26,7 @@ import { connectedAppFlow } from './connected-app.js';
 import { dashboardFlows } from './dashboard-flows.js';
 import { dataFlows } from './data-flows.js';
 import { sandboxFlow } from './sandbox-flows.js';
+import { takeoutFlows } from './takeout-flows.js';
 import { startStride, type BrowserFlows } from './support.js';
 import { trustFlows } from './trust-flows.js';
 import { webhookFlows } from './webhook-flows.js';
@@ -58,6 +60,7 @@ export function browserFlowsOn(dialect: Dialect): void {
     webhookFlows(flows);
     sandboxFlow(flows);
     dataFlows(flows);
+    takeoutFlows(flows);
     // The pages and the CORS headers are the same on either database.
     if (dialect === 'sqlite') {
       accessibilityFlows(flows);

@@ -178,7 +178,7 @@ forEachDialect('Bring your Fitbit history: the size limit', (dialect) => {
     assert.ok(content.length > 4096);
     const response = await upload(t, browser, content);
     assert.equal(response.statusCode, 413);
-    assert.match(response.body, /larger than the 4\.1 kB an archive may be/);
+    assert.match(response.body, /larger than the 4 KiB an archive may be/);
     assert.deepEqual(filesIn(archives), []);
     assert.equal((await browser.get('/account')).status, 200, 'the server answers on');
   });

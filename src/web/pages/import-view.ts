@@ -33,14 +33,14 @@ const UNIT_NAMES = { kg: 'kilograms', lb: 'pounds', stone: 'stones' } as const;
 
 export const kindName = (kind: string) => KIND_NAMES[kind] ?? kind;
 
-/** "1.2 MB": an archive's size. */
+/** "1.2 MiB": an archive's size, in the binary units the limit's refusal (TAKEOUT_MAX_BYTES) uses too. */
 export function bytesText(bytes: number): string {
-  if (bytes < 1000) return `${bytes} bytes`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000;
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
     unit += 1;
   }
   return `${amount(value, 1)} ${units[unit]}`;
