@@ -188,9 +188,9 @@ forEachDialect('your data and sessions', (dialect) => {
     assert.equal(sectionOf(changed.body, 'notice'), 'password-heading');
     assert.equal(sectionOf((await browser.get('/account?sessions=ended')).body, 'notice'), 'sessions-heading');
     assert.equal(sectionOf((await browser.get('/account?saved=profile')).body, 'notice'), 'profile-heading');
-    // Sections that a wide screen shows in two columns (stride.css).
+    // Sections that a wide screen shows in two columns (stride.css), "Bring your Fitbit history" among them.
     assert.match(changed.body, /<main id="main" class="wide">/);
-    assert.equal([...changed.body.matchAll(/<section [^>]*class="account-section/g)].length, 6);
+    assert.equal([...changed.body.matchAll(/<section [^>]*class="account-section/g)].length, 7);
     // A word the page does not know shows nothing.
     assert.equal(textOf((await browser.get('/account?password=toString&delete=constructor')).body, 'notice'), undefined);
   });
