@@ -63,8 +63,8 @@ forEachDialect('Bring your Fitbit history (account page)', (dialect) => {
   });
   after(() => t.close());
 
-  const run = (id: string) =>
-    claimAndRun(t.database.stores, `runner-${id}`, { leaseSeconds: 30, coalesceSeconds: t.config.webhooks.coalesceSeconds, limits: archiveLimits(t.config.takeout.maxArchiveBytes), clock: t.clock }, id);
+  const run = (id: string, shouldStop?: () => boolean, onProgress?: (at: { filesDone: number }) => void) =>
+    claimAndRun(t.database.stores, `runner-${id}`, { leaseSeconds: 30, coalesceSeconds: t.config.webhooks.coalesceSeconds, limits: archiveLimits(t.config.takeout.maxArchiveBytes), clock: t.clock, ...(shouldStop && { shouldStop }), ...(onProgress && { onProgress }) }, id);
 
   /** Uploads an archive for a new person; their browser and the import's page address. */
   async function previewed(name: string) {
@@ -147,6 +147,38 @@ forEachDialect('Bring your Fitbit history (account page)', (dialect) => {
     assert.match(textOf(cancelled.body, 'import-state')!, /before it started/);
     assert.ok(!cancelled.body.includes('http-equiv="refresh"'));
     assert.equal(await run(second.id), null, 'nothing is left to run');
+    assert.deepEqual(filesIn(archives), []);
+  });
+
+  it('shows a running import\'s progress and time left, and cancels it: at its next step while a runner holds it', async () => {
+    const { browser, location, id } = await previewed('Runner');
+    const preview = await browser.get(location);
+    await browser.post(`${location}/start`, formFields(preview.body, `${location}/start`));
+    // A runner reads four files and stops (as a server shutting down does), giving its lease back.
+    let done = 0;
+    assert.equal(await run(id, () => done >= 4, (at) => (done = at.filesDone)), 'stopped');
+    t.clock.advance(60);
+    const running = await browser.get(location);
+    assert.match(textOf(running.body, 'import-state')!, /Importing/);
+    assert.ok(running.body.includes('<meta http-equiv="refresh" content="3">'));
+    const percent = Number(textOf(running.body, 'import-percent'));
+    assert.ok(percent > 0 && percent < 100, `${percent} %`);
+    assert.match(running.body, new RegExp(`<progress id="import-progress" max="100" value="${percent}">`));
+    assert.match(textOf(running.body, 'time-left')!, /^Time left: (less than a minute|about \d+ minutes?)/);
+    assert.match(textOf(running.body, 'kinds-progress')!, /Steps: 7 of 7 days/);
+
+    // Another runner holds it now: the cancel is asked for, and the import stops at its next step.
+    const claimed = await t.database.stores.takeoutImports.claim('another-runner', t.clock(), t.clock() + 30, id);
+    assert.equal(claimed?.id, id);
+    assert.equal((await browser.post(`${location}/cancel`, formFields(running.body, `${location}/cancel`))).status, 303);
+    const stopping = await browser.get(location);
+    assert.match(textOf(stopping.body, 'import-state')!, /stopping at its next step/);
+    assert.ok(!stopping.body.includes(`action="${location}/cancel"`), 'no second Cancel');
+    t.clock.advance(31);
+    assert.equal(await run(id), 'finished');
+    const cancelled = await browser.get(location);
+    assert.match(textOf(cancelled.body, 'import-state')!, /Cancelled\./);
+    assert.ok(textOf(cancelled.body, 'report')!.includes('Steps'), 'what was imported is reported');
     assert.deepEqual(filesIn(archives), []);
   });
 
