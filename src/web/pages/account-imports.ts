@@ -46,7 +46,10 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
 
   const notFound = (reply: FastifyReply) => sendErrorPage(reply, 404, 'Import not found', 'You have no import by that address.', BACK);
 
-  /** The import named in the address, when it is the person's; null after answering 404. */
+  /**
+   * The import id in the address when it could be one; null after answering 404. Whose it is, the
+   * domain's calls decide: another person's import is "not found" there, answered the same 404.
+   */
   async function ownImportId(request: FastifyRequest, reply: FastifyReply): Promise<string | null> {
     const { id } = request.params as { id: string };
     if (!isId('takeoutImport', id)) {
