@@ -2,8 +2,10 @@
  * "Bring your Fitbit history" on the account page (src/web/pages/account-imports.ts): a generated
  * Takeout archive uploaded through the real multipart form, previewed, confirmed, run by the
  * runner's own call, and reported; a file that is not a zip refused with its reason and removed;
- * an upload over the size limit refused and removed; a cancel; another person's import and a
- * malformed id are 404; forms without their CSRF token are 403.
+ * an upload over the size limit refused and removed; a discard, a cancel before the start and one
+ * while a runner holds the import (its progress and time left shown first); a second start refused
+ * while one is queued; another person's import and a malformed id are 404; forms without their
+ * CSRF token are 403.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -179,6 +181,23 @@ forEachDialect('Bring your Fitbit history (account page)', (dialect) => {
     const cancelled = await browser.get(location);
     assert.match(textOf(cancelled.body, 'import-state')!, /Cancelled\./);
     assert.ok(textOf(cancelled.body, 'report')!.includes('Steps'), 'what was imported is reported');
+    assert.deepEqual(filesIn(archives), []);
+  });
+
+  it('refuses to start a second import while one is queued, saying which (409)', async () => {
+    const first = await previewed('Twice');
+    const page = await first.browser.get(first.location);
+    await first.browser.post(`${first.location}/start`, formFields(page.body, `${first.location}/start`));
+    const again = await upload(t, first.browser, await archiveBytes());
+    const second = String(again.headers.location);
+    const preview = await first.browser.get(second);
+    const refused = await first.browser.post(`${second}/start`, formFields(preview.body, `${second}/start`));
+    assert.equal(refused.status, 409);
+    assert.match(refused.body, new RegExp(`another import \\(${first.id}, of takeout-fitbit\\.zip\\) is queued: one import at a time`));
+    for (const location of [first.location, second]) {
+      const shown = await first.browser.get(location);
+      await first.browser.post(`${location}/cancel`, formFields(shown.body, `${location}/cancel`));
+    }
     assert.deepEqual(filesIn(archives), []);
   });
 
