@@ -89,6 +89,23 @@ async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions:
   await recordEvent(trx, { type: 'sleep.updated', userId, data: { dates, ranges }, now: change.now }, change.coalesceSeconds);
 }
 
+/**
+ * The person's sessions that overlap `session` or start when it does, by start: the sessions a save
+ * replaces or is refused for, under the person's lock. A session lasts at most a day, so only starts
+ * in the day before it can reach into it.
+ */
+function sessionsNear(trx: Kysely<Database>, userId: string, session: SleepSessionInput) {
+  return trx
+    .selectFrom('sleep_sessions')
+    .select(COLUMNS)
+    .where('user_id', '=', userId)
+    .where('start_time', '>', session.start_time - MAX_SLEEP_SESSION_SECONDS)
+    .where('start_time', '<', session.end_time)
+    .where('end_time', '>', session.start_time)
+    .orderBy('start_time')
+    .execute();
+}
+
 export function createSleepStore(db: Db): SleepStore {
   const q = db.kysely;
   // Read by the sleep list (GET /v1/users/me/sleep/): compiled once, in the turn's reads.
@@ -106,15 +123,7 @@ export function createSleepStore(db: Db): SleepStore {
   return {
     save: (userId, session, change) =>
       withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
-        const near = await trx
-          .selectFrom('sleep_sessions')
-          .select(COLUMNS)
-          .where('user_id', '=', userId)
-          .where('start_time', '>', session.start_time - MAX_SLEEP_SESSION_SECONDS)
-          .where('start_time', '<', session.end_time)
-          .where('end_time', '>', session.start_time)
-          .orderBy('start_time')
-          .execute();
+        const near = await sessionsNear(trx, userId, session);
         const replaced = near.find((row) => Number(row.start_time) === session.start_time);
         const other = near.find((row) => row !== replaced);
         if (other) return { overlaps: sessionOf(other) };
@@ -136,15 +145,7 @@ export function createSleepStore(db: Db): SleepStore {
         const stored: SleepSessionInput[] = [];
         for (let index = 0; index < sessions.length; index++) {
           const session = sessions[index]!;
-          const near = await trx
-            .selectFrom('sleep_sessions')
-            .select(COLUMNS)
-            .where('user_id', '=', userId)
-            .where('start_time', '>', session.start_time - MAX_SLEEP_SESSION_SECONDS)
-            .where('start_time', '<', session.end_time)
-            .where('end_time', '>', session.start_time)
-            .orderBy('start_time')
-            .execute();
+          const near = await sessionsNear(trx, userId, session);
           if (near.some((row) => Number(row.start_time) === session.start_time)) {
             outcome.kept++;
             continue;

@@ -152,6 +152,12 @@ function instantOf(clock: LocalClockReader, local: LocalSeconds | null, written:
   return instant;
 }
 
+/** The local day and instant of a `"MM/DD/YY HH:MM:SS"` entry of a minute or heart-rate file. */
+function listEntryTime(clock: LocalClockReader, written: unknown, now: number): { day: number | null; instant: Instant } {
+  const local = parseListTime(written);
+  return { day: local === null ? null : localDayNumber(local), instant: instantOf(clock, local, written, 'MM/DD/YY HH:MM:SS', now) };
+}
+
 /** A minute's value of a sum metric in Stride's units, or why it cannot be stored. */
 function minuteValue(kind: 'steps' | 'distance' | 'calories', raw: number): number | string {
   if (kind === 'steps') {
@@ -179,9 +185,7 @@ function readMinutes(kind: 'steps' | 'distance' | 'calories', list: unknown[], c
       days.skip(null, index, 'malformed', 'the entry is not an object {"dateTime", "value"}');
       continue;
     }
-    const local = parseListTime(row.dateTime);
-    const day = local === null ? null : localDayNumber(local);
-    const instant = instantOf(clock, local, row.dateTime, 'MM/DD/YY HH:MM:SS', context.now);
+    const { day, instant } = listEntryTime(clock, row.dateTime, context.now);
     if ('code' in instant) {
       days.skip(day, index, instant.code, instant.reason);
       continue;
@@ -217,9 +221,7 @@ function readHeartRate(list: unknown[], context: ReadContext): ReadStep[] {
       days.skip(null, index, 'malformed', 'the entry is not an object {"dateTime", "value": {"bpm", "confidence"}}');
       continue;
     }
-    const local = parseListTime(row.dateTime);
-    const day = local === null ? null : localDayNumber(local);
-    const instant = instantOf(clock, local, row.dateTime, 'MM/DD/YY HH:MM:SS', context.now);
+    const { day, instant } = listEntryTime(clock, row.dateTime, context.now);
     if ('code' in instant) {
       days.skip(day, index, instant.code, instant.reason);
       continue;
