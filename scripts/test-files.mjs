@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * What takes longest, longest first (wall time in whole runs on two cores, as
- * scripts/test-times.mjs reports it; docs/performance.md, "The test suite's time"): a name with a
+ * scripts/test-times.mjs reports it; docs/lab-notes/2026-11-26-test-suite-time.md): a name with a
  * slash is a file, which runs in a process of its own (its process's start is a small part of its
  * time); a name without one is a shared process (groupKey below). They start first so that the
  * run does not end with one of them running alone while the other place has nothing left to do;
