@@ -134,6 +134,9 @@ for (const url of ${JSON.stringify(urls, null, 2)}) {
   return entry;
 }
 
+/** Each shared process's file (as testFiles returns it) → the files it runs, filled by testFiles. */
+export const sharedMembers = new Map();
+
 /**
  * What a run starts, in order: the processes for every `*.test.js` under dist/test whose path
  * contains one of `filters` (all without any). A shared process is a file in a temporary folder
@@ -169,7 +172,9 @@ export function testFiles(filters) {
       process.on('exit', () => rmSync(made, { recursive: true, force: true }));
       folder = made;
     }
-    units.push({ path: sharedEntry(folder, key, members), group: key, size: members.length });
+    const entry = sharedEntry(folder, key, members);
+    units.push({ path: entry, group: key, size: members.length });
+    sharedMembers.set(entry, members.map((member) => resolve(member)));
   }
   // Longest first; then the shared processes not named there, the largest first; then the files.
   return units
