@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * What takes longest, longest first (wall time in whole runs on two cores, as
- * scripts/test-times.mjs reports it; docs/performance.md, "The test suite's time"): a name with a
+ * scripts/test-times.mjs reports it; docs/lab-notes/2026-11-26-test-suite-time.md): a name with a
  * slash is a file, which runs in a process of its own (its process's start is a small part of its
  * time); a name without one is a shared process (groupKey below). They start first so that the
  * run does not end with one of them running alone while the other place has nothing left to do;
@@ -134,6 +134,9 @@ for (const url of ${JSON.stringify(urls, null, 2)}) {
   return entry;
 }
 
+/** Each shared process's file (as testFiles returns it) → the files it runs, filled by testFiles. */
+export const sharedMembers = new Map();
+
 /**
  * What a run starts, in order: the processes for every `*.test.js` under dist/test whose path
  * contains one of `filters` (all without any). A shared process is a file in a temporary folder
@@ -169,7 +172,9 @@ export function testFiles(filters) {
       process.on('exit', () => rmSync(made, { recursive: true, force: true }));
       folder = made;
     }
-    units.push({ path: sharedEntry(folder, key, members), group: key, size: members.length });
+    const entry = sharedEntry(folder, key, members);
+    units.push({ path: entry, group: key, size: members.length });
+    sharedMembers.set(entry, members.map((member) => resolve(member)));
   }
   // Longest first; then the shared processes not named there, the largest first; then the files.
   return units

@@ -5,9 +5,15 @@
 // one of them:
 //   npm test -- oauth/token
 // TEST_CONCURRENCY overrides how many processes run at once.
+//
+// Each process has TEST_FILE_TIMEOUT seconds (300 by default): past that it is stopped and the run
+// fails, naming the file (for a shared process, the files it runs). In CI (CI=true)
+// a skipped test fails the run too, so that CI never reports as run what it did not run; a test
+// that exists for one database is registered only there, and a missing dependency is a failure
+// (test/support/dependencies.ts).
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
-import { testFiles } from './test-files.mjs';
+import { sharedMembers, testFiles } from './test-files.mjs';
 
 /**
  * Two files at a time, one per core of the machines the suite runs on. A third one at a time was
@@ -20,6 +26,13 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   process.exit(1);
 }
 
+const FILE_TIMEOUT_SECONDS = Number(process.env.TEST_FILE_TIMEOUT ?? 300);
+if (!(FILE_TIMEOUT_SECONDS > 0)) {
+  console.error(`TEST_FILE_TIMEOUT must be a positive number of seconds, not ${process.env.TEST_FILE_TIMEOUT}`);
+  process.exit(1);
+}
+const ON_CI = !['', 'false', '0'].includes((process.env.CI ?? '').trim().toLowerCase());
+
 const filters = process.argv.slice(2);
 const files = testFiles(filters);
 if (files.length === 0) {
@@ -29,8 +42,29 @@ if (files.length === 0) {
 
 // The report comes in the order the files were started (each file's tests together); the counts
 // at the end are for the whole run.
-const stream = run({ files, concurrency: CONCURRENCY });
+const stream = run({ files, concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_SECONDS * 1000 });
+
+const timedOut = [];
+const skipped = [];
+stream.on('test:pass', (data) => {
+  if (data.skip !== undefined) skipped.push(`${data.file}: ${data.name} (${data.skip === true ? 'skipped' : data.skip})`);
+});
 stream.on('test:fail', (data) => {
   if (!data.todo) process.exitCode = 1;
+  // A process stopped by the timeout reports none of its tests, so a shared one is named by all its files.
+  if (data.details?.error?.failureType === 'testTimeoutFailure' && data.nesting === 0 && files.includes(data.name)) {
+    const inside = sharedMembers.get(data.name);
+    timedOut.push(inside ? `${data.name}, which runs:\n${inside.map((member) => `    ${member}`).join('\n')}` : data.name);
+  }
+});
+stream.on('end', () => {
+  if (timedOut.length > 0) {
+    process.exitCode = 1;
+    console.error(`\nstopped after ${FILE_TIMEOUT_SECONDS} s (TEST_FILE_TIMEOUT):\n${timedOut.map((file) => `  ${file}`).join('\n')}`);
+  }
+  if (skipped.length > 0) {
+    console.error(`\n${skipped.length} test(s) skipped${ON_CI ? ' — a failure in CI (CI=true)' : ''}:\n${skipped.map((line) => `  ${line}`).join('\n')}`);
+    if (ON_CI) process.exitCode = 1;
+  }
 });
 stream.compose(new spec()).pipe(process.stdout);

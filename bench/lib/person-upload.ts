@@ -1,13 +1,14 @@
 /**
  * Sending a made-up person's data (src/domain/synthetic-person.ts) to a running Stride through its
  * resource API, as a device's app would: per UTC day, one request per minute metric and one for the
- * heart rate (so each packed day row is written once, and no request passes the caps of SPEC §4.3
- * and §4.4), then each night and each weighing on its own.
+ * heart rate (so each packed day row is written once, and no request passes the caps of
+ * docs/api.md, "Steps upload" and "Heart-rate upload"), then each night and each weighing on its
+ * own.
  */
 import type { PersonData } from '../../src/domain/synthetic-person.js';
 import { connection, send } from './browser.js';
 
-/** The write scopes of every kind of data (SPEC §2). */
+/** The write scopes of every kind of data (docs/api.md, the table of scopes). */
 export const WRITE_SCOPES = 'write_activity write_heartrate write_sleep write_body';
 
 const DAY = 86_400;

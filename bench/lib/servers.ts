@@ -85,7 +85,7 @@ export async function cli<T>(databaseUrl: string, args: string[]): Promise<T> {
 const ok200 = (path: string) => async (origin: string) => (await sendOnce(`${origin}${path}`, 1000)).status === 200;
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-/** Every scope of SPEC §2: the bench app registers them all. */
+/** Every scope of docs/api.md's table of scopes: the bench app registers them all. */
 export const ALL_SCOPES = SCOPE_NAMES.join(' ');
 
 export interface StrideSetup {

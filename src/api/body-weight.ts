@@ -87,8 +87,9 @@ export async function bodyWeightRoutes(app: FastifyInstance): Promise<void> {
 }
 
 /**
- * write_body does not read (SPEC §2), as write_sleep does not (api/sleep.ts): a DELETE answers the
- * deleted measurement's values only to a token that also holds read_body.
+ * write_body does not read (docs/api.md, "Body weight — DELETE …"), as write_sleep does not
+ * (api/sleep.ts): a DELETE answers the deleted measurement's values only to a token that also holds
+ * read_body.
  */
 function mayReadBody(scopes: readonly string[]): boolean {
   return scopes.includes('read_body');

@@ -1,8 +1,8 @@
 /**
- * The heart-rate collection (docs/api.md, SPEC §4.4): `GET` a dense series (read_heartrate), `POST`
- * readings and `DELETE` a range of minutes (write_heartrate). With and without the trailing slash
- * (the app ignores it). Each route's schema checks its input; the routes check by hand only what a
- * schema cannot say, before anything is written.
+ * The heart-rate collection (docs/api.md, "Heart-rate series"): `GET` a dense series
+ * (read_heartrate), `POST` readings and `DELETE` a range of minutes (write_heartrate). With and
+ * without the trailing slash (the app ignores it). Each route's schema checks its input; the routes
+ * check by hand only what a schema cannot say, before anything is written.
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors.js';

@@ -91,8 +91,9 @@ export async function sleepRoutes(app: FastifyInstance): Promise<void> {
 }
 
 /**
- * write_sleep does not read (SPEC §2): answers to writes show a stored session other than the one
- * sent only with read_sleep too — a 409's other session, a deleted session's times and stages.
+ * write_sleep does not read (docs/api.md, "Sleep — POST /v1/users/me/sleep/"): answers to writes
+ * show a stored session other than the one sent only with read_sleep too — a 409's other session, a
+ * deleted session's times and stages.
  */
 function mayReadSleep(scopes: readonly string[]): boolean {
   return scopes.includes('read_sleep');

@@ -3,7 +3,8 @@
  * /v1/users/me and also at /users, the path apps written before /v1 use. The profile comes with the
  * bearer check (one query); a change is one statement that returns the changed profile. A `PUT`
  * answers the whole profile only to a token that also holds read_profile: write_profile does not
- * read (SPEC §2), so without it the answer is the id and the fields the request sent, as stored.
+ * read (docs/api.md, "Profile — PUT /v1/users/me"), so without it the answer is the id and the
+ * fields the request sent, as stored.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';

@@ -127,7 +127,10 @@ function requireParOption(values: CommandInput['values']): boolean | undefined {
   return given === 'yes';
 }
 
-/** `--kind` (or `--metric`, as SPEC §1 spells it) of `stride import`; undefined: the file is an export. */
+/**
+ * `--kind` (or `--metric`, as docs/operations.md also spells it) of `stride import`; undefined: the
+ * file is an export.
+ */
 function kindOption(values: CommandInput['values']): DataKind | undefined {
   const given = values.kind ?? values.metric;
   if (given === undefined) return undefined;

@@ -1,5 +1,5 @@
 /**
- * Distance derived from steps (SPEC §4.4, docs/api.md "Distance"): a minute with steps and no
+ * Distance derived from steps (docs/api.md, "Distance and calories"): a minute with steps and no
  * uploaded distance counts round(steps × stride_length_cm / 100) metres, with the profile's stride
  * length, or DEFAULT_STRIDE_CM when the profile has none. Uploaded distance wins over derived
  * distance for its minute.

@@ -13,7 +13,7 @@ import { MAX_TIMESTAMP } from './step-series.js';
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
 /** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
 export const MAX_FUTURE_SECONDS = 86_400;
-/** The longest range one DELETE removes (SPEC §4.4). */
+/** The longest range one DELETE removes (docs/api.md, "Deleting minutes", "Heart-rate delete"). */
 export const MAX_DELETE_SECONDS = 31 * 86_400;
 
 /**

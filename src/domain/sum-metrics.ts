@@ -1,6 +1,7 @@
 /**
- * The minute metrics whose buckets hold sums (SPEC §4.2–§4.4, docs/api.md): steps, distance and
- * calories, each with its path, unit and range. One route factory serves them all (api/sum-metrics.ts).
+ * The minute metrics whose buckets hold sums (docs/api.md, "Distance and calories"): steps,
+ * distance and calories, each with its path, unit and range. One route factory serves them all
+ * (api/sum-metrics.ts).
  */
 import { SUM_METRIC_STORAGE, type SumMetric } from '../store/minute-series.js';
 import { MAX_STEPS_PER_MINUTE } from './step-samples.js';

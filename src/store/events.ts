@@ -13,14 +13,20 @@ import { holdsScope, scopeWordPattern } from './scope-words.js';
 
 type Q = Kysely<Database>;
 
-/** The events of a person's data (SPEC §7): coalesced per user and endpoint (coalesce below). */
+/**
+ * The events of a person's data (docs/webhooks.md, "Events"): coalesced per user and endpoint
+ * (coalesce below).
+ */
 export const DATA_EVENT_TYPES = ['steps.updated', 'distance.updated', 'calories.updated', 'heartrate.updated', 'sleep.updated', 'body.updated'] as const;
 export type DataEventType = (typeof DATA_EVENT_TYPES)[number];
 
 export const EVENT_TYPES = [...DATA_EVENT_TYPES, 'profile.updated', 'grant.created', 'grant.revoked'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The events an app hears of only while its grant holds the scope that reads their data (SPEC §7). */
+/**
+ * The events an app hears of only while its grant holds the scope that reads their data
+ * (docs/webhooks.md, "Who hears what").
+ */
 export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]>> = {
   read_profile: ['profile.updated'],
   read_activity: ['steps.updated', 'distance.updated', 'calories.updated'],

@@ -130,7 +130,10 @@ export function createGrantStore(db: Db): GrantStore {
   };
 }
 
-/** A test person may consent only to their own developer's apps (docs/decisions/0024-test-people.md). */
+/**
+ * A test person may consent only to their own developer's apps
+ * (docs/decisions/0024-test-people.md).
+ */
 export class ForeignTestPersonError extends Error {
   constructor() {
     super('a test person can hold grants only for the apps of the developer who owns them');
@@ -208,10 +211,10 @@ const matching = (f: GrantFilter) => (eb: ExpressionBuilder<Database, 'grants'>)
   ]);
 
 /**
- * The app no longer reads the user's data of these types (SPEC §7: an app hears of it only while it
- * holds the scope): its messages about it go, whatever their state — a waiting one is not sent, and
- * one that failed or was sent cannot be sent again ("Redeliver") — and so do the events its feed
- * would replay.
+ * The app no longer reads the user's data of these types (docs/webhooks.md, "Events": an app hears
+ * of it only while it holds the scope): its messages about it go, whatever their state — a waiting
+ * one is not sent, and one that failed or was sent cannot be sent again ("Redeliver") — and so do
+ * the events its feed would replay.
  */
 async function dropMessagesAbout(db: Q, userId: string, appId: string, types: readonly string[]): Promise<void> {
   if (types.length === 0) return;

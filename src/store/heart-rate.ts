@@ -17,12 +17,15 @@ import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-row
 import { noteImportStep, type ImportStep, type PendingChange } from './takeout-imports.js';
 import type { FillOutcome } from './minute-series.js';
 
-/** The range of a reading, in beats per minute (SPEC §4.4). */
+/** The range of a reading, in beats per minute (docs/api.md, "Heart-rate upload"). */
 export { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
 
 const METRIC = 'heartrate' as const;
 
-/** One minute of heart rate (docs/api.md): the minute's start in Unix seconds, and its readings' avg, min and max. */
+/**
+ * One minute of heart rate (docs/api.md): the minute's start in Unix seconds, and its readings'
+ * avg, min and max.
+ */
 export interface HeartRateMinute {
   start_time: number;
   avg: number;

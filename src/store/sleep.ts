@@ -18,7 +18,10 @@ import { noteImportStep, type ImportStep, type StepOutcome } from './takeout-imp
 export { SLEEP_STAGE_CODES } from '../db/sleep-stages.js';
 export type { SleepStage, SleepStageName };
 
-/** The longest session (SPEC §4.5); the store relies on it to find overlaps by a range of starts. */
+/**
+ * The longest session (docs/api.md, "Sleep — POST /v1/users/me/sleep/"); the store relies on it to
+ * find overlaps by a range of starts.
+ */
 export const MAX_SLEEP_SESSION_SECONDS = 86_400;
 
 /** A session as sent: its stages contiguous, covering [start_time, end_time) exactly. */

@@ -23,7 +23,7 @@ import { DateTime } from 'luxon';
 import { Webhook } from 'standardwebhooks';
 import { Browser, formFields, signIn } from '../oauth/flow.js';
 import { CLI_PATH, freePort } from '../support/cli.js';
-import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
+import { createTestDatabase, onOneDialect, type TestDatabase } from '../support/databases.js';
 import { codeBlocks, type CodeBlock } from '../support/markdown.js';
 
 /** dist/test/docs/ → the repository (docs/ is not copied into dist/). */
@@ -79,7 +79,8 @@ class Run {
   }
 }
 
-forEachDialect('docs/quickstart.md, run as written', (dialect) => {
+// On SQLite alone: migrations run on both databases in test/db/migrate.test.ts.
+onOneDialect('docs/quickstart.md, run as written', (dialect) => {
   const blocks = codeBlocks(readFileSync(PAGE, 'utf8'), ['sh', 'js']);
   let next = 0;
   let database: TestDatabase;

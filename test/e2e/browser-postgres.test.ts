@@ -1,4 +1,4 @@
-/** Every browser flow (browser-flows.ts) on a fresh PostgreSQL schema, when TEST_DATABASE_URL is set. */
+/** The smoke flow of browser-flows.ts (connecting an app and revoking it) on a fresh PostgreSQL schema. */
 import { browserFlowsOn } from './browser-flows.js';
 
 browserFlowsOn('postgres');

@@ -7,14 +7,16 @@
  * replayed, from the future, for another URL or method, and a bound token sent as Bearer.
  */
 import assert from 'node:assert/strict';
-import { createHash, createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPair as generateNodeKeyPair, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, calculateJwkThumbprint, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { registerApp } from '../../src/domain/apps.js';
+import { DPOP_NONCE_PERIOD } from '../../src/oauth/dpop.js';
 import type { TestApp } from '../support/app.js';
-import { forEachDialect } from '../support/databases.js';
+import { onOneDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { authorizeAndAllow, Browser, createFixture, createOAuthTestApp, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
 import { insecure, listeningStride, pkceAuthorizationUrl } from './listening.js';
@@ -81,16 +83,33 @@ function heavyRsaKey() {
   return heavyKey;
 }
 
-forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) => {
+/**
+ * An RSA key one byte over 4,096 bits, made from the start in the thread pool (it takes seconds on
+ * a busy machine): the servers' clocks stand still, so a test that waited for it would push the
+ * proofs of the tests after it out of their iat window.
+ */
+const oversizedRsaKey = promisify(generateNodeKeyPair)('rsa', { modulusLength: 4104 });
+
+// On SQLite alone: the proofs' records and the bound tokens are tested on both databases in
+// test/store/dpop-proofs.test.ts, test/store/token-rotation.test.ts and
+// test/oauth/dpop-processes.test.ts.
+onOneDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) => {
   let t: TestApp;
   let f: Fixture;
   let issuer: URL;
   let as: oauth.AuthorizationServer;
 
+  // The proofs here carry the wall clock's iat, so the server's clock follows it: on a busy machine
+  // the file runs longer than the 60 s a clock standing still would leave them.
+  let ticking: NodeJS.Timeout | undefined;
   before(async () => {
     ({ t, f, issuer, as } = await startServer(dialect));
+    ticking = setInterval(() => t.clock.set(Math.floor(Date.now() / 1000)), 200);
   });
-  after(() => t.close());
+  after(() => {
+    clearInterval(ticking);
+    return t.close();
+  });
 
   const resourceUrl = () => new URL(PROTECTED_PATH, issuer);
 
@@ -100,7 +119,8 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
       name: `DPoP Public ${randomUUID().slice(0, 8)}`, redirectUris: [redirectUri], scopes: ['read_profile', 'read_activity'], isPublic: true,
     });
     const c: oauth.Client = { client_id: registered.app.clientId, token_endpoint_auth_method: 'none' };
-    const keys = await oauth.generateKeyPair('ES256');
+    // Extractable, so that a test can put this very key's private JWK in a proof's header.
+    const keys = await oauth.generateKeyPair('ES256', { extractable: true });
     const DPoP = oauth.DPoP(c, keys);
     const { back, verifier, state } = await browserAuthorize(issuer, as, f, c.client_id, scope);
     const params = oauth.validateAuthResponse(as, c, back, state);
@@ -224,8 +244,10 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     await refused(await call(await handProof(keys, { htm: 'POST', htu: url, ath: ath(token) })), 'invalid_dpop_proof');
     // A proof of another key for the bound token.
     await refused(await call(await handProof(await generateKeyPair('ES256'), { htm: 'GET', htu: url, ath: ath(token) })), 'invalid_token');
-    // A private key in the header, and a symmetric algorithm.
-    const privateJwk = await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey);
+    // The private JWK of the very key the token is bound to and the proof is signed with: every
+    // other part of the proof is right, so only the private members in the header refuse it.
+    const privateJwk = await exportJWK(keys.privateKey);
+    assert.ok(privateJwk.d, 'the header carries the private key');
     await refused(await call(await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) }, { jwk: privateJwk })), 'invalid_dpop_proof');
 
     const good = await handProof(keys, { htm: 'GET', htu: url, ath: ath(token) });
@@ -324,6 +346,47 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
     const refused = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
     assert.equal(refused.status, 400);
     assert.equal((await refused.json()).error, 'invalid_dpop_proof');
+  });
+
+  it('refuses a proof over 8 KB and a jti over 256 characters (docs/oauth.md, "Sender-constrained tokens"), and takes them at the limit', async () => {
+    const { keys, call, claims } = await resourceCaller();
+    const refused = async (proof: string, what: string) => {
+      const response = await call(proof);
+      assert.equal(response.status, 401, what);
+      assert.equal((await response.json()).error, 'invalid_dpop_proof', what);
+    };
+    // A claim of padding brings a valid proof to a chosen length.
+    const sized = async (length: number) => {
+      const bare = (await handProof(keys, { ...claims(), pad: '' })).length;
+      // Base64url: four characters for each three bytes of the payload's JSON.
+      let pad = Math.max(0, Math.floor(((length - bare) * 3) / 4));
+      let proof = await handProof(keys, { ...claims(), pad: 'x'.repeat(pad) });
+      while (proof.length < length) proof = await handProof(keys, { ...claims(), pad: 'x'.repeat(++pad) });
+      return proof;
+    };
+    const atLimit = await sized(8100);
+    assert.ok(atLimit.length <= 8192);
+    assert.equal((await call(atLimit)).status, 200, `a valid proof of ${atLimit.length} characters`);
+    const over = await sized(8193);
+    assert.ok(over.length > 8192 && over.length < 8200);
+    await refused(over, `a valid proof of ${over.length} characters`);
+
+    assert.equal((await call(await handProof(keys, { ...claims(), jti: 'j'.repeat(256) }))).status, 200, 'a jti of 256 characters');
+    await refused(await handProof(keys, { ...claims(), jti: 'k'.repeat(257) }), 'a jti of 257 characters');
+  });
+
+  it('refuses a valid proof signed by an RSA key over 4,096 bits (RFC 7518 §6.3.1; docs/oauth.md)', async () => {
+    const { privateKey, publicKey } = await oversizedRsaKey;
+    const { call, claims } = await resourceCaller();
+    const jwk = publicKey.export({ format: 'jwk' });
+    assert.equal(Buffer.from(jwk.n!, 'base64url').length, 513, 'a modulus of 513 bytes');
+    const proof = await new SignJWT({ jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims() })
+      .setProtectedHeader({ alg: 'RS256', typ: 'dpop+jwt', jwk: { kty: 'RSA', n: jwk.n!, e: jwk.e! } })
+      .sign(privateKey);
+    // Of another key than the token's: a key the server took would then answer invalid_token.
+    const response = await call(proof);
+    assert.equal(response.status, 401);
+    assert.equal((await response.json()).error, 'invalid_dpop_proof');
   });
 
   it('checks the signature of every proof of a key it has seen: the key in the header, signed by another, is refused', async () => {
@@ -528,6 +591,36 @@ forEachDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) 
       assert.equal(refused.status, 400);
       assert.equal((await refused.json()).error, 'use_dpop_nonce');
       assert.ok(refused.headers.get('dpop-nonce'));
+    });
+
+    it('refuses a nonce it handed out two periods ago (RFC 9449 §8), and offers the current one', async () => {
+      // A known public client, so that the proof is checked (after the client) and an unknown refresh token is what fails past it.
+      const registered = await registerApp(n.t.database.stores.apps, n.t.clock, n.f.developer.id, {
+        name: 'DPoP Stale Nonce', redirectUris: [redirectUri], scopes: ['read_profile'], isPublic: true,
+      });
+      const tokenUrl = new URL('/oauth2/token', n.issuer).href;
+      const keys = await generateKeyPair('ES256');
+      const ask = async (nonce?: string) => {
+        const iat = n.t.clock();
+        const response = await fetch(tokenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await handProof(keys, { htm: 'POST', htu: tokenUrl, iat, nonce }) },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'no-such-token', client_id: registered.app.clientId }),
+        });
+        return { status: response.status, error: (await response.json()).error as string, nonce: response.headers.get('dpop-nonce') };
+      };
+      const first = await ask();
+      assert.equal(first.error, 'use_dpop_nonce');
+      const handedOut = first.nonce!;
+      // Within its period and the next it is taken: the request gets past the proof (to its unknown refresh token).
+      assert.notEqual((await ask(handedOut)).error, 'use_dpop_nonce', 'the current nonce is taken');
+      n.t.clock.advance(DPOP_NONCE_PERIOD);
+      assert.notEqual((await ask(handedOut)).error, 'use_dpop_nonce', 'the previous period\'s nonce is still taken');
+      n.t.clock.advance(DPOP_NONCE_PERIOD);
+      const stale = await ask(handedOut);
+      assert.equal(stale.status, 400);
+      assert.equal(stale.error, 'use_dpop_nonce', 'a nonce two periods old is refused');
+      assert.ok(stale.nonce && stale.nonce !== handedOut, 'with a fresh nonce offered');
     });
   });
 });

@@ -251,6 +251,32 @@ forEachDialect('dynamic client registration (RFC 7591/7592)', (dialect) => {
       assert.equal(typed.json().error_description, 'body/redirect_uris must be array');
     });
 
+    it('refuses the registration access token of one registered client on another registered client (RFC 7592 §3)', async () => {
+      const register = async (name: string) => {
+        const created = await t.app.inject({ method: 'POST', url: '/oauth2/register', headers: { authorization: `Bearer ${initial}` }, payload: { redirect_uris: [`https://${name.toLowerCase()}.example/cb`], client_name: name } });
+        assert.equal(created.statusCode, 201);
+        return created.json() as { client_id: string; registration_access_token: string };
+      };
+      const mine = await register('Mine');
+      const theirs = await register('Theirs');
+      const uri = `${issuer.origin}/oauth2/register/${theirs.client_id}`;
+      const headers = { authorization: `Bearer ${mine.registration_access_token}` };
+      assert.equal((await fetch(uri, { headers })).status, 401, 'read');
+      const put = await fetch(uri, {
+        method: 'PUT', headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: theirs.client_id, client_name: 'Hijacked', redirect_uris: ['https://attacker.example/cb'] }),
+      });
+      assert.equal(put.status, 401, 'update');
+      assert.equal((await fetch(uri, { method: 'DELETE', headers })).status, 401, 'delete');
+      const app = await t.database.stores.apps.findByClientId(theirs.client_id);
+      assert.ok(app, 'the other client is still there');
+      assert.deepEqual(app.redirectUris, ['https://theirs.example/cb']);
+      assert.equal(app.name, 'Theirs');
+      // Each token still opens its own client.
+      assert.equal((await fetch(`${issuer.origin}/oauth2/register/${mine.client_id}`, { headers })).status, 200);
+      assert.equal((await fetch(uri, { headers: { authorization: `Bearer ${theirs.registration_access_token}` } })).status, 200);
+    });
+
     it('refuses an update that names another client or carries server fields', async () => {
       const created = await t.app.inject({ method: 'POST', url: '/oauth2/register', headers: { authorization: `Bearer ${initial}` }, payload: { redirect_uris: ['https://u.example/cb'], client_name: 'Upd' } });
       const { client_id, registration_access_token: rat } = created.json();

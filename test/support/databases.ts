@@ -80,6 +80,15 @@ export async function createTestDatabase(dialect: Dialect, options: { migrate?: 
   return result;
 }
 
+/**
+ * Declares the suite on SQLite alone, for a protocol test in which the database plays no part:
+ * what its stores do is tested on both dialects elsewhere (test/store, test/db, and a file of
+ * processes on each database where rows are shared). The body is the same as forEachDialect's.
+ */
+export function onOneDialect(name: string, body: (dialect: Dialect) => void): void {
+  describe(`${name} [sqlite]`, () => body('sqlite'));
+}
+
 /** Declares the suite once per dialect: `forEachDialect('tokens', (dialect) => { it(…) })`. */
 export function forEachDialect(name: string, body: (dialect: Dialect) => void): void {
   for (const dialect of DIALECTS) {

@@ -9,6 +9,7 @@ import { Agent, buildConnector, request } from 'undici';
 import { isPublicAddress } from '../../src/webhooks/public-address.js';
 import { publicOnlyConnector, publicOnlyLookup, targetProblem } from '../../src/webhooks/targets.js';
 import { deliveryAgent, send } from '../../src/webhooks/send.js';
+import { missing } from '../support/dependencies.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 it('refuses plain http, loopback, private, link-local, metadata and shared addresses', () => {
@@ -102,7 +103,9 @@ it('refuses a name that resolves to a private address, at the address actually c
   // loopback or private address) never reaches the receiver listening there.
   const addresses = await lookup(hostname(), { all: true });
   if (addresses.every((entry) => isPublicAddress(entry.address))) {
-    t.skip(`${hostname()} resolves only to public addresses (${addresses.map((entry) => entry.address).join(', ')}): no name here passes the URL check and leads to this machine; the delivery part was not run`);
+    // A machine whose name leads nowhere private lacks what this part needs: skipped with the
+    // reason locally, a failure in CI (test/support/dependencies.ts).
+    t.skip(missing(`${hostname()} resolves only to public addresses (${addresses.map((entry) => entry.address).join(', ')}): no name here passes the URL check and leads to this machine; the delivery part was not run`) ?? undefined);
     return;
   }
   const receiver = await startReceiver();

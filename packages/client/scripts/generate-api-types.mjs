@@ -16,8 +16,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import openapiTS, { astToString } from 'openapi-typescript';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SERVER_BUILD = join(ROOT, '.build-openapi');
@@ -39,6 +37,7 @@ function typeScriptFiles(dir) {
 
 /** The document /openapi.json serves, from an application built in process. */
 async function openApiDocument() {
+  const { build } = await import('esbuild');
   rmSync(SERVER_BUILD, { recursive: true, force: true });
   await build({
     entryPoints: typeScriptFiles(join(ROOT, 'src')),
@@ -84,6 +83,9 @@ function upToDate() {
 }
 
 if (upToDate()) process.exit(0);
+
+// Loaded only when the types are made: they cost more than the check above.
+const { default: openapiTS, astToString } = await import('openapi-typescript');
 
 const text = HEADER + astToString(await openapiTS(await openApiDocument(), { alphabetize: true }));
 let previous = null;
