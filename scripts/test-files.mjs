@@ -28,6 +28,7 @@ export const LONGEST_FIRST = [
   'webhooks/processes',
   'crash/crash-consistency',
   'http-cheap-hashing',
+  'web/page-layout',
   'e2e/device-flow',
   'client/stride-client',
   'db/postgres-faults',

@@ -199,9 +199,14 @@ export async function syncTestPerson(stores: Stores, person: TestPerson, now: nu
  * "Late sync": a walk on the day LATE_SYNC_DAYS_AGO days back that the person's watch delivers
  * only now — steps, calories and heart rate for its minutes, replacing what those minutes held.
  */
+/** The person's local date that a late sync at `now` adds a walk to. */
+export function lateWalkDate(person: TestPerson, now: number): string {
+  return plusDays(dateIn(now, person.timezone), -LATE_SYNC_DAYS_AGO);
+}
+
 export function lateWalk(person: TestPerson, now: number): PersonData {
   const random = seededRandom(person.seed ^ Math.floor(now / 60));
-  const date = plusDays(dateIn(now, person.timezone), -LATE_SYNC_DAYS_AGO);
+  const date = lateWalkDate(person, now);
   const start = minuteFloor(DateTime.fromISO(date, { zone: person.timezone }).plus({ minutes: Math.round((15 + random() * 2) * 60) }).toSeconds());
   const data: PersonData = { steps: [], calories: [], heartrate: [], sleep: [], weight: [] };
   const cadence = 100 + random() * 20;

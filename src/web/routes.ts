@@ -27,6 +27,7 @@ import { ASSETS_DIR } from './views.js';
 const ASSETS = {
   'stride.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'stride.css'), 'utf8') },
   'copy.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'copy.js'), 'utf8') },
+  'consent-as.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(ASSETS_DIR, 'consent-as.js'), 'utf8') },
   'favicon.svg': { type: 'image/svg+xml', body: readFileSync(join(ASSETS_DIR, 'favicon.svg'), 'utf8') },
 };
 

@@ -271,10 +271,13 @@ onOneDialect('docs/quickstart.md, run as written', (dialect) => {
     const action = `/dashboard/test-people/${encodeURIComponent(runner.id)}/late-sync`;
     const synced = await browser.post(action, formFields(page.body, action));
     assert.equal(synced.status, 303);
-    assert.equal(synced.location().search, '?done=late');
+    // The page's notice names the person and the walk's date, which the event names too.
+    const back = synced.location().searchParams;
+    assert.deepEqual([back.get('done'), back.get('person')], ['late', runner.id]);
     const [line] = await receiver.waitFor(new RegExp(`verified steps\\.updated \\{"user_id":"${runner.id}".*\\n`), 'steps.updated for the runner');
     const data = JSON.parse(line!.slice('verified steps.updated '.length));
     assert.ok(data.ranges.length > 0 && data.dates.length > 0, line);
+    assert.deepEqual(data.dates, [back.get('date')]);
 
     // The reader puts the printed date into the page's command and reads the day with the kept tokens.
     const read = take(/summary\/daily\/\?start_date=2026-11-23&end_date=2026-11-23/);

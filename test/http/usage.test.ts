@@ -106,7 +106,7 @@ forEachDialect('app usage', (dialect) => {
     const page = await developer.get(`/dashboard/apps/${f.app.clientId}`);
     assert.equal(page.status, 200);
     assert.match(page.body, /Usage, last 30 days/);
-    assert.match(page.body, /<svg class="usage-chart" id="usage-chart" role="img"/);
+    assert.match(page.body, /<svg class="data-chart usage-chart" id="usage-chart" role="img"/);
     assert.match(page.body, /<strong>2<\/strong> tokens issued · <strong>1<\/strong> refreshed/);
     assert.match(page.body, /Rate limit: each person who connected the app may make <strong>5<\/strong> API requests through it in a minute\. The busiest person so far made <strong>5<\/strong> in one such minute \(100% of the limit\)/);
     assert.match(page.body, /<code>invalid_grant<\/code>/);

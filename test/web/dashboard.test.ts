@@ -93,7 +93,9 @@ forEachDialect('developer dashboard', (dialect) => {
 
   it('says what unticking every grant type does: on a new app, the first two; on an app, what it has', async () => {
     const form = await formPage(developer, '/dashboard/apps/new');
-    assert.match(form.body, /Leaving every box unticked gives the app the first two\./);
+    // The hint matches the boxes as the form shows them: the first two ticked.
+    assert.match(form.body, /The first two, ticked here, are what most apps need; an app registered with every box unticked gets those two as well\./);
+    assert.deepEqual([...form.body.matchAll(/<input type="checkbox" id="grant-type-[^"]+" name="grant_types" value="[^"]+"( checked)?>/g)].map((m) => m[1] !== undefined), [true, true, false]);
     assert.doesNotMatch(form.body, /keeps what the app has/, 'a new app has nothing yet');
   });
 

@@ -46,4 +46,19 @@ forEachDialect('demo callback page', (dialect) => {
     assert.match(unknown.body, /an error that this page does not know/);
     assert.doesNotMatch(unknown.body, /toString/);
   });
+
+  it('offers a way on after Deny: back to the dashboard, to start the request again', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/demo/callback?error=access_denied&state=s' });
+    const waysOn = /<section[^>]*id="ways-on">([\s\S]*?)<\/section>/.exec(response.body)?.[1] ?? '';
+    assert.match(waysOn, /<a href="\/dashboard">dashboard<\/a>/);
+    assert.match(waysOn, /Try it with your own account/);
+  });
+
+  it('gives each command a copy button, in a box that scrolls rather than breaks the command', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/demo/callback?code=abc&state=s' });
+    for (const id of ['secret-command', 'exchange']) {
+      assert.match(response.body, new RegExp(`<pre class="command" data-scroll[^>]*><code id="${id}">`));
+      assert.match(response.body, new RegExp(`<button type="button" class="secondary copy" data-copy="${id}"`));
+    }
+  });
 });

@@ -28,16 +28,20 @@ describe('usage chart', () => {
     // Ticks climb evenly from the x axis.
     assert.equal(chart.yTicks[0]!.y, chart.plot.bottom);
     assert.equal(chart.yTicks[4]!.y, chart.plot.top);
-    const last = chart.bars.filter((bar) => bar.title.startsWith('2026-11-30'));
-    assert.deepEqual(last.map((bar) => bar.outcome), ['2xx', '4xx']);
-    const plotHeight = chart.plot.bottom - chart.plot.top;
-    assert.ok(Math.abs(last[0]!.height - (30 / 40) * plotHeight) <= 0.2, '30 of 40 is three quarters of the plot');
-    assert.ok(Math.abs(last[1]!.y + last[1]!.height - last[0]!.y) <= 0.2, 'the 4xx part sits on the 2xx part');
+    // One path per outcome, in the nested SVG's units: a column per day across, pixels down.
+    const parts = (kind: string) => [...chart.bars.find((bars) => bars.kind === kind)!.d.matchAll(/M([\d.]+) ([\d.]+)h[\d.]+v([\d.]+)/g)]
+      .map((m) => ({ column: Math.floor(Number(m[1])), top: Number(m[2]), height: Number(m[3]) }));
+    assert.deepEqual(chart.bars.map((bars) => bars.kind), ['2xx', '4xx']);
+    const [quiet, busy] = parts('2xx');
+    assert.equal(busy!.column, 29);
+    assert.ok(Math.abs(busy!.height - 0.75 * chart.plot.height) <= 0.2, '30 of 40 is three quarters of the plot');
+    const [error] = parts('4xx');
+    assert.ok(Math.abs(error!.top + error!.height - busy!.top) <= 0.2, 'the 4xx part sits on the 2xx part');
     // A day with one request still shows a bar.
-    assert.ok(chart.bars.find((bar) => bar.title.startsWith('2026-11-04'))!.height >= 1);
+    assert.equal(quiet!.column, 3);
+    assert.ok(quiet!.height >= 1);
     assert.deepEqual(chart.xLabels.map((label) => label.label), ['2026-11-01', '2026-11-16', '2026-11-30']);
-    // Every bar is inside the plot.
-    for (const bar of chart.bars) assert.ok(bar.x >= chart.plot.left && bar.x + bar.width <= chart.plot.right && bar.y >= chart.plot.top - 0.1, bar.title);
+    assert.equal(chart.columns, 30);
   });
 
   it('keeps its axes with no request, and says so', () => {
@@ -60,10 +64,12 @@ forEachDialect('usage chart on the app page', (dialect) => {
   it('shows an app without requests as an empty chart with its axes, not a blank box', async () => {
     const page = await (await signedIn(t, f.developer)).get(`/dashboard/apps/${f.app.clientId}`);
     assert.equal(page.status, 200);
-    const svg = /<svg class="usage-chart"[\s\S]*?<\/svg>/.exec(page.body)![0];
+    const svg = /<svg class="data-chart usage-chart"[\s\S]*?<\/svg>\s*<\/div>/.exec(page.body)![0];
     assert.match(svg, /id="usage-chart-empty"[^>]*>No requests in these 30 days yet</);
     assert.match(svg, /<desc id="usage-chart-desc">No requests from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\.<\/desc>/);
     assert.deepEqual([...svg.matchAll(/class="axis-label tick-y"[^>]*>([^<]*)</g)].map((m) => m[1]), ['0', '1']);
-    assert.equal([...svg.matchAll(/<rect /g)].length, 0);
+    assert.equal([...svg.matchAll(/class="mark /g)].length, 0);
+    // No viewBox of its own: its text keeps its CSS size on a phone (the nested plot's is stretched, and holds no text).
+    assert.doesNotMatch(/<svg class="data-chart usage-chart"[^>]*>/.exec(svg)![0], /viewBox/);
   });
 });

@@ -61,10 +61,19 @@ export function renderConsent(
     deviceNotice: null,
     grantedBefore,
     isPublic: request.app.isPublic,
-    scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope] })),
+    scopes: request.scopes.map((name) => ({ name, description: SCOPES[name as Scope], words: whoseWords(SCOPES[name as Scope]) })),
     asksUnheld: unheldWords(request.requestedScope).length > 0,
     consentAs: consentAsChoices(session, testPeople),
   });
+}
+
+/**
+ * A scope's words around its "your", so that the page can name whose data it is when a test person
+ * answers (assets/consent-as.js swaps the word as the developer chooses who answers).
+ */
+function whoseWords(description: string): { before: string; after: string } | null {
+  const at = description.indexOf('your ');
+  return at < 0 ? null : { before: description.slice(0, at), after: description.slice(at + 'your'.length) };
 }
 
 /**
@@ -79,8 +88,8 @@ function consentAsChoices(session: Session, testPeople: readonly TestPerson[]) {
   return {
     field: CONSENT_AS_FIELD,
     options: [
-      { value: session.user.id, label: `Yourself (${session.user.email})` },
-      ...testPeople.map((person) => ({ value: person.id, label: `${person.displayName} — ${person.email}` })),
+      { value: session.user.id, label: `Yourself (${session.user.email})`, whose: 'your' },
+      ...testPeople.map((person) => ({ value: person.id, label: `${person.displayName} — ${person.email}`, whose: `${person.displayName}'s` })),
     ],
   };
 }

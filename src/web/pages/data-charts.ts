@@ -1,6 +1,6 @@
 /**
  * The geometry of the charts on the "Your data" pages (views/data-chart.eta draws them). Like the
- * app page's usage chart (usage-chart.ts) they are inline SVG drawn on the server, with a y axis of
+ * app page's usage chart (usage-chart.ts, drawn by these same functions) they are inline SVG drawn on the server, with a y axis of
  * round ticks, a few dates under the x axis and the numbers in a table beside. Unlike it they have
  * no viewBox of their own: one SVG unit is one CSS pixel, so their text keeps its CSS size at any
  * width instead of shrinking with a phone's screen. Heights are pixels; across, the marks are drawn
@@ -8,7 +8,6 @@
  * chart's width, and what must keep its shape — labels, dots, the goal's line — is placed in
  * percentages of the width.
  */
-import { tickStep } from './usage-chart.js';
 
 /** The drawing's height and its plot's, in CSS pixels; the labels of the y axis sit left of the SVG (stride.css .chart). */
 const HEIGHT = 196;
@@ -43,6 +42,14 @@ export interface Chart {
   dots: Array<{ cx: string; cy: number; kind: string }>;
   /** A level drawn across the plot (the step goal); the legend under the chart names it. */
   rule: { y: number } | null;
+}
+
+/** A round step (1, 2 or 5 times a power of ten) that splits `most` into at most four parts. */
+export function tickStep(most: number): number {
+  if (most <= 4) return 1;
+  const rough = most / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= rough)!;
 }
 
 /** The values the y axis spans, and its step. */

@@ -46,7 +46,8 @@ export async function demoCallbackPage(app: FastifyInstance): Promise<void> {
     const stored = code === '' ? undefined : await stores.codes.find(hashCredential(code));
     const storedApp = stored && (await stores.apps.findById(stored.app_id));
     const clientId = storedApp?.clientId ?? 'YOUR_CLIENT_ID';
-    // One parameter a line: the longest line is the code's, which fits a computer's screen whole.
+    // One parameter a line: the longest line is the code's, which fits a computer's screen whole;
+    // on a phone the command scrolls in its box (views/command.eta).
     const curl = [
       `curl -s -X POST ${config.publicUrl}/oauth2/token \\`,
       `  -d grant_type=authorization_code \\`,
@@ -58,7 +59,7 @@ export async function demoCallbackPage(app: FastifyInstance): Promise<void> {
     const error = text(query.error);
     return sendPage(reply, './demo-callback', {
       title: 'Demo callback',
-      // The exchange command is shown whole on a computer's screen, not scrolled (stride.css).
+      // The exchange command is shown whole on a computer's screen, not scrolled (stride.css main.wide .command-block).
       wide: true,
       code,
       state: text(query.state),

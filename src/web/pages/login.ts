@@ -15,6 +15,7 @@ import { dropDraftOfOthers } from '../form-drafts.js';
 import { issueDeviceCookie } from '../device-cookie.js';
 import { PASSWORD_CHECKS_SPENT } from '../password-checks.js';
 import { signInAccountLimit } from '../sign-in-limit.js';
+import { forgetSignedUpEmail, signedUpEmail } from '../signed-up-email.js';
 import { currentSession, endSession, safeReturnTo, startSession } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 import { appAsking } from './asking-app.js';
@@ -38,6 +39,9 @@ function loginNotice(query: Form): string | null {
 }
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/** Whether signing in leads on to `/device`, where a device waits for its code to be typed (RFC 8628 §3.3). */
+const isDevicePage = (returnTo: string) => returnTo === '/device' || returnTo.startsWith('/device?');
+
 export async function loginPages(app: FastifyInstance): Promise<void> {
   app.get('/login', async (request, reply) => {
     const query = request.query as Form;
@@ -49,9 +53,10 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       csrfToken: await preSessionCsrfToken(request, reply),
       returnTo,
       asking: await appAsking(app.ctx, returnTo),
-      email: '',
+      email: query.signed_up === '1' ? await signedUpEmail(request) : '',
       error: null,
       notice: loginNotice(query),
+      deviceWaiting: isDevicePage(returnTo),
     });
   });
 
@@ -83,9 +88,11 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
         email,
         error: LOGIN_FAILED_MESSAGE,
         notice: null,
+        deviceWaiting: isDevicePage(returnTo),
       }, 401);
     }
     await startSession(request, reply, user);
+    forgetSignedUpEmail(request, reply);
     await dropDraftOfOthers(request, reply, user);
     await issueDeviceCookie(request, reply, email);
     return reply.redirect(returnTo, 303);

@@ -12,6 +12,7 @@ import { createAccountIfFree, defaultDisplayNameProblem, DISPLAY_NAME_MAX_LENGTH
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
 import { CSRF_FIELD, isValidPreSessionCsrf, preSessionCsrfToken } from '../csrf.js';
 import { currentSession, safeReturnTo } from '../session.js';
+import { keepSignedUpEmail } from '../signed-up-email.js';
 import { sendErrorPage, sendPage } from '../views.js';
 import { appAsking } from './asking-app.js';
 
@@ -94,6 +95,7 @@ export async function signupPages(app: FastifyInstance): Promise<void> {
       return sendForm(request, reply, returnTo, form, { email: error.description }, error.status);
     }
     // Created, or the email was taken: one answer for both (no session yet, the same place).
+    await keepSignedUpEmail(request, reply, form.email);
     return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}&signed_up=1`, 303);
   });
 }

@@ -12,6 +12,7 @@ import {
   LATE_SYNC_DAYS_AGO,
   LIFE_NAMES,
   lateSyncTestPerson,
+  lateWalkDate,
   revokeTestPersonApp,
   syncTestPerson,
   type SandboxSettings,
@@ -82,7 +83,7 @@ async function showTestPeople(request: FastifyRequest, reply: FastifyReply) {
   const formId = formIdOfPage(request, reply);
   if (formId === null) return reply;
   const query = request.query as Form;
-  return sendTestPeople(request, reply, session, noticeOf(text(query.done)), null, 200, formId);
+  return sendTestPeople(request, reply, session, await noticeOf(request, session, query), null, 200, formId);
 }
 
 const NOTICES: Record<string, string> = {
@@ -96,7 +97,16 @@ const NOTICES: Record<string, string> = {
   zone: 'The time zone was changed; the apps allowed to read the profile heard of it.',
 };
 
-function noticeOf(done: string): string | null {
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The notice of what was just done; a late sync's names the person and the walk's date (from the address, checked). */
+async function noticeOf(request: FastifyRequest, session: Session, query: Form): Promise<string | null> {
+  const done = text(query.done);
+  if (done === 'late') {
+    const person = await request.server.ctx.stores.testPeople.findOwned(session.user.id, text(query.person));
+    const date = text(query.date);
+    if (person && DATE.test(date)) return `Late sync of ${person.displayName}: a walk on ${date} (${LATE_SYNC_DAYS_AGO} days ago, their time) was added, with its events.`;
+  }
   return Object.hasOwn(NOTICES, done) ? NOTICES[done]! : null;
 }
 
@@ -138,7 +148,7 @@ async function act(request: FastifyRequest, reply: FastifyReply) {
       return done(reply, syncOutcome(await syncTestPerson(stores, person, now, settingsOf(request))));
     case 'late-sync':
       await lateSyncTestPerson(stores, person, now, settingsOf(request));
-      return done(reply, 'late');
+      return reply.redirect(`${TEST_PEOPLE_PAGE}?${new URLSearchParams({ done: 'late', person: person.id, date: lateWalkDate(person, now) })}`, 303);
     case 'revoke': {
       const app = (await stores.apps.list(session.user.id)).find((own) => own.id === text(form.app_id));
       if (!app) return refuse(request, reply, session, person, 'app_id must name one of your apps that this person has connected');
