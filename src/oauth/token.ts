@@ -1,7 +1,8 @@
 /**
  * The token endpoint (RFC 6749 §3.2, docs/oauth.md): the client is authenticated once, then the
- * grant named by `grant_type` runs with it (the contract: grant.ts). Adding a grant is one file
- * under grants/ and one entry in GRANTS.
+ * grant named by `grant_type` runs with it (the contract: grant.ts). Adding a grant is its
+ * declaration in grant-types.ts (usage count, registration), one file under grants/ and one entry
+ * in GRANTS.
  */
 import { ApiError, invalidRequest } from '../errors.js';
 import type { AppContext } from '../context.js';
