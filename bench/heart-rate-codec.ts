@@ -1,14 +1,14 @@
 /**
- * Bytes and microseconds of a packed heart-rate day (db/heart-rate-day.ts): days of 16 waking hours
+ * Bytes and microseconds of a packed heart-rate day (db/codec/heart-rate-minutes.ts): days of 16 waking hours
  * (960 minutes) of plausible readings, every 5 seconds, every second and once a minute, packed and
  * unpacked; with deflate (as stored when it pays) and without.
  *
  *   npm run build && node dist/bench/heart-rate-codec.js
  */
 import { deflateRawSync } from 'node:zlib';
-import {
-  minuteVarints, packHeartRateDay, packHeartRateMinutes, summarize, packSummary, unpackHeartRateMinutes, unpackSummary,
-} from '../src/db/heart-rate-day.js';
+import { minuteVarints, packHeartRateMinutes, unpackHeartRateMinutes } from '../src/db/codec/heart-rate-minutes.js';
+import { packHeartRateDay, summarize, packSummary, unpackSummary } from '../src/db/codec/heart-rate-summary.js';
+import { lowestHalfHour } from '../src/domain/resting-heart-rate.js';
 import { dayOf, wakingDayReadings } from './lib/heart-rate-data.js';
 
 function timeUs(runs: number, work: () => void): number {
@@ -33,8 +33,8 @@ async function main(): Promise<void> {
       sizes.hours += packSummary(summarize(day)).length;
     }
     const day = days[0]!;
-    const packed = packHeartRateDay(day);
-    const pack = timeUs(2000, () => packHeartRateDay(day));
+    const packed = packHeartRateDay(day, lowestHalfHour);
+    const pack = timeUs(2000, () => packHeartRateDay(day, lowestHalfHour));
     const unpack = timeUs(5000, () => unpackHeartRateMinutes(packed.minutes));
     const hours = timeUs(20000, () => unpackSummary(packed.hours));
     const n = days.length;

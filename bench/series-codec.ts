@@ -1,5 +1,5 @@
 /**
- * The packed minutes of one day (src/db/series-day.ts): bytes per day and µs per pack and unpack,
+ * The packed minutes of one day (src/db/codec/minute-values.ts): bytes per day and µs per pack and unpack,
  * of the runs alone (the form of decision 0013) and of the stored form (runs, deflated when that is
  * shorter), on the days of bench/series-size.ts: steps without pattern every minute, and steps and
  * calories (in tenths) of 16 waking hours.
@@ -7,7 +7,7 @@
  *   npm run build && node dist/bench/series-codec.js
  */
 import { deflateRawSync } from 'node:zlib';
-import { emptyDay, packMinutes, packRuns, unpackMinutes, unpackRuns, type DayMinutes } from '../src/db/series-day.js';
+import { emptyDay, packMinutes, packRuns, unpackMinutes, unpackRuns, type DayMinutes } from '../src/db/codec/minute-values.js';
 import { wakingDay } from './series-size.js';
 
 const DAYS = 200;

@@ -1,5 +1,5 @@
 /** Plausible heart-rate readings for the benches and the tests of the heart-rate store. */
-import { emptyHeartRateDay, type HeartRateMinutes } from '../../src/db/heart-rate-day.js';
+import { emptyHeartRateDay, type HeartRateMinutes } from '../../src/db/codec/heart-rate-minutes.js';
 import { minutesOfReadings, type HeartRateReading } from '../../src/domain/heart-rate-readings.js';
 
 /** Deterministic pseudo-random numbers in [0, 1). */

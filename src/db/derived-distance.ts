@@ -11,7 +11,8 @@
  * them like any other sums; only the minutes of an hour that a bucket boundary cuts are derived
  * while reading (docs/decisions/0014-minute-metrics.md).
  */
-import { ABSENT, MINUTES_PER_DAY, emptyDay, type DayMinutes } from './series-day.js';
+import { MINUTES_PER_DAY } from './codec/day.js';
+import { ABSENT, emptyDay, type DayMinutes } from './codec/minute-values.js';
 
 /** An adult's average walking step, for a profile without stride_length_cm. */
 export const DEFAULT_STRIDE_CM = 75;

@@ -244,10 +244,10 @@ export interface SessionTable {
 export type SumMetric = 'steps' | 'distance' | 'calories';
 
 /**
- * One person × metric × UTC day of a minute series (db/series-day.ts): the day's total, its 24
+ * One person × metric × UTC day of a minute series (db/codec/minute-values.ts): the day's total, its 24
  * hourly sums and its minutes, packed. Calories are kept in tenths of a kcal; a distance row's sums
  * also count the distance derived from steps (db/derived-distance.ts). Heart rate
- * (db/heart-rate-day.ts) keeps aggregates in them instead of sums, its total a 58-bit integer
+ * (db/codec/heart-rate-minutes.ts) keeps aggregates in them instead of sums, its total a 58-bit integer
  * written as a BigInt.
  */
 export interface SeriesDayTable {
@@ -261,7 +261,7 @@ export interface SeriesDayTable {
 
 /**
  * One sleep session (migration 008): keyed by its start, its stages packed from it
- * (db/sleep-stages.ts). Sessions of a person never overlap (store/sleep.ts).
+ * (db/codec/sleep-stages.ts). Sessions of a person never overlap (store/sleep.ts).
  */
 export interface SleepSessionTable {
   user_id: string;

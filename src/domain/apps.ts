@@ -9,6 +9,7 @@ import { firstUnknownScope, formatScopes } from './scopes.js';
 import { hashCredential, newClientId, newCredential } from '../security/secrets.js';
 import { reservedNameProblem } from './reserved-names.js';
 import { unicodeTextProblem } from './users.js';
+import { DEFAULT_GRANT_TYPES, DEVICE_CODE_GRANT_TYPE, GRANT_TYPE_NAMES } from '../oauth/grant-types.js';
 import type { App, AppStore } from '../store/apps.js';
 import type { Stores } from '../store/stores.js';
 import { keepSubscriberSigning } from './sealed-client-secrets.js';
@@ -54,12 +55,9 @@ export function redirectUriProblem(value: string): string | null {
     : `redirect URI "${value}" must use https, http on localhost, or a reverse-domain scheme like com.example.app:`;
 }
 
-/** RFC 8628 §3.4. */
-export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
-/** The grant types an app may be allowed (docs/oauth.md, "Grant types per app"). */
-export const APP_GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE] as const;
-/** What every app could use before grant types were a setting, and what a new app gets. */
-export const DEFAULT_GRANT_TYPES = ['authorization_code', 'refresh_token'];
+/** The grant types an app may be allowed (docs/oauth.md, "Grant types per app"): oauth/grant-types.ts declares them. */
+export const APP_GRANT_TYPES = GRANT_TYPE_NAMES;
+export { DEFAULT_GRANT_TYPES, DEVICE_CODE_GRANT_TYPE };
 
 export interface AppSettings {
   name: string;

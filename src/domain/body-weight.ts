@@ -6,7 +6,7 @@
  * weightProblem before anything is written. Values are stored in hundredths.
  */
 import { MAX_TIMESTAMP } from './step-series.js';
-import { MAX_FUTURE_SECONDS } from './step-samples.js';
+import { tooFarAhead } from '../clock.js';
 import type { StoredWeight, WeightInput } from '../store/body-weight.js';
 
 export const MIN_KG = 20;
@@ -71,7 +71,8 @@ function hasAtMostTwoDecimals(value: number): boolean {
 
 /** Why a measurement that passed the body schema cannot be stored, naming the field, or null; `at` names the measurement (`body/` for the route's body). */
 export function weightProblem(body: WeightBody, now: number, at = 'body/'): string | null {
-  if (body.time > now + MAX_FUTURE_SECONDS) return `${at}time is more than a day in the future`;
+  const ahead = tooFarAhead(`${at}time`, body.time, now);
+  if (ahead !== null) return ahead;
   if (!hasAtMostTwoDecimals(body.kg)) return `${at}kg must have at most two decimals, got ${body.kg}`;
   const fat = body.fat_percent;
   if (fat !== undefined && fat !== null && !hasAtMostTwoDecimals(fat)) return `${at}fat_percent must have at most two decimals, got ${fat}`;

@@ -4,7 +4,8 @@
  * to a whole beat), min and max, which replace what the minute held.
  */
 import { MAX_BPM, MIN_BPM, type HeartRateChange, type HeartRateMinute } from '../store/heart-rate.js';
-import { MAX_FUTURE_SECONDS, seriesChange } from './minute-samples.js';
+import { tooFarAhead } from '../clock.js';
+import { seriesChange } from './minute-samples.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 /** A day of readings once a second. */
@@ -39,7 +40,7 @@ export const HEART_RATE_UPLOAD_JSON_SCHEMA = {
 
 /** Why a reading whose schema passed cannot be stored — more than a day ahead of `now` — or null; `at` names the reading (`body/samples/3/`). */
 export function readingProblem(reading: HeartRateReading, now: number, at: string): string | null {
-  return reading.time > now + MAX_FUTURE_SECONDS ? `${at}time is more than a day after the server's clock` : null;
+  return tooFarAhead(`${at}time`, reading.time, now);
 }
 
 /** What the schema cannot say: a reading more than a day ahead of the server's clock (a device clock gone wrong). */
@@ -73,7 +74,7 @@ export const HEART_RATE_MINUTE_JSON_SCHEMA = {
 export function heartRateMinuteProblem(minute: HeartRateMinute, now: number, at: string): string | null {
   if (minute.min > minute.avg) return `${at}min ${minute.min} must not be above ${at}avg ${minute.avg}`;
   if (minute.avg > minute.max) return `${at}avg ${minute.avg} must not be above ${at}max ${minute.max}`;
-  return minute.start_time > now + MAX_FUTURE_SECONDS ? `${at}start_time is more than a day after the server's clock` : null;
+  return tooFarAhead(`${at}start_time`, minute.start_time, now);
 }
 
 /** The minutes of the readings, in time order. */

@@ -5,14 +5,13 @@
  * a write makes, for its event (docs/api.md, docs/webhooks.md).
  */
 import { bucketRuns } from '../calendar/step-buckets.js';
+import { MAX_AHEAD_SECONDS, tooFarAhead } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import type { SeriesChange } from '../store/minute-series.js';
 import { datesOfRanges } from './local-dates.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
-/** Device clocks drift; a sample more than a day ahead of the server's clock is a mistake. */
-export const MAX_FUTURE_SECONDS = 86_400;
 /** The longest range one DELETE removes (docs/api.md, "Deleting minutes", "Heart-rate delete"). */
 export const MAX_DELETE_SECONDS = 31 * 86_400;
 
@@ -44,7 +43,7 @@ export function sampleBatchJsonSchema(definition: { unit: string; maxPerMinute: 
               minimum: 0,
               maximum: MAX_TIMESTAMP,
               multipleOf: 60,
-              notAfterClock: MAX_FUTURE_SECONDS,
+              notAfterClock: MAX_AHEAD_SECONDS,
               description: 'the minute\'s start, Unix seconds; at most a day ahead of the server\'s clock',
             },
             value,
@@ -80,7 +79,7 @@ export const DELETED_JSON_SCHEMA = {
  * clock keyword (`notAfterClock`).
  */
 export function minuteStartProblem(startTime: number, now: number, at: string): string | null {
-  return startTime > now + MAX_FUTURE_SECONDS ? `${at}start_time is more than a day ahead of the server's clock` : null;
+  return tooFarAhead(`${at}start_time`, startTime, now);
 }
 
 /** The range of a DELETE whose schema passed: [start, end), in order and at most 31 days long. */

@@ -5,7 +5,7 @@
  * exactly, at most 24 hours, not in the future — before anything is written.
  */
 import { MAX_TIMESTAMP } from './step-series.js';
-import { MAX_FUTURE_SECONDS } from './step-samples.js';
+import { tooFarAhead } from '../clock.js';
 import { localDateOf } from './local-dates.js';
 import { MAX_SLEEP_SESSION_SECONDS, SLEEP_STAGE_CODES, type SleepSessionInput, type StoredSleepSession } from '../store/sleep.js';
 
@@ -86,7 +86,8 @@ export function sessionProblem(session: SleepSessionInput, now: number, at = 'bo
   const { start_time: start, end_time: end, stages } = session;
   if (end <= start) return `${at}end_time ${end} must be after ${at}start_time ${start}`;
   if (end - start > MAX_SLEEP_SESSION_SECONDS) return `${at}end_time is ${end - start} seconds after ${at}start_time; a session lasts at most 24 hours (86400 seconds)`;
-  if (end > now + MAX_FUTURE_SECONDS) return `${at}end_time is more than a day in the future`;
+  const ahead = tooFarAhead(`${at}end_time`, end, now);
+  if (ahead !== null) return ahead;
   let expected = start;
   for (let i = 0; i < stages.length; i++) {
     const stage = stages[i]!;

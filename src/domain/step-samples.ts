@@ -5,9 +5,10 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
-import { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
+import { MAX_AHEAD_SECONDS, tooFarAheadWords } from '../clock.js';
+import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
-export { MAX_FUTURE_SECONDS, MAX_SAMPLES_PER_REQUEST };
+export { MAX_SAMPLES_PER_REQUEST };
 
 /** A minute of steps, and what an upload of them changed. */
 export type StepSample = MinuteSample;
@@ -29,7 +30,7 @@ const SAMPLES_WORDS = 'samples must be an array of {"start_time", "value"} objec
 const OBJECT_WORDS = 'must be an object with start_time and value';
 const START_TIME_WORDS = 'start_time must be a non-negative integer (Unix seconds)';
 const MINUTE_WORDS = 'start_time must be a multiple of 60 (the start of a minute)';
-const FUTURE_WORDS = 'start_time is more than a day in the future';
+const FUTURE_WORDS = tooFarAheadWords('start_time');
 const VALUE_WORDS = `value must be an integer from 0 to ${MAX_STEPS_PER_MINUTE}`;
 const unknownFieldWords = (name: unknown) => `has an unknown field "${String(name).slice(0, 40)}"`;
 const repeatWords = (minute: unknown) => `repeats the minute ${String(minute)}; send one sample per minute`;
@@ -42,7 +43,7 @@ export function sampleProblem(sample: unknown, now: number, seen: Set<number>): 
   if (extra !== undefined) return unknownFieldWords(extra);
   if (typeof startTime !== 'number' || !Number.isSafeInteger(startTime) || startTime < 0) return START_TIME_WORDS;
   if (startTime % 60 !== 0) return MINUTE_WORDS;
-  if (startTime > now + MAX_FUTURE_SECONDS) return FUTURE_WORDS;
+  if (startTime > now + MAX_AHEAD_SECONDS) return FUTURE_WORDS;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_STEPS_PER_MINUTE) return VALUE_WORDS;
   if (seen.has(startTime)) return repeatWords(startTime);
   seen.add(startTime);

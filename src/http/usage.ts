@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
+import { grantTypeRule } from '../oauth/grant-types.js';
 
 /** What one flush writes (store/usage.ts), as the context's store takes it. */
 type UsageBatch = Parameters<AppContext['stores']['usage']['add']>[0];
@@ -131,9 +132,8 @@ export function countUsage(app: FastifyInstance): UsageCounter {
       if (tally === undefined) return done();
       add(tally, metricFor(TOKEN, status));
       if (status === 200 && request.routeOptions.url === '/oauth2/token') {
-        const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
-        if (grantType === 'authorization_code' || grantType === 'urn:ietf:params:oauth:grant-type:device_code') add(tally, 'tokens.issued');
-        if (grantType === 'refresh_token') add(tally, 'tokens.refreshed');
+        const grant = grantTypeRule((request.body as Record<string, unknown> | undefined)?.grant_type);
+        if (grant !== undefined) add(tally, grant.usage);
       }
       if (status >= 400) noteError(request, owner, now, status);
       done();

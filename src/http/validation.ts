@@ -21,7 +21,7 @@
  */
 import { Ajv, type ErrorObject, type SchemaObject, type SchemaValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock.js';
+import { tooFarAheadWords, type Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 
 // multipleOfPrecision: `multipleOf: 0.1` would refuse 2.3 (2.3 / 0.1 is 22.999999999999996 in
@@ -193,10 +193,8 @@ function describe(error: ErrorObject, part = ''): string {
       }
       return `${path} must be a multiple of ${step}`;
     }
-    case 'notAfterClock': {
-      const seconds = Number(params.seconds);
-      return `${path} is more than ${seconds === 86_400 ? 'a day' : `${seconds} seconds`} ahead of the server's clock`;
-    }
+    case 'notAfterClock':
+      return tooFarAheadWords(path, Number(params.seconds));
     case 'notRepeated':
       return `${path} repeats the ${String(params.what)} of ${part}${String(params.firstPath)}; send one sample per ${String(params.what)}`;
     default:

@@ -6,7 +6,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { DEVICE_CODE_GRANT_TYPE } from '../domain/apps.js';
+import { DEVICE_CODE_GRANT_TYPE } from './grant-types.js';
 import { unheldWords } from '../domain/scope-request.js';
 import { formatScopes, parseScopeString } from '../domain/scopes.js';
 import { hashCredential, newCredential } from '../security/secrets.js';

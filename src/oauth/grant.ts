@@ -8,6 +8,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { AuthenticatedClient, ClientKind } from './client-auth.js';
+import type { GrantTypeName } from './grant-types.js';
 import type { TokenResponse } from './issue-tokens.js';
 import type { VerifiedProof } from './dpop.js';
 
@@ -34,7 +35,7 @@ export function bindings(client: AuthenticatedClient, dpop: VerifiedProof | unde
 
 export interface Grant {
   /** The `grant_type` it answers. */
-  readonly grantType: string;
+  readonly grantType: GrantTypeName;
   /**
    * The kinds of client that may use it; any other gets `unauthorized_client` (RFC 6749 §5.2)
    * before the handler runs. A grant that takes public clients must not rely on the client's

@@ -5,14 +5,14 @@
  */
 import type { AppContext } from '../context.js';
 import { ApiError, REALM } from '../errors.js';
-import { DEFAULT_GRANT_TYPES, registerApp, updateAppSettings, validateAppSettings, type AppSettings } from '../domain/apps.js';
+import { registerApp, updateAppSettings, validateAppSettings, type AppSettings } from '../domain/apps.js';
 import { parseScopeString } from '../domain/scopes.js';
 import { constantTimeEqual, hashCredential, newCredential, NO_CREDENTIAL_HASH } from '../security/secrets.js';
 import type { App } from '../store/apps.js';
+import { DEFAULT_GRANT_TYPES, REGISTRABLE_GRANT_TYPES } from './grant-types.js';
 import { CLIENT_AUTH_METHODS } from './metadata.js';
 
-/** The grant types and response types a registered client may name (those Stride serves). */
-const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+/** The response types a registered client may name (its grant types: REGISTRABLE_GRANT_TYPES). */
 const RESPONSE_TYPES = ['code'];
 /** Without `scope`, a registered client may ask for the profile only. */
 const DEFAULT_SCOPE = 'read_profile';
@@ -47,8 +47,8 @@ function readMetadata(input: ClientMetadataInput): { settings: AppSettings; isPu
   // Without grant_types, what a client of this server needs and what it always could use:
   // the code and its refresh (docs/decisions/0030-registered-grant-types.md).
   const grantTypes = input.grant_types ?? DEFAULT_GRANT_TYPES;
-  const unknownGrant = grantTypes.find((grant) => !GRANT_TYPES.includes(grant));
-  if (unknownGrant !== undefined) throw metadataError(`grant_types may hold only ${GRANT_TYPES.join(', ')}; "${unknownGrant}" is not served`);
+  const unknownGrant = grantTypes.find((grant) => !REGISTRABLE_GRANT_TYPES.includes(grant));
+  if (unknownGrant !== undefined) throw metadataError(`grant_types may hold only ${REGISTRABLE_GRANT_TYPES.join(', ')}; "${unknownGrant}" is not served`);
   if (!grantTypes.includes('authorization_code')) throw metadataError('grant_types must include authorization_code');
   const responseTypes = input.response_types ?? ['code'];
   if (responseTypes.length === 0 || responseTypes.some((type) => !RESPONSE_TYPES.includes(type))) throw metadataError('response_types must be ["code"]');
@@ -79,7 +79,7 @@ export function clientInformation(ctx: AppContext, app: App) {
     redirect_uris: app.redirectUris,
     token_endpoint_auth_method: kept.token_endpoint_auth_method ?? (app.isPublic ? 'none' : 'client_secret_basic'),
     // What the app may use (the registration's, unless its developer changed them since).
-    grant_types: app.grantTypes.filter((grant) => GRANT_TYPES.includes(grant)),
+    grant_types: app.grantTypes.filter((grant) => REGISTRABLE_GRANT_TYPES.includes(grant)),
     response_types: kept.response_types ?? ['code'],
     scope: app.scopes.join(' '),
     ...(app.websiteUrl !== '' && { client_uri: app.websiteUrl }),

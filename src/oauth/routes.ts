@@ -17,7 +17,7 @@ import { DEVICE_AUTHORIZATION, INTROSPECT, METADATA, PAR, REVOKE, TOKEN } from '
 import { startDeviceAuthorization } from './device-authorization.js';
 import { validateAuthorizationRequest } from './authorize.js';
 import { pushAuthorizationRequest } from './pushed-requests.js';
-import { exchange, formParameters, type ClientAuthentication, type ProofVerification } from './token.js';
+import { exchange, formParameters, type ProofVerification } from './token.js';
 import { currentNonce, proofHeader, verifyProof } from './dpop.js';
 
 /** RFC 8414 §3. */
@@ -35,16 +35,21 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
   useApiSecurityHeaders(app);
 
   /**
-   * The request's client authentication. The client is kept on the request: its usage is counted
-   * for it once it has proven itself (http/usage.ts, client-auth.ts).
+   * What every client endpoint does first, in this order: the body must be a form of single values
+   * (RFC 6749 §3.2, 415 or invalid_request), the schema decides the parameters' types, then the
+   * client is authenticated (RFC 6749 §2.3 and §3.2.1; RFC 7009 §2.1 and RFC 7662 §2.1 check the
+   * client before the token; RFC 8628 §3.1 and RFC 9126 §2.1 as at the token endpoint), so an
+   * unknown client hears invalid_client whatever else is wrong with its request. Every route here
+   * has `attachValidation`, for the schema to speak after the form check. The client is kept on
+   * the request: its usage is counted for it once it has proven itself (http/usage.ts).
    */
-  const clientOf =
-    (request: FastifyRequest, body: Record<string, string | undefined>): ClientAuthentication =>
-    async () => {
-      const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
-      request.authenticatedClient = client;
-      return client;
-    };
+  const clientRequest = async (request: FastifyRequest) => {
+    const body = formParameters(request);
+    refuseSchemaViolation(request);
+    const client = await authenticateClient(ctx.stores.apps, body, request.headers.authorization);
+    request.authenticatedClient = client;
+    return { body, client };
+  };
 
   // RFC 9449 §8: with DPOP_NONCE=true every proof carries a nonce the server handed out.
   const nonceKey = ctx.config.dpopNonce ? ctx.stores.serverSecret('dpop_nonce', ctx.clock) : undefined;
@@ -59,42 +64,38 @@ export async function clientEndpointRoutes(app: FastifyInstance): Promise<void> 
     };
 
   app.post('/oauth2/token', { schema: TOKEN, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
-    const body = formParameters(request);
-    refuseSchemaViolation(request);
-    const response = await exchange(ctx, body, clientOf(request, body), proofOf(request));
+    const { body, client } = await clientRequest(request);
+    const response = await exchange(ctx, body, client, proofOf(request));
     if (nonceKey) reply.header('dpop-nonce', currentNonce(await nonceKey(), ctx.clock()));
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
   // RFC 8628 §3.1: client authentication as at the token endpoint; the schema types the fields. For
   // devices, not browsers (a browser has the authorization endpoint): no page elsewhere reads it.
-  app.post('/oauth2/device_authorization', { schema: DEVICE_AUTHORIZATION, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
-    const body = formParameters(request);
-    const response = await startDeviceAuthorization(ctx, await clientOf(request, body)(), body);
+  app.post('/oauth2/device_authorization', { schema: DEVICE_AUTHORIZATION, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
+    const { body, client } = await clientRequest(request);
+    const response = await startDeviceAuthorization(ctx, client, body);
     return reply.headers(NO_STORE_HEADERS).send(response);
   });
 
   // RFC 7009 §2.
   app.post('/oauth2/revoke', { schema: REVOKE, attachValidation: true, config: rateLimitConfig(ctx.config.rateLimits.token, 'token') }, async (request, reply) => {
-    const body = formParameters(request);
-    refuseSchemaViolation(request);
-    await revokeToken(ctx, await clientOf(request, body)(), body);
+    const { body, client } = await clientRequest(request);
+    await revokeToken(ctx, client, body);
     return reply.headers(NO_STORE_HEADERS).code(200).send();
   });
 
   // RFC 7662 §2. For the servers that accept Stride's tokens, so no browser app may read its answers.
   app.post('/oauth2/introspect', { schema: INTROSPECT, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
-    const body = formParameters(request);
-    refuseSchemaViolation(request);
-    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, await clientOf(request, body)(), body));
+    const { body, client } = await clientRequest(request);
+    return reply.headers(NO_STORE_HEADERS).send(await introspectToken(ctx, client, body));
   });
 
   // RFC 9126 §2: the schema decides the parameters' types; the authorization request is checked as
   // the authorization endpoint checks it. 201, as the RFC says. A client pushes from its server or
   // native app, a direct request (RFC 9126 §1): no page elsewhere reads the answer.
-  app.post('/oauth2/par', { schema: PAR, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
-    const body = formParameters(request);
-    const client = await clientOf(request, body)();
+  app.post('/oauth2/par', { schema: PAR, attachValidation: true, config: { ...rateLimitConfig(ctx.config.rateLimits.token, 'token'), crossOrigin: false } }, async (request, reply) => {
+    const { body, client } = await clientRequest(request);
     const response = await pushAuthorizationRequest(ctx, client, body, async (params) => {
       const check = await validateAuthorizationRequest(ctx, params, [], 'pushing');
       if (check.ok) return null;

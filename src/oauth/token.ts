@@ -1,7 +1,8 @@
 /**
  * The token endpoint (RFC 6749 §3.2, docs/oauth.md): the client is authenticated once, then the
- * grant named by `grant_type` runs with it (the contract: grant.ts). Adding a grant is one file
- * under grants/ and one entry in GRANTS.
+ * grant named by `grant_type` runs with it (the contract: grant.ts). Adding a grant is its
+ * declaration in grant-types.ts (usage count, registration), one file under grants/ and one entry
+ * in GRANTS.
  */
 import { ApiError, invalidRequest } from '../errors.js';
 import type { AppContext } from '../context.js';
@@ -16,9 +17,6 @@ import type { VerifiedProof } from './dpop.js';
 const GRANTS = new Map<string, Grant>([authorizationCode, refreshToken, deviceCode].map((grant) => [grant.grantType, grant]));
 
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
-
-/** Authenticates the request's client (client-auth.ts); called at most once per request. */
-export type ClientAuthentication = () => Promise<AuthenticatedClient>;
 
 /** Verifies the request's DPoP proof (dpop.ts); undefined when it carried none. Called once, after the client is authenticated. */
 export type ProofVerification = () => Promise<VerifiedProof | undefined>;
@@ -44,14 +42,14 @@ export function formParameters(request: { headers: Record<string, unknown>; body
 }
 
 /**
- * A token request: `grant_type` is required; then the client is authenticated (an unknown client
- * hears `invalid_client` first, whatever the grant); then the grant must exist and take the
- * client's kind; then the DPoP proof, if any, is verified (RFC 9449 §5); then its handler runs.
+ * A token request of an authenticated client (the client endpoints' preamble, routes.ts, has
+ * authenticated it: an unknown client hears `invalid_client` first, whatever the grant):
+ * `grant_type` is required; the grant must exist and take the client's kind; then the DPoP proof,
+ * if any, is verified (RFC 9449 §5); then its handler runs.
  */
-export async function exchange(ctx: AppContext, body: FormParameters, authenticate: ClientAuthentication, verifyProof: ProofVerification): Promise<TokenResponse> {
+export async function exchange(ctx: AppContext, body: FormParameters, client: AuthenticatedClient, verifyProof: ProofVerification): Promise<TokenResponse> {
   const grantType = body.grant_type;
   if (!grantType) throw invalidRequest('grant_type is required');
-  const client = await authenticate();
   const grant = GRANTS.get(grantType);
   if (!grant) throw new ApiError('unsupported_grant_type', `grant_type must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`);
   if (!grant.clients.includes(client.kind)) {

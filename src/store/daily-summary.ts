@@ -16,8 +16,8 @@
  * (a replica serves only the step series, store/replica.ts).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
-import { dayStartOf } from '../db/series-day.js';
-import { asleepSeconds } from '../db/sleep-stages.js';
+import { dayStartOf } from '../db/codec/day.js';
+import { asleepSeconds } from '../db/codec/sleep-stages.js';
 import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
 import { keptMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
 import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
@@ -86,7 +86,7 @@ export interface SummaryDialect {
   param(name: 'user' | 'kinds' | 'dayFrom' | 'dayTo' | 'from' | 'to'): string;
   /**
    * An integer column in the union's value column; `exact`: one that may pass 2^53 (a heart-rate
-   * total, 58 bits, db/heart-rate-day.ts), which comes as text.
+   * total, 58 bits, db/codec/heart-rate-minutes.ts), which comes as text.
    */
   value(column: string, exact: boolean): string;
   /** Absent bytes. */

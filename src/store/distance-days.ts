@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import { distanceAsRead, hasDistance, strideOf } from '../db/derived-distance.js';
 import type { Database } from '../db/schema.js';
-import { hourSums, isEmptyDay, packHours, packMinutes, sameMinutes, unpackMinutes, type DayMinutes } from '../db/series-day.js';
+import { hourSums, isEmptyDay, packHours, packMinutes, sameMinutes, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
 import { deleteDayRows, readDayRows, writeDayRows, type DayRowValues } from './series-rows.js';
 
 /** One UTC day of the metric written, before (null: no row) and after the write. */

@@ -1,6 +1,6 @@
 /**
  * Heart-rate buckets of local-clock plans from the day rows of the series store
- * (db/heart-rate-day.ts): one range read of the user's days per series, then per day the coarsest
+ * (db/codec/heart-rate-minutes.ts): one range read of the user's days per series, then per day the coarsest
  * stored figures that no bucket boundary cuts — the day's aggregates in `total` (a daily series in
  * UTC), else each hour's from the quarter-hour summary (days in Europe/Berlin, hourly series), else,
  * for an hour a boundary cuts (Asia/Kolkata, minute series), its minutes.
@@ -10,8 +10,10 @@
  * wholly inside the bucket, over the UTC days it spans.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
-import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/series-day.js';
-import { QUARTERS_PER_DAY, lowestHalfHour, unpackHeartRateMinutes, unpackSummary, unpackTotal, type HeartRateMinutes } from '../db/heart-rate-day.js';
+import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/codec/day.js';
+import { QUARTERS_PER_DAY, unpackSummary, unpackTotal } from '../db/codec/heart-rate-summary.js';
+import { lowestHalfHour } from '../domain/resting-heart-rate.js';
+import { unpackHeartRateMinutes, type HeartRateMinutes } from '../db/codec/heart-rate-minutes.js';
 import { dayDetailFor, type DayDetail } from './series-sums.js';
 
 /** A stored heart-rate day as its readers get it: `total` exactly (a BigInt, or text from PostgreSQL). */

@@ -1,5 +1,5 @@
 /**
- * Heart rate in the series store (db/heart-rate-day.ts): an upload merges its minutes into the UTC
+ * Heart rate in the series store (db/codec/heart-rate-minutes.ts): an upload merges its minutes into the UTC
  * days they fall in — read, replaced minute by minute, packed and written back — and a delete
  * clears a range of minutes, each in one transaction that first takes the user's lock
  * (store/owner-lock.ts) and records heartrate.updated, so two writes to one day run one after the
@@ -8,8 +8,10 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/series-day.js';
-import { emptyHeartRateDay, minutesWithData, packHeartRateDay, unpackHeartRateMinutes, type HeartRateMinutes } from '../db/heart-rate-day.js';
+import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/codec/day.js';
+import { emptyHeartRateDay, minutesWithData, unpackHeartRateMinutes, type HeartRateMinutes } from '../db/codec/heart-rate-minutes.js';
+import { packHeartRateDay } from '../db/codec/heart-rate-summary.js';
+import { lowestHalfHour } from '../domain/resting-heart-rate.js';
 import { recordEvent, type MinuteRange } from './events.js';
 import type { HeartRateDayReader } from './heart-rate-series.js';
 import { withOwnerLocked } from './owner-lock.js';
@@ -18,7 +20,7 @@ import { noteImportStep, type ImportStep, type PendingChange } from './takeout-i
 import type { FillOutcome } from './minute-series.js';
 
 /** The range of a reading, in beats per minute (docs/api.md, "Heart-rate upload"). */
-export { MAX_BPM, MIN_BPM } from '../db/heart-rate-day.js';
+export { MAX_BPM, MIN_BPM } from '../db/codec/heart-rate-minutes.js';
 
 const METRIC = 'heartrate' as const;
 
@@ -169,7 +171,7 @@ async function writeDays(trx: Kysely<Database>, userId: string, days: Map<number
   const rows = [];
   for (const [day_start, minutes] of days) {
     if (minutesWithData(minutes) === 0) empty.push(day_start);
-    else rows.push({ day_start, ...packHeartRateDay(minutes) });
+    else rows.push({ day_start, ...packHeartRateDay(minutes, lowestHalfHour) });
   }
   await writeDayRows(trx, userId, METRIC, rows);
   await deleteDayRows(trx, userId, METRIC, empty);

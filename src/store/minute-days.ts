@@ -1,6 +1,6 @@
 /**
  * A person's minutes of steps and heart rate over UTC days, unpacked from the day rows of the series
- * store (db/series-day.ts, db/heart-rate-day.ts), with the spans of their sleep sessions: what the
+ * store (db/codec/minute-values.ts, db/codec/heart-rate-minutes.ts), with the spans of their sleep sessions: what the
  * rules that look at each minute (domain/daily-activity.ts) read. The daily summary's statement
  * gives the rows (store/daily-summary.ts).
  *
@@ -11,8 +11,8 @@
  * bytes is not unpacked again. Nothing is invalidated, so no write can leave a stale day behind: a
  * changed day has other bytes. Bounded by the bytes kept, least recently used first out.
  */
-import { ABSENT, unpackMinutes } from '../db/series-day.js';
-import { unpackHeartRateAverages } from '../db/heart-rate-day.js';
+import { ABSENT, unpackMinutes } from '../db/codec/minute-values.js';
+import { unpackHeartRateAverages } from '../db/codec/heart-rate-minutes.js';
 
 /** A minute with no steps stored, in `MinuteDays.steps`. */
 export const NO_STEPS = ABSENT;

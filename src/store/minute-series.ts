@@ -1,6 +1,6 @@
 /**
  * The minute metrics whose buckets hold sums — steps, distance, calories — in the series store
- * (db/series-day.ts), one store per metric made by one factory. An upload merges its minutes into
+ * (db/codec/minute-values.ts), one store per metric made by one factory. An upload merges its minutes into
  * the UTC days they fall in — read, replaced minute by minute (the last write of a minute wins),
  * packed and written back — and a delete takes the minutes of a range out of them, each in one
  * transaction that first takes the user's lock (store/owner-lock.ts), so two writes to one day at
@@ -15,7 +15,8 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, SumMetric } from '../db/schema.js';
-import { ABSENT, DAY_SECONDS, dayStartOf, emptyDay, isEmptyDay, packDay, sameMinutes, unpackMinutes, type DayMinutes } from '../db/series-day.js';
+import { ABSENT, emptyDay, isEmptyDay, packDay, sameMinutes, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
+import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 import { rewriteDistanceDays, type DayWrite } from './distance-days.js';
 import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';

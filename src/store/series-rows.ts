@@ -1,10 +1,10 @@
 /**
- * Reading and writing whole day rows of the series store (db/series-day.ts) inside a write
+ * Reading and writing whole day rows of the series store (db/codec/minute-values.ts) inside a write
  * transaction: what the writers of every minute metric share.
  */
 import type { Kysely } from 'kysely';
 import type { Database, SeriesDayTable } from '../db/schema.js';
-import { DAY_SECONDS, dayStartOf } from '../db/series-day.js';
+import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 
 type SeriesMetric = SeriesDayTable['metric'];
 

@@ -1,6 +1,6 @@
 /**
  * Summing a stored minute metric into local-clock buckets from the day rows of the series store
- * (db/series-day.ts): one indexed range read of the user's days per series, whatever the range,
+ * (db/codec/minute-values.ts): one indexed range read of the user's days per series, whatever the range,
  * then per day the coarsest stored sum that no bucket boundary cuts through — the day's total
  * (a daily series in UTC), else each hour's sum (days in Europe/Berlin, hourly series), else, only
  * for an hour that a boundary cuts (days in Asia/Kolkata, minute series), its minutes.
@@ -11,7 +11,8 @@
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { distanceAsRead, strideOf } from '../db/derived-distance.js';
 import type { SumMetric } from '../db/schema.js';
-import { ABSENT, DAY_SECONDS, dayStartOf, unpackHours, unpackMinutes, type DayMinutes } from '../db/series-day.js';
+import { ABSENT, unpackHours, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
+import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 
 /** A stored day as its readers get it. PostgreSQL sends bigints as text. */
 export interface DayRow {

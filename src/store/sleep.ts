@@ -1,6 +1,6 @@
 /**
  * Sleep sessions (docs/api.md, "Sleep"): one row per session, keyed by the person and its start,
- * its stages packed (db/sleep-stages.ts). A person's sessions never overlap: a save reads the
+ * its stages packed (db/codec/sleep-stages.ts). A person's sessions never overlap: a save reads the
  * sessions near the new one and writes it, or refuses it, in one transaction that first takes the
  * person's lock (store/owner-lock.ts), so two overlapping sessions sent at the same moment cannot
  * both be stored. Every change records its sleep.updated event in the same transaction.
@@ -9,13 +9,13 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import type { Database } from '../db/schema.js';
-import { packStages, unpackStages, type SleepStage, type SleepStageName } from '../db/sleep-stages.js';
+import { packStages, unpackStages, type SleepStage, type SleepStageName } from '../db/codec/sleep-stages.js';
 import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { formatRecordId, newIdTag, parseRecordId } from './record-ids.js';
 import { noteImportStep, type ImportStep, type StepOutcome } from './takeout-imports.js';
 
-export { SLEEP_STAGE_CODES } from '../db/sleep-stages.js';
+export { SLEEP_STAGE_CODES } from '../db/codec/sleep-stages.js';
 export type { SleepStage, SleepStageName };
 
 /**

@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { unpackMinutes } from '../db/series-day.js';
+import { unpackMinutes } from '../db/codec/minute-values.js';
 import { rewriteDistanceDays } from './distance-days.js';
 import { recordEvent } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';

@@ -2,13 +2,13 @@
  * The pages of one app on the dashboard (`/dashboard/apps/:clientId/…`: its settings, secret,
  * deletion, webhooks) share one check, made before any of their handlers runs: the visitor is
  * signed in — for a form, with the form's CSRF token, else the form's page gets it back as a draft
- * (forms.ts) — and owns the app the address names. Anyone else gets the same 404 page whether the
+ * (signed-in.ts) — and owns the app the address names. Anyone else gets the same 404 page whether the
  * app exists or not. The handlers read the session and the app from `request.owned`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../store/apps.js';
-import { requireSession, requireSessionForm } from './forms.js';
 import type { Session } from './session.js';
+import { checkSession } from './signed-in.js';
 import { sendErrorPage } from './views.js';
 
 export interface OwnedApp {
@@ -20,14 +20,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the app scope's check (ownedAppScope) for the routes inside it. */
     owned: OwnedApp | null;
-  }
-  interface FastifyContextConfig {
-    /**
-     * For a form's route in the app scope: the page the form is on, from the request's path and the
-     * form, where a person whose session ended comes back after signing in. The request's own path
-     * otherwise.
-     */
-    formPage?: (path: string, form: Record<string, unknown>) => string;
   }
 }
 
@@ -58,11 +50,7 @@ export async function ownedAppScope(app: FastifyInstance, pages: Array<(scope: F
 }
 
 async function findOwnedApp(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  const path = request.url.split('?')[0]!;
-  const session =
-    request.method === 'GET' || request.method === 'HEAD'
-      ? await requireSession(request, reply)
-      : await requireSessionForm(request, reply, request.routeOptions.config.formPage?.(path, (request.body ?? {}) as Record<string, unknown>) ?? path);
+  const session = await checkSession(request, reply);
   if (!session) return reply;
   const { clientId } = request.params as { clientId: string };
   const found = await request.server.ctx.stores.apps.findByClientId(clientId);

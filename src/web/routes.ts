@@ -21,6 +21,7 @@ import { signupPages } from './pages/signup.js';
 import { testPeoplePages } from './pages/test-people.js';
 import { testPersonConnectPage } from './pages/test-person-connect.js';
 import { ownedAppScope } from './owned-app.js';
+import { signedInScope } from './signed-in.js';
 import { ASSETS_DIR } from './views.js';
 
 /** Every asset is served by Stride itself (no CDN); the CSP allows only same-origin scripts and styles. */
@@ -46,13 +47,9 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(signupPages);
   await app.register(authorizePages);
   await app.register(devicePages);
-  await app.register(dashboardPages);
-  await app.register(testPeoplePages);
+  // The pages of a signed-in person: their session is checked before any handler (signed-in.ts).
+  await signedInScope(app, [dashboardPages, testPeoplePages, accountPages, accountDataPages, accountImportPages, dataPages]);
   // Every page of one app: signed in, and the app's owner (owned-app.ts).
   await ownedAppScope(app, [appPages, webhookPages, fitbitSubscriberPages, testPersonConnectPage]);
-  await app.register(accountPages);
-  await app.register(accountDataPages);
-  await app.register(accountImportPages);
-  await app.register(dataPages);
   await app.register(demoCallbackPage);
 }

@@ -204,7 +204,7 @@ forEachDialect('heart rate', (dialect) => {
       [{ time: time + 0.5, bpm: 70 }, /^body\/samples\/3\/time must be integer/],
       [{ bpm: 70 }, /^body\/samples\/3\/time is required/],
       [{ time, bpm: 70, device: 'x' }, /^body\/samples\/3\/device is not a known field/],
-      [{ time: t.clock() + 86_401, bpm: 70 }, /^body\/samples\/3\/time is more than a day after the server's clock; nothing was written/],
+      [{ time: t.clock() + 86_401, bpm: 70 }, /^body\/samples\/3\/time is more than a day ahead of the server's clock; nothing was written/],
       [null, /^body\/samples\/3 must be object/],
     ];
     for (const [bad, description] of cases) {

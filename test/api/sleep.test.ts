@@ -224,7 +224,7 @@ forEachDialect('sleep sessions', (dialect) => {
       [stages(), /^body\/stages must NOT have fewer than 1 items/],
       [{ ...good, end_time: start }, /^body\/end_time \d+ must be after body\/start_time \d+/],
       [night(start, [['light', 1441]]), /^body\/end_time is 86460 seconds after body\/start_time; a session lasts at most 24 hours/],
-      [night(t.clock() + 86_400 - 3600, [['light', 61]]), /^body\/end_time is more than a day in the future/],
+      [night(t.clock() + 86_400 - 3600, [['light', 61]]), /^body\/end_time is more than a day ahead of the server's clock/],
       [stages({ ...a, start_time: start + 60 }, b, c), /^body\/stages\/0\/start_time \d+ must equal body\/start_time \d+: the stages cover the session exactly/],
       [stages(a, { ...b, start_time: b!.start_time + 30 }, c), /^body\/stages\/1\/start_time \d+ must equal body\/stages\/0\/end_time \d+: stages are contiguous/],
       [stages(a, c, b), /^body\/stages\/1\/start_time \d+ must equal body\/stages\/0\/end_time/],

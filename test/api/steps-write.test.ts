@@ -73,7 +73,7 @@ forEachDialect('steps upload', (dialect) => {
       [{ start_time: DAY_START + 30, value: 1 }, /^samples\[7\] start_time must be a multiple of 60/],
       [{ start_time: -60, value: 1 }, /^samples\[7\] start_time must be a non-negative integer/],
       [{ start_time: String(DAY_START), value: 1 }, /^samples\[7\] start_time must be a non-negative integer/],
-      [{ start_time: DAY_START + 86_400 * 400, value: 1 }, /^samples\[7\] start_time is more than a day in the future/],
+      [{ start_time: DAY_START + 86_400 * 400, value: 1 }, /^samples\[7\] start_time is more than a day ahead of the server's clock/],
       [{ start_time: DAY_START + 600 * 60, value: 1001 }, /^samples\[7\] value must be an integer from 0 to 1000/],
       [{ start_time: DAY_START + 600 * 60, value: -1 }, /^samples\[7\] value must be an integer/],
       [{ start_time: DAY_START + 600 * 60, value: 2.5 }, /^samples\[7\] value must be an integer/],

@@ -139,7 +139,7 @@ forEachDialect('stride import', (dialect) => {
     await kind('calories', `${minute},lots\n`, /: line 1: value must be number; nothing/m);
     await kind('steps', `${minute},10,3\n`, /: line 1: must be start_time,value; nothing/m);
     await kind('heartrate', `time,bpm\n${now},60\n${now + 1},300\n`, /: line 3: bpm must be <= 250; nothing/m);
-    await kind('heartrate', `${now + 2 * 86_400},60\n`, /: line 1: time is more than a day after the server's clock; nothing/m);
+    await kind('heartrate', `${now + 2 * 86_400},60\n`, /: line 1: time is more than a day ahead of the server's clock; nothing/m);
     await kind('heartrate', `{"time":${now},"bpm":60,"spo2":97}\n`, /: line 1: spo2 is not a known field; nothing/m);
     await kind('weight', `${now},70.123\n`, /: line 1: kg must have at most two decimals, got 70.123; nothing/m);
     await kind('weight', `${now - 60},70\n${now - 60},71\n`, /: line 2: time repeats the time of line 1; one record per time; nothing/m);

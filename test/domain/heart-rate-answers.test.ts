@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planBuckets, type BucketPlan } from '../../src/calendar/step-buckets.js';
-import { emptyHeartRateDay, packHeartRateDay } from '../../src/db/heart-rate-day.js';
+import { emptyHeartRateDay } from '../../src/db/codec/heart-rate-minutes.js';
+import { packHeartRateDay } from '../../src/db/codec/heart-rate-summary.js';
+import { lowestHalfHour } from '../../src/domain/resting-heart-rate.js';
 import { answerKey, keptHeartRateAnswers } from '../../src/domain/heart-rate-answers.js';
 import type { SeriesRequest } from '../../src/domain/step-series.js';
 import type { HeartRateDayRow } from '../../src/store/heart-rate-series.js';
@@ -16,7 +18,7 @@ function dayRow(dayStart: number, bpm: number, first = 0): HeartRateDayRow {
     day.min[m] = bpm - 3;
     day.max[m] = bpm + 4;
   }
-  const { total, hours, minutes } = packHeartRateDay(day);
+  const { total, hours, minutes } = packHeartRateDay(day, lowestHalfHour);
   return { day_start: BigInt(dayStart), total, hours, minutes };
 }
 

@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { emptyHeartRateDay, packHeartRateDay, unpackHeartRateMinutes } from '../../src/db/heart-rate-day.js';
-import { emptyDay, packDay, unpackMinutes } from '../../src/db/series-day.js';
+import { emptyHeartRateDay, unpackHeartRateMinutes } from '../../src/db/codec/heart-rate-minutes.js';
+import { packHeartRateDay } from '../../src/db/codec/heart-rate-summary.js';
+import { lowestHalfHour } from '../../src/domain/resting-heart-rate.js';
+import { emptyDay, packDay, unpackMinutes } from '../../src/db/codec/minute-values.js';
 import { NO_STEPS, keptMinuteDays } from '../../src/store/minute-days.js';
 
 const DAY = 1_700_006_400; // a UTC midnight
@@ -24,7 +26,7 @@ function heartRow(values: Record<number, number>, day = DAY) {
     minutes.min[Number(minute)] = bpm - 3;
     minutes.max[Number(minute)] = bpm + 4;
   }
-  return { day_start: String(day), minutes: packHeartRateDay(minutes).minutes };
+  return { day_start: String(day), minutes: packHeartRateDay(minutes, lowestHalfHour).minutes };
 }
 
 it('gives the minutes the rows hold, with sessions by start', () => {

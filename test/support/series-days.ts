@@ -1,7 +1,8 @@
-/** What the series store holds (db/series-day.ts), unpacked, for tests that look at the stored rows. */
+/** What the series store holds (db/codec/minute-values.ts), unpacked, for tests that look at the stored rows. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
-import { ABSENT, dayStartOf, emptyDay, packDay, unpackHours, unpackMinutes } from '../../src/db/series-day.js';
+import { ABSENT, emptyDay, packDay, unpackHours, unpackMinutes } from '../../src/db/codec/minute-values.js';
+import { dayStartOf } from '../../src/db/codec/day.js';
 
 export interface StoredMinute {
   minute_start: number;

@@ -1,11 +1,12 @@
 /**
  * The series store (docs/decisions/0013-series-store.md): one row per person × metric × UTC day, its
- * minutes packed (db/series-day.ts). Existing minute steps (step_samples) are packed into it, a
+ * minutes packed (db/codec/minute-values.ts). Existing minute steps (step_samples) are packed into it, a
  * page of rows at a time so that a large database is never held in memory whole, and the
  * per-minute tables (step_samples and their rollups) go.
  */
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
-import { dayStartOf, emptyDay, hourSums, packHours, packRuns, type DayMinutes } from '../series-day.js';
+import { dayStartOf } from '../codec/day.js';
+import { emptyDay, hourSums, packHours, packRuns, type DayMinutes } from '../codec/minute-values.js';
 
 /** Minute rows read per page of the conversion. */
 const PAGE = 20_000;

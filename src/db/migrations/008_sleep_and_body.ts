@@ -2,7 +2,7 @@
  * Sleep sessions and body weight (docs/decisions/0016-sleep-and-body-storage.md): one row per
  * session and one per measurement, keyed by the person and the session's start or the
  * measurement's time — the key a re-sent session or measurement replaces by. A session's stages
- * are packed into one column (db/sleep-stages.ts); weights are integers (hundredths of a kilogram
+ * are packed into one column (db/codec/sleep-stages.ts); weights are integers (hundredths of a kilogram
  * and of a percent). Each row holds the random part of its public id (`id_tag`), so an id needs no
  * index of its own (store/record-ids.ts). Rows go with their user (on delete cascade).
  */

@@ -1,12 +1,12 @@
 /**
  * Minute metrics beyond steps (docs/decisions/0014-minute-metrics.md): the minutes of every stored
- * day get the format byte of db/series-day.ts and are deflated where that makes them shorter, and
+ * day get the format byte of db/codec/minute-values.ts and are deflated where that makes them shorter, and
  * each day of steps gets the distance row that its steps derive (db/derived-distance.ts), so that
  * distance series read sums like steps. A page of days at a time, in order of the primary key.
  */
 import { sql, type Kysely } from 'kysely';
 import { distanceAsRead, hasDistance, strideOf } from '../derived-distance.js';
-import { emptyDay, hourSums, packDayWithSums, packMinutes, unpackRuns } from '../series-day.js';
+import { emptyDay, hourSums, packDayWithSums, packMinutes, unpackRuns } from '../codec/minute-values.js';
 
 /** Day rows read per page. */
 const PAGE = 1000;

@@ -13,7 +13,7 @@ import type { SkippedEntry, TakeoutKind } from '../../store/takeout-imports.js';
 import type { WeightInput } from '../../store/body-weight.js';
 import { MAX_FAT_PERCENT, MAX_KG, MIN_FAT_PERCENT, MIN_KG, weightInput, weightProblem } from '../body-weight.js';
 import { minutesOfReadings, type HeartRateReading } from '../heart-rate-readings.js';
-import { MAX_FUTURE_SECONDS } from '../minute-samples.js';
+import { tooFarAhead } from '../../clock.js';
 import { MAX_STAGES, sessionProblem } from '../sleep-sessions.js';
 import { MAX_STEPS_PER_MINUTE } from '../step-samples.js';
 import { SUM_METRICS } from '../sum-metrics.js';
@@ -148,7 +148,8 @@ function instantOf(clock: LocalClockReader, local: LocalSeconds | null, written:
   if (local === null) return { code: 'bad_time', reason: `the time ${JSON.stringify(written)} is not ${format}` };
   const instant = clock.at(local);
   if ('skipped' in instant) return { code: 'clock_gap', reason: `the time ${JSON.stringify(written)} does not exist in ${clock.zone} (the clocks went forward over it)` };
-  if (instant.utc > now + MAX_FUTURE_SECONDS) return { code: 'future', reason: `the time ${JSON.stringify(written)} is more than a day after the server's clock` };
+  const ahead = tooFarAhead(`the time ${JSON.stringify(written)}`, instant.utc, now);
+  if (ahead !== null) return { code: 'future', reason: ahead };
   return instant;
 }
 

@@ -5,7 +5,7 @@
  * (the database checks state, expiry, client and pace); any other reads the row to say why not.
  */
 import type { AppContext } from '../../context.js';
-import { DEVICE_CODE_GRANT_TYPE } from '../../domain/apps.js';
+import { DEVICE_CODE_GRANT_TYPE } from '../grant-types.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { hashCredential } from '../../security/secrets.js';
 import { ANY_CLIENT, bindings, type Grant, type TokenRequest } from '../grant.js';

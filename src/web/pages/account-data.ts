@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { concurrencyLimit } from '../../http/concurrency-limit.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../security/passwords.js';
 import { profileOf } from '../../domain/profile.js';
-import { isoTime, requireSession, requireSessionForm, text, type Form } from '../forms.js';
+import { isoTime, text, type Form } from '../forms.js';
+import { formOn, sessionOf } from '../signed-in.js';
 import { PASSWORD_CHECKS_SPENT, passwordChecks } from '../password-checks.js';
 import { endSession } from '../session.js';
 import { sendPage } from '../views.js';
@@ -33,8 +34,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     reply.header('content-type', type).header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'no-store');
 
   app.get('/account/export.json', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     const userId = session.user.id;
     if (!exports.enter(userId, reply)) return reply;
     const [connected, sessions] = await Promise.all([stores.grants.listConnectedApps(userId), stores.sessions.listLive(userId, clock())]);
@@ -64,8 +64,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
   // A kind alone, as CSV: /account/export/steps.csv, …/heartrate.csv, …
   for (const kind of kinds) {
     app.get(`/account/export/${kind.name}.csv`, async (request, reply) => {
-      const session = await requireSession(request, reply);
-      if (!session) return reply;
+      const session = sessionOf(request);
       const userId = session.user.id;
       if (!exports.enter(userId, reply)) return reply;
       async function* body() {
@@ -76,18 +75,16 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     });
   }
 
-  app.post('/account/sessions/end', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/sessions/end', { config: formOn('/account') }, async (request, reply) => {
+    const session = sessionOf(request);
     const which = text((request.body as Form).session);
     // Only one of the person's own sessions, and never the one in use (that is "Sign out").
     const ended = which !== session.idHash && (await stores.sessions.endOwn(session.user.id, which));
     return reply.redirect(`/account?sessions=${ended ? 'ended' : 'none'}#sessions-heading`, 303);
   });
 
-  app.post('/account/sessions/end-others', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/sessions/end-others', { config: formOn('/account') }, async (request, reply) => {
+    const session = sessionOf(request);
     await stores.sessions.endAllBut(session.user.id, session.idHash);
     return reply.redirect('/account?sessions=ended#sessions-heading', 303);
   });
@@ -96,9 +93,8 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
   const checks = passwordChecks(app);
   const signedOut = `/login?signed_out=${PASSWORD_CHECKS_SPENT}`;
 
-  app.post('/account/password', checks.routeOptions, async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/password', { config: { ...checks.routeOptions.config, ...formOn('/account') } }, async (request, reply) => {
+    const session = sessionOf(request);
     const form = request.body as Form;
     const check = await checks.check(request, reply, session, text(form.current_password));
     if (check === 'session-ended') return reply.redirect(signedOut, 303);
@@ -108,9 +104,8 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     return reply.redirect('/account?password=changed#password-heading', 303);
   });
 
-  app.post('/account/delete', checks.routeOptions, async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/delete', { config: { ...checks.routeOptions.config, ...formOn('/account') } }, async (request, reply) => {
+    const session = sessionOf(request);
     if ((await stores.users.countOwnedApps(session.user.id)) > 0) return reply.redirect('/account?delete=owns-apps#delete-heading', 303);
     const check = await checks.check(request, reply, session, text((request.body as Form).password));
     if (check === 'session-ended') return reply.redirect(signedOut, 303);
@@ -120,7 +115,7 @@ export async function accountDataPages(app: FastifyInstance): Promise<void> {
     return reply.redirect('/account/deleted', 303);
   });
 
-  app.get('/account/deleted', async (_request: FastifyRequest, reply: FastifyReply) =>
+  app.get('/account/deleted', { config: { ownSessionCheck: true } }, async (_request: FastifyRequest, reply: FastifyReply) =>
     sendPage(reply, './account-deleted', { title: 'Your account is deleted' }),
   );
 }

@@ -14,7 +14,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ArchiveRefused, archiveLimits, cancelImport, importOf, previewImport, startImport } from '../../domain/takeout/imports.js';
 import { isId } from '../../store/identifiers.js';
 import { CSRF_FIELD, isValidSessionCsrf } from '../csrf.js';
-import { requireSession, requireSessionForm, signedInLayout } from '../forms.js';
+import { signedInLayout } from '../forms.js';
+import { formOn, sessionOf } from '../signed-in.js';
 import { currentSession, type Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 import { bytesText, importPageData, inProgress } from './import-view.js';
@@ -96,7 +97,7 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
     return null;
   }
 
-  app.post('/account/imports', async (request, reply) => {
+  app.post('/account/imports', { config: { ownSessionCheck: true } }, async (request, reply) => {
     const session = await currentSession(request);
     if (!session) return reply.redirect(`/login?return_to=${encodeURIComponent('/account')}`, 303);
     if (!request.isMultipart()) return sendErrorPage(reply, 400, 'No archive', 'Choose the .zip file Google Takeout gave you, then upload it.', BACK);
@@ -120,8 +121,7 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
   });
 
   app.get('/account/imports/:id', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     const id = await ownImportId(request, reply);
     if (!id) return reply;
     const view = await importOf(stores, session.user.id, id);
@@ -135,9 +135,8 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
     });
   });
 
-  app.post('/account/imports/:id/start', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/imports/:id/start', { config: formOn('/account') }, async (request, reply) => {
+    const session = sessionOf(request);
     const id = await ownImportId(request, reply);
     if (!id) return reply;
     const outcome = await startImport(stores, session.user.id, id, clock());
@@ -149,9 +148,8 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
   });
 
   // Cancel and Discard: a previewed or queued import ends at once, a running one at its next step.
-  app.post('/account/imports/:id/cancel', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/imports/:id/cancel', { config: formOn('/account') }, async (request, reply) => {
+    const session = sessionOf(request);
     const id = await ownImportId(request, reply);
     if (!id) return reply;
     const cancelled = await cancelImport(stores, session.user.id, id, clock(), config.webhooks.coalesceSeconds);

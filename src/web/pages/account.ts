@@ -9,7 +9,8 @@ import { ApiError } from '../../errors.js';
 import { changedFields, EDITABLE_FIELDS, parseProfileChanges, profileOf, type EditableField, type ProfileChanges } from '../../domain/profile.js';
 import { SCOPES, type Scope } from '../../domain/scopes.js';
 import { constantTimeEqual } from '../../security/secrets.js';
-import { formatTime, isoTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
+import { formatTime, isoTime, signedInLayout, text, type Form } from '../forms.js';
+import { formOn, sessionOf } from '../signed-in.js';
 import type { Session } from '../session.js';
 import { sendPage } from '../views.js';
 import { StrideChangeTooSoon } from '../../store/stride-changes.js';
@@ -142,8 +143,7 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
   }
 
   app.get('/account', async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     const query = request.query as Form;
     const draft = await takeDraft(request, reply, session, '/account');
     if (draft) {
@@ -165,9 +165,8 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     return sendAccount(reply, session, { notice, errors });
   });
 
-  app.post('/account/profile', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/profile', { config: formOn('/account') }, async (request, reply) => {
+    const session = sessionOf(request);
     const body = request.body as Form;
     const form = Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, text(body[field])])) as ProfileForm;
     const { changes, errors } = parseProfileForm(form, clock());
@@ -183,9 +182,8 @@ export async function accountPages(app: FastifyInstance): Promise<void> {
     return reply.redirect('/account?saved=profile', 303);
   });
 
-  app.post('/account/connected-apps/:appId/revoke', async (request, reply) => {
-    const session = await requireSessionForm(request, reply, '/account');
-    if (!session) return reply;
+  app.post('/account/connected-apps/:appId/revoke', { config: formOn('/account') }, async (request, reply) => {
+    const session = sessionOf(request);
     const { appId } = request.params as { appId: string };
     // Ends the grant with every code, access and refresh token under it, on every process.
     const ended = await stores.grants.revokeForUser(session.user.id, appId, app.ctx.clock());

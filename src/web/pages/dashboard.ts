@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_GRANT_TYPES, registerApp } from '../../domain/apps.js';
 import { formatScopes } from '../../domain/scopes.js';
-import { requireSession, requireSessionForm, signedInLayout, type Form } from '../forms.js';
+import { signedInLayout, type Form } from '../forms.js';
+import { sessionOf } from '../signed-in.js';
 import { fieldErrors, GRANT_TYPE_CHOICES, readAppForm, SCOPE_CHOICES, settingsOf, type AppForm, type FieldErrors } from './app-form.js';
 import type { Session } from '../session.js';
 import { DRAFT_NOTICE, takeDraft } from '../form-drafts.js';
@@ -21,7 +22,7 @@ const NEW_APP_PAGE = '/dashboard/apps/new';
 export async function dashboardPages(app: FastifyInstance): Promise<void> {
   app.get('/dashboard', listOwnApps);
   app.get(NEW_APP_PAGE, newAppForm);
-  app.post('/dashboard/apps', registerFromForm);
+  app.post('/dashboard/apps', { config: { formPage: (_path, form) => pageWithFormId(NEW_APP_PAGE, form[FORM_ID_FIELD]) } }, registerFromForm);
 }
 
 function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, errors: FieldErrors, status = 200, notice: string | null = null) {
@@ -36,8 +37,7 @@ function sendNewAppForm(reply: FastifyReply, session: Session, form: AppForm, er
 }
 
 async function listOwnApps(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSession(request, reply);
-  if (!session) return reply;
+  const session = sessionOf(request);
   const query = request.query as Form;
   const { stores } = request.server.ctx;
   const apps = await stores.apps.listWithConnectedUsers(session.user.id);
@@ -50,8 +50,7 @@ async function listOwnApps(request: FastifyRequest, reply: FastifyReply) {
 }
 
 async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSession(request, reply);
-  if (!session) return reply;
+  const session = sessionOf(request);
   const formId = formIdOfPage(request, reply);
   if (formId === null) return reply;
   const draft = await takeDraft(request, reply, session, pageWithFormId(NEW_APP_PAGE, formId));
@@ -63,8 +62,7 @@ async function newAppForm(request: FastifyRequest, reply: FastifyReply) {
 async function registerFromForm(request: FastifyRequest, reply: FastifyReply) {
   const { stores, clock } = request.server.ctx;
   const body = request.body as Form;
-  const session = await requireSessionForm(request, reply, pageWithFormId(NEW_APP_PAGE, body?.[FORM_ID_FIELD]));
-  if (!session) return reply;
+  const session = sessionOf(request);
   const form = readAppForm(body);
   const settings = settingsOf(form);
   const errors = fieldErrors(settings);

@@ -11,7 +11,8 @@ import { createDailySummaryReader } from '../../domain/daily-summary-reader.js';
 import { profileOf } from '../../domain/profile.js';
 import { createStepSeriesReader } from '../../domain/step-series.js';
 import type { User } from '../../store/users.js';
-import { requireSession, signedInLayout, text, type Form } from '../forms.js';
+import { signedInLayout, text, type Form } from '../forms.js';
+import { sessionOf } from '../signed-in.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
 import { dayOf, readDay, type DayReads } from './data-day.js';
@@ -84,27 +85,23 @@ export async function dataPages(app: FastifyInstance): Promise<void> {
   }
 
   app.get(OWN_DATA_PAGE, async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     return sendOverview(request, reply, session, own(session));
   });
 
   app.get(`${OWN_DATA_PAGE}/:date`, async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     return sendDay(request, reply, session, own(session));
   });
 
   app.get(`${TEST_PEOPLE_PAGE}/:id/data`, async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     const whose = await testPerson(request, reply, session);
     return whose ? sendOverview(request, reply, session, whose) : reply;
   });
 
   app.get(`${TEST_PEOPLE_PAGE}/:id/data/:date`, async (request, reply) => {
-    const session = await requireSession(request, reply);
-    if (!session) return reply;
+    const session = sessionOf(request);
     const whose = await testPerson(request, reply, session);
     return whose ? sendDay(request, reply, session, whose) : reply;
   });

@@ -19,7 +19,8 @@ import {
 } from '../../domain/test-people.js';
 import { isLifeName } from '../../domain/synthetic-person.js';
 import type { TestPerson } from '../../store/test-people.js';
-import { formatTime, requireSession, requireSessionForm, signedInLayout, text, type Form } from '../forms.js';
+import { formatTime, signedInLayout, text, type Form } from '../forms.js';
+import { formOn, sessionOf } from '../signed-in.js';
 import { FORM_ID_FIELD, formIdOfPage, formMade, isFormId, pageWithFormId } from '../form-ids.js';
 import type { Session } from '../session.js';
 import { sendErrorPage, sendPage } from '../views.js';
@@ -31,8 +32,8 @@ const ZONE_SUGGESTIONS = ['Europe/Berlin', 'Europe/London', 'America/New_York', 
 
 export async function testPeoplePages(app: FastifyInstance): Promise<void> {
   app.get(TEST_PEOPLE_PAGE, showTestPeople);
-  app.post(TEST_PEOPLE_PAGE, addFromForm);
-  app.post(`${TEST_PEOPLE_PAGE}/:id/:action`, act);
+  app.post(TEST_PEOPLE_PAGE, { config: { formPage: (_path, form) => pageWithFormId(TEST_PEOPLE_PAGE, form[FORM_ID_FIELD]) } }, addFromForm);
+  app.post(`${TEST_PEOPLE_PAGE}/:id/:action`, { config: formOn(TEST_PEOPLE_PAGE) }, act);
 }
 
 function settingsOf(request: FastifyRequest): SandboxSettings {
@@ -77,8 +78,7 @@ async function sendTestPeople(
 }
 
 async function showTestPeople(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSession(request, reply);
-  if (!session) return reply;
+  const session = sessionOf(request);
   // "Add test people" makes something: its page carries the form's id (form-ids.ts).
   const formId = formIdOfPage(request, reply);
   if (formId === null) return reply;
@@ -112,8 +112,7 @@ async function noticeOf(request: FastifyRequest, session: Session, query: Form):
 
 async function addFromForm(request: FastifyRequest, reply: FastifyReply) {
   const body = request.body as Form;
-  const session = await requireSessionForm(request, reply, pageWithFormId(TEST_PEOPLE_PAGE, body?.[FORM_ID_FIELD]));
-  if (!session) return reply;
+  const session = sessionOf(request);
   const { stores, clock } = request.server.ctx;
   // Named by the form (form-ids.ts): the same form sent again makes no second four.
   const formId = body[FORM_ID_FIELD];
@@ -134,8 +133,7 @@ function syncOutcome(written: WrittenCounts | null): string {
 }
 
 async function act(request: FastifyRequest, reply: FastifyReply) {
-  const session = await requireSessionForm(request, reply, TEST_PEOPLE_PAGE);
-  if (!session) return reply;
+  const session = sessionOf(request);
   const { stores, clock } = request.server.ctx;
   const { id, action } = request.params as { id: string; action: string };
   const person = await stores.testPeople.findOwned(session.user.id, id);

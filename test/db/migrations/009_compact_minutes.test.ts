@@ -1,7 +1,7 @@
 /**
  * 009_compact_minutes: a database at 007 with step days in the form 007 wrote — more than a page of
  * them, days full and sparse, zeros, users with and without a stride length — keeps every minute
- * and every sum of its steps, in the format of db/series-day.ts, and gains the distance rows those
+ * and every sum of its steps, in the format of db/codec/minute-values.ts, and gains the distance rows those
  * steps derive, whose sums a series reads as it reads the minutes.
  */
 import assert from 'node:assert/strict';
@@ -9,7 +9,8 @@ import { after, before, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { planBuckets } from '../../../src/calendar/step-buckets.js';
 import { MIGRATIONS, migrateToLatest } from '../../../src/db/migrate.js';
-import { ABSENT, DEFLATED, emptyDay, hourSums, packHours, packRuns, RAW, unpackHours, unpackMinutes, type DayMinutes } from '../../../src/db/series-day.js';
+import { ABSENT, emptyDay, hourSums, packHours, packRuns, unpackHours, unpackMinutes, type DayMinutes } from '../../../src/db/codec/minute-values.js';
+import { DEFLATED, RAW } from '../../../src/db/codec/frame.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../../support/databases.js';
 
 const FIRST = Date.UTC(2023, 0, 1) / 1000;

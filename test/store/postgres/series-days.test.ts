@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { DAY_SECONDS } from '../../../src/db/series-day.js';
+import { DAY_SECONDS } from '../../../src/db/codec/day.js';
 import type { DayDetail, DayReader } from '../../../src/store/series-sums.js';
 import { postgresDays } from '../../../src/store/postgres/series-days.js';
 import { sqliteDays } from '../../../src/store/sqlite/series-days.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { DAY_SECONDS } from '../../../src/db/series-day.js';
+import { DAY_SECONDS } from '../../../src/db/codec/day.js';
 import { NOT_READ } from '../../../src/store/series-sums.js';
 import { rowsOfTotals, sqliteDays } from '../../../src/store/sqlite/series-days.js';
 import { upload } from '../../api/sum-metrics-support.js';

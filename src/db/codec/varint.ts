@@ -1,17 +1,18 @@
 /**
- * Unsigned LEB128 varints, the numbers of the packed series days (db/series-day.ts,
- * db/heart-rate-day.ts): seven bits a byte, low bits first, the high bit set on every byte but
- * the last. Values up to 2^53 (a day's sums); arithmetic rather than shifts past 31 bits.
+ * Unsigned LEB128 varints, the numbers of every encoding (codec.ts): seven bits a byte, low bits
+ * first, the high bit set on every byte but the last. Values up to 2^53 (a day's sums);
+ * arithmetic rather than shifts past 31 bits. Signed differences go through zigzag first.
  */
+
+export const zigzag = (n: number) => (n >= 0 ? n * 2 : -n * 2 - 1);
+export const unzigzag = (n: number) => (n & 1 ? -(n + 1) / 2 : n / 2);
 
 export class VarintWriter {
   private bytes: Uint8Array;
   private length = 0;
 
-  /** `first`: a byte written before the varints (a format byte). */
-  constructor(capacity = 256, first?: number) {
+  constructor(capacity = 256) {
     this.bytes = new Uint8Array(capacity);
-    if (first !== undefined) this.bytes[this.length++] = first;
   }
 
   varint(value: number): void {
@@ -47,8 +48,8 @@ export class VarintWriter {
 export class VarintReader {
   constructor(
     private readonly bytes: Uint8Array,
+    private readonly what: string,
     public position = 0,
-    private readonly what = 'a packed series day',
   ) {}
 
   get more(): boolean {

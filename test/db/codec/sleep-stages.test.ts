@@ -1,7 +1,7 @@
-/** The packed stages of a sleep session (db/sleep-stages.ts). */
+/** The packed stages of a sleep session (db/codec/sleep-stages.ts). */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { asleepSeconds, packStages, SLEEP_STAGE_CODES, unpackStages, type SleepStage } from '../../src/db/sleep-stages.js';
+import { asleepSeconds, packStages, SLEEP_STAGE_CODES, unpackStages, type SleepStage } from '../../../src/db/codec/sleep-stages.js';
 
 function stagesOf(start: number, lengths: number[]): SleepStage[] {
   let time = start;
@@ -33,7 +33,7 @@ it('packs a night of whole-minute stages in about a byte a stage', () => {
 it('refuses what it cannot pack, and a packed form cut short', () => {
   assert.throws(() => packStages([{ stage: 'nap' as never, start_time: 0, end_time: 60 }]), /no known kind/);
   assert.throws(() => packStages([{ stage: 'deep', start_time: 60, end_time: 60 }]), /no length/);
-  assert.throws(() => unpackStages(0, Uint8Array.of(60, 0x80)), /end inside a number/);
+  assert.throws(() => unpackStages(0, Uint8Array.of(60, 0x80)), /ends inside a number/);
 });
 
 it('counts the seconds asleep of packed stages as the unpacked stages do, awake left out', () => {
@@ -45,5 +45,5 @@ it('counts the seconds asleep of packed stages as the unpacked stages do, awake 
   }
   const awake = [{ stage: 'awake' as const, start_time: start, end_time: start + 3600 }];
   assert.equal(asleepSeconds(packStages(awake)), 0);
-  assert.throws(() => asleepSeconds(Uint8Array.of(60, 0x85)), /end inside a number/);
+  assert.throws(() => asleepSeconds(Uint8Array.of(60, 0x85)), /ends inside a number/);
 });

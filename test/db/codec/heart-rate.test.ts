@@ -1,12 +1,11 @@
-/** The packed heart-rate day (db/heart-rate-day.ts). */
+/** The packed heart-rate day (db/codec/heart-rate-minutes.ts, db/codec/heart-rate-summary.ts). */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import {
-  emptyHeartRateDay, lowestHalfHour, packHeartRateDay, packHeartRateMinutes, packTotal, summarize, unpackHeartRateAverages, unpackHeartRateMinutes, unpackSummary, unpackTotal,
-  type HeartRateMinutes,
-} from '../../src/db/heart-rate-day.js';
-import { dayOf, wakingDayReadings } from '../../bench/lib/heart-rate-data.js';
+import { emptyHeartRateDay, packHeartRateMinutes, unpackHeartRateAverages, unpackHeartRateMinutes, type HeartRateMinutes } from '../../../src/db/codec/heart-rate-minutes.js';
+import { lowestHalfHour } from '../../../src/domain/resting-heart-rate.js';
+import { packHeartRateDay, packTotal, summarize, unpackSummary, unpackTotal } from '../../../src/db/codec/heart-rate-summary.js';
+import { dayOf, wakingDayReadings } from '../../../bench/lib/heart-rate-data.js';
 
 /** A day: each minute absent or holding min ≤ avg ≤ max within 25..250. */
 const day = fc
@@ -36,7 +35,7 @@ function naiveTotal(d: HeartRateMinutes) {
 it('gives back every minute, its averages alone, and the summary of any day (property)', () => {
   fc.assert(
     fc.property(day, (d) => {
-      const packed = packHeartRateDay(d);
+      const packed = packHeartRateDay(d, lowestHalfHour);
       assert.deepEqual(unpackHeartRateMinutes(packed.minutes), d);
       assert.deepEqual(unpackHeartRateAverages(packed.minutes), d.avg);
       assert.deepEqual(unpackSummary(packed.hours), summarize(d));
@@ -58,12 +57,12 @@ it('packs extreme days: empty, one minute, every minute at each bound', () => {
     d.avg.fill(avg);
     d.min.fill(min);
     d.max.fill(max);
-    assert.deepEqual(unpackHeartRateMinutes(packHeartRateDay(d).minutes), d);
+    assert.deepEqual(unpackHeartRateMinutes(packHeartRateDay(d, lowestHalfHour).minutes), d);
     const one = emptyHeartRateDay();
     one.avg[1439] = avg;
     one.min[1439] = min;
     one.max[1439] = max;
-    assert.deepEqual(unpackHeartRateMinutes(packHeartRateDay(one).minutes), one);
+    assert.deepEqual(unpackHeartRateMinutes(packHeartRateDay(one, lowestHalfHour).minutes), one);
   }
 });
 
@@ -93,7 +92,7 @@ it('packs 16 waking hours of readings every 5 seconds in under 1,150 bytes of mi
   const start = Date.UTC(2026, 10, 26) / 1000;
   for (let seed = 1; seed <= 5; seed++) {
     const d = dayOf(wakingDayReadings(start, 5, seed), start);
-    const packed = packHeartRateDay(d);
+    const packed = packHeartRateDay(d, lowestHalfHour);
     assert.ok(packed.minutes.length < 1150, `${packed.minutes.length} bytes of minutes`);
     assert.ok(packed.hours.length < 240, `${packed.hours.length} bytes of summary`);
   }
@@ -109,12 +108,4 @@ it('refuses packed days that are cut short, too long or of an unknown format', (
   assert.throws(() => unpackHeartRateMinutes(Uint8Array.of(0, 1, 0, 2, 0x80)), /ends inside a number/);
   assert.throws(() => unpackHeartRateMinutes(Uint8Array.of(0, 1, 0x9f, 0x0b, 2, 70, 0, 0, 0, 0)), /more than 1440 minutes/);
   assert.throws(() => unpackHeartRateMinutes(packed.subarray(0, packed.length - 3)));
-});
-
-it('finds the lowest half hour of two quarter hours with at least 20 minutes of data', () => {
-  assert.equal(lowestHalfHour([15, 15, 15], [15 * 70, 15 * 60, 15 * 80]), 65);
-  assert.equal(lowestHalfHour([10, 9, 15], [10 * 40, 9 * 40, 15 * 90]), (9 * 40 + 15 * 90) / 24, 'a half hour of 19 minutes does not count');
-  assert.equal(lowestHalfHour([15, 5, 0], [15 * 50, 5 * 50, 0]), 50);
-  assert.equal(lowestHalfHour([15, 4, 0], [15 * 50, 4 * 50, 0]), null);
-  assert.equal(lowestHalfHour([15, 15, 15, 15], [15 * 50, 15 * 50, 15 * 90, 15 * 90], 1, 3), 70, 'only quarters inside [from, to)');
 });

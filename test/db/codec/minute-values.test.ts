@@ -1,7 +1,7 @@
-/** The packed day of the series store (db/series-day.ts). */
+/** The packed minute values of the series store (db/codec/minute-values.ts). */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ABSENT, emptyDay, packDay, unpackHours, unpackMinutes } from '../../src/db/series-day.js';
+import { ABSENT, emptyDay, packDay, unpackHours, unpackMinutes } from '../../../src/db/codec/minute-values.js';
 
 it('gives back every minute, absent ones absent, and the sums of its hours and day', () => {
   const days = [emptyDay(), emptyDay(), emptyDay(), emptyDay()];
@@ -31,7 +31,8 @@ it('refuses a packed day that ends inside a number or holds more than a day', ()
 });
 
 it('deflates the minutes when that makes them shorter, and keeps a short day as runs', async () => {
-  const { DEFLATED, RAW, packRuns } = await import('../../src/db/series-day.js');
+  const { DEFLATED, RAW } = await import('../../../src/db/codec/frame.js');
+  const { packRuns } = await import('../../../src/db/codec/minute-values.js');
   const sparse = emptyDay();
   sparse[600] = 42;
   assert.equal(packDay(sparse).minutes[0], RAW);
