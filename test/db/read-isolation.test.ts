@@ -1,5 +1,5 @@
 /**
- * No read sees another request's uncommitted rows (docs/decisions/0033-executor-per-dialect.md):
+ * No read sees another request's uncommitted rows (docs/decisions/0034-executor-per-dialect.md):
  * an upload whose transaction writes its day row and then fails, and a GET of that day issued in
  * the same event-loop turn while the transaction is open, on both databases. The upload runs the
  * store's real path (POST → minute series → the user's lock → the day row's insert); a Kysely
