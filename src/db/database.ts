@@ -8,6 +8,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { startBackgroundCheckpoints } from './background-checkpoints.js';
+import { createPostgresExecutor, type PostgresExecutor } from './postgres-executor.js';
+import { createSqliteExecutor, type SqliteExecutor } from './sqlite-executor.js';
 import { nameStatementsUnlessPooled } from './statement-names.js';
 import type { Database } from './schema.js';
 
@@ -18,10 +20,14 @@ interface OpenDatabase {
   close(): Promise<void>;
 }
 
-/** The open database: one Kysely for both dialects, and the dialect's own handle for the hot paths. */
+/**
+ * The open database: one Kysely for both dialects (its transactions, and the statements that are
+ * not on a hot path), and the dialect's executor for the hot paths (executor.ts). `sqlite` is the
+ * write connection, for backups (backup.ts); statements go through Kysely or the executor.
+ */
 export type Db =
-  | (OpenDatabase & { dialect: 'sqlite'; sqlite: SQLite.Database; pool: null })
-  | (OpenDatabase & { dialect: 'postgres'; sqlite: null; pool: pg.Pool });
+  | (OpenDatabase & { dialect: 'sqlite'; executor: SqliteExecutor; sqlite: SQLite.Database; pool: null })
+  | (OpenDatabase & { dialect: 'postgres'; executor: PostgresExecutor; sqlite: null; pool: pg.Pool });
 
 // int8 columns (Unix seconds) come back from pg as strings by default; every such value here fits
 // in a double, so read them as numbers. COUNT(*) and SUM() also return int8/numeric.
@@ -78,13 +84,16 @@ function openSqlite(path: string, options: OpenOptions): Db {
   const background = options.backgroundCheckpoints;
   const checkpoints = background && path !== ':memory:' ? startBackgroundCheckpoints(handle, path, { onError: background.onError }) : null;
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  const executor = createSqliteExecutor(path, handle, kysely);
   return {
     kysely,
     dialect: 'sqlite',
+    executor,
     sqlite: handle,
     pool: null,
     async close() {
       await checkpoints?.stop();
+      executor.close();
       await kysely.destroy();
     },
   };
@@ -102,14 +111,10 @@ const MAX_CACHED_STATEMENTS = 500;
  */
 function withStatementCache(handle: SQLite.Database): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
-  let alreadyRolledBack: SQLite.Statement | undefined;
+  let rollback: ReturnType<typeof rollbackUnlessRolledBack> | undefined;
   return {
     prepare(sqlText: string) {
-      // SQLite rolls a transaction back by itself when a statement in it fails with SQLITE_FULL,
-      // SQLITE_IOERR or SQLITE_NOMEM ("Response To Errors Within A Transaction", sqlite.org/lang_transaction.html).
-      // Kysely's ROLLBACK would then fail with "no transaction is active" and that error would
-      // replace the one that says what happened (a full disk: a 503, not a 500).
-      if (sqlText === 'rollback' && !handle.inTransaction) return (alreadyRolledBack ??= handle.prepare('select 1'));
+      if (sqlText === 'rollback') return (rollback ??= rollbackUnlessRolledBack(handle));
       if (sqlText.length > MAX_CACHED_SQL_LENGTH) return handle.prepare(sqlText);
       let statement = statements.get(sqlText);
       if (statement === undefined || statement.busy) {
@@ -123,6 +128,27 @@ function withStatementCache(handle: SQLite.Database): SqliteDatabase {
       handle.close();
     },
   };
+}
+
+/**
+ * SQLite rolls a transaction back by itself when a statement in it fails with SQLITE_FULL,
+ * SQLITE_IOERR or SQLITE_NOMEM ("Response To Errors Within A Transaction", sqlite.org/lang_transaction.html).
+ * A ROLLBACK would then fail with "no transaction is active", and that error would replace the one
+ * that says what happened (a full disk: a 503, not a 500). This ROLLBACK does nothing then.
+ */
+function rollbackUnlessRolledBack(handle: SQLite.Database) {
+  const statement = handle.prepare('rollback');
+  return {
+    reader: false,
+    run(): SQLite.RunResult {
+      try {
+        return statement.run();
+      } catch (error) {
+        if (/no transaction is active/.test((error as Error).message)) return { changes: 0, lastInsertRowid: 0 };
+        throw error;
+      }
+    },
+  } as unknown as SQLite.Statement;
 }
 
 /**
@@ -155,6 +181,7 @@ function openPostgres(connectionString: string, options: OpenOptions): Db {
   return {
     kysely,
     dialect: 'postgres',
+    executor: createPostgresExecutor(pool),
     sqlite: null,
     pool,
     async close() {

@@ -12,9 +12,9 @@
  * it introspects every table of every schema, which fails while another schema of the same
  * server is being dropped.)
  */
-import type SQLite from 'better-sqlite3';
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Db } from './database.js';
+import { immediateTransaction } from './sqlite-executor.js';
 import * as initial from './migrations/001_initial.js';
 import * as serverSecrets from './migrations/002_server_secrets.js';
 import * as webhooks from './migrations/003_webhooks.js';
@@ -64,7 +64,7 @@ const LOCK_NAMESPACE = 0x57_52_44; // "SRD"
 /** Applies every pending migration; returns the names applied by this call. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   try {
-    return db.sqlite ? await migrateSqlite(db, db.sqlite) : await migratePostgres(db);
+    return db.dialect === 'sqlite' ? await migrateSqlite(db) : await migratePostgres(db);
   } catch (error) {
     if (error instanceof MigrationError) throw error;
     throw new MigrationError(`migration failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -83,20 +83,13 @@ function isSqliteBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
 }
 
-async function migrateSqlite(db: Db, handle: SQLite.Database): Promise<string[]> {
+async function migrateSqlite(db: Db): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
     try {
-      handle.exec('BEGIN IMMEDIATE');
+      return await immediateTransaction(db.kysely, applyPending);
     } catch (error) {
-      if (isSqliteBusy(error) && attempt < 20) continue; // busy_timeout already waited
-      throw error;
-    }
-    try {
-      const applied = await applyPending(db.kysely);
-      handle.exec('COMMIT');
-      return applied;
-    } catch (error) {
-      if (handle.inTransaction) handle.exec('ROLLBACK');
+      // Busy at BEGIN IMMEDIATE: busy_timeout already waited; another process is migrating.
+      if (isSqliteBusy(error) && attempt < 20) continue;
       throw error;
     }
   }

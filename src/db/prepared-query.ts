@@ -10,7 +10,6 @@
  * Kysely as a value to bind (`where(column, '=', arg)`, `values({ column: arg })`, `set(…)`), never
  * look at it. An argument that does not come out as exactly one bound value throws on first use.
  */
-import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -77,28 +76,4 @@ function compile<Args extends unknown[], Row>(db: Q, build: (db: Q, ...args: Arg
     throw new Error(`a prepared query must bind each argument exactly once; argument ${misused} is bound ${uses[misused]} times in: ${sql}`);
   }
   return { sql, slots };
-}
-
-/**
- * A prepared query as a better-sqlite3 statement of `handle` (prepared on first use), for the
- * synchronous paths that run several statements in one transaction without an await (group
- * commit): the SQL is the one the Kysely path runs, compiled for `db`'s SQLite dialect.
- */
-export function onSqliteHandle<Args extends unknown[], Row>(handle: SQLite.Database, db: Q, query: PreparedQuery<Args, Row>) {
-  let statement: SQLite.Statement<unknown[], Row> | undefined;
-  const bound = (args: Args) => {
-    const { sql, values } = query.bind(db, ...args);
-    statement ??= handle.prepare<unknown[], Row>(sql);
-    return { statement, values };
-  };
-  return {
-    run(...args: Args): SQLite.RunResult {
-      const { statement, values } = bound(args);
-      return statement.run(...values);
-    },
-    get(...args: Args): Row | undefined {
-      const { statement, values } = bound(args);
-      return statement.get(...values);
-    },
-  };
 }

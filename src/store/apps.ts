@@ -1,7 +1,5 @@
-import type SQLite from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { sqliteTurnReads } from '../db/sqlite-turn-reads.js';
 import { postgresClientReads } from './postgres/client-reads.js';
 import type { AppTable, Database } from '../db/schema.js';
 import { countGrantsWithOtherScope, deleteGrants } from './grants.js';
@@ -190,27 +188,19 @@ async function findAppById(db: Q, id: string): Promise<App | undefined> {
 /**
  * findAppByClientId for the client authentication of every token request and for every
  * authorization request (each page of a sign-in reads the app again): one statement prepared
- * once (SQLite: on the better-sqlite3 handle; PostgreSQL: by name, batched per turn with the
- * refresh tokens read in it, postgres/client-reads.ts). On SQLite, while a Kysely
- * transaction is open on the handle (it spans awaits), the lookup goes through Kysely, so it never
- * reads inside another request's transaction.
+ * once (SQLite: kept on the read connection, with the other reads of the turn,
+ * db/sqlite-executor.ts; PostgreSQL: by name, batched per turn with the refresh tokens read in it,
+ * postgres/client-reads.ts).
  */
 function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefined> {
   let lookup: (clientId: string) => Promise<App | undefined>;
   if (db.dialect === 'sqlite') {
-    const handle = db.sqlite;
-    // Prepared on first use: the stores may be made before the schema is migrated.
-    let select: SQLite.Statement<[string], AppRow> | undefined;
-    const turnRead = sqliteTurnReads(handle);
-    lookup = (clientId) => {
-      if (handle.inTransaction) return findAppByClientId(db.kysely, clientId);
-      // With the other reads of the turn, in one read transaction.
-      return turnRead(() => {
-        select ??= handle.prepare<[string], AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`);
-        const row = select.get(clientId);
+    const { executor } = db;
+    lookup = (clientId) =>
+      executor.read((connection) => {
+        const row = connection.statement<AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`).get(clientId);
         return row && appFromRow(row);
       });
-    };
   } else {
     // With the refresh tokens read in the same turn, in one statement.
     const reads = postgresClientReads(db.pool);

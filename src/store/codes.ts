@@ -57,9 +57,9 @@ export interface CodeStore {
 
 export function createCodeStore(db: Db): CodeStore {
   const q = db.kysely;
-  // On SQLite the claim and the pair commit on the better-sqlite3 handle, several exchanges per
-  // commit when they arrive together (sqlite/claimed-pairs.ts); on PostgreSQL in a Kysely transaction.
-  const claimed = db.sqlite ? sqliteClaimedPairs(db, db.sqlite, markCodeConsumed) : null;
+  // On SQLite the claim and the pair commit on the write connection, several exchanges per commit
+  // when they arrive together (sqlite/claimed-pairs.ts); on PostgreSQL in a Kysely transaction.
+  const claimed = db.dialect === 'sqlite' ? sqliteClaimedPairs(db, db.executor, markCodeConsumed) : null;
   // Every code exchange reads its code first: with the other reads of the turn.
   const selectCode = preparedRead<[string], AuthorizationCode>(db, (k, codeHash) => k.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
   return {

@@ -10,12 +10,13 @@
  * - SQLite: the database's one write lock, `BEGIN IMMEDIATE`, taken before the count. A deferred
  *   transaction would read first and take the lock at its INSERT, and fail with SQLITE_BUSY when
  *   another process (several may share one file) wrote in between; this one waits for it
- *   (busy_timeout) and then counts what it wrote. Within a process the one connection is held for
- *   the whole transaction, so other queries wait for it.
+ *   (busy_timeout) and then counts what it wrote. Within a process the write connection is held
+ *   for the whole transaction, so other writes wait for it (db/sqlite-executor.ts).
  * `work` runs its statements on the handle it is given and opens no transaction of its own.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import { immediateTransaction } from '../db/sqlite-executor.js';
 import type { Database } from '../db/schema.js';
 
 /** An app (its webhook endpoints) or a user (the days of their series, store/steps.ts; a developer's test people). */
@@ -31,17 +32,5 @@ export async function withOwnerLocked<T>(db: Db, owner: Owner, work: (trx: Kysel
       return work(trx);
     });
   }
-  const handle = db.sqlite;
-  return db.kysely.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
-    try {
-      const result = await work(connection);
-      await sql`commit`.execute(connection);
-      return result;
-    } catch (error) {
-      // SQLite may have rolled back by itself (a full disk: database.ts).
-      if (handle.inTransaction) await sql`rollback`.execute(connection);
-      throw error;
-    }
-  });
+  return immediateTransaction(db.kysely, work);
 }

@@ -114,7 +114,7 @@ export interface Stores {
  * read once it has the reader's latest upload (store/replica.ts).
  */
 export function createStores(db: Db, replica?: Db): Stores {
-  const primaryDays = db.sqlite ? sqliteDays(db.sqlite) : postgresDays(db.pool);
+  const primaryDays = db.dialect === 'sqlite' ? sqliteDays(db.executor) : postgresDays(db.pool);
   const replicaDays = replica?.pool ? { days: postgresDays(replica.pool), position: replicaPosition(replica.pool) } : null;
   const sumsOf = (make: (days: DayReader) => SeriesSums): SeriesSums =>
     replicaDays ? replicaRoutedSums(make(primaryDays), make(replicaDays.days), replicaDays.position) : make(primaryDays);
@@ -129,17 +129,17 @@ export function createStores(db: Db, replica?: Db): Stores {
     pushedRequests: createPushedRequestStore(db.kysely),
     registrationTokens: createRegistrationTokenStore(db.kysely),
     tokens: createTokenStore(db),
-    rotation: createRefreshRotation(() => (db.sqlite ? sqliteRefreshRotation(db, db.sqlite) : postgresRefreshRotation(db.pool))),
-    bearer: db.sqlite ? sqliteBearerLookup(db.sqlite) : postgresBearerLookup(db.pool),
-    dpopProofs: db.sqlite ? sqliteDpopProofStore(db.kysely, db.sqlite) : postgresDpopProofStore(db.pool),
+    rotation: createRefreshRotation(() => (db.dialect === 'sqlite' ? sqliteRefreshRotation(db, db.executor) : postgresRefreshRotation(db.pool))),
+    bearer: db.dialect === 'sqlite' ? sqliteBearerLookup(db.executor) : postgresBearerLookup(db.pool),
+    dpopProofs: db.dialect === 'sqlite' ? sqliteDpopProofStore(db.kysely, db.executor) : postgresDpopProofStore(db.pool),
     steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
     distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
     calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),
-    heartRate: createHeartRateStore(db, db.sqlite ? sqliteHeartRateDays(db.sqlite) : postgresHeartRateDays(db.pool)),
+    heartRate: createHeartRateStore(db, db.dialect === 'sqlite' ? sqliteHeartRateDays(db.executor) : postgresHeartRateDays(db.pool)),
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),
     takeoutImports: createTakeoutImportStore(db),
-    summary: createSummaryStore(db.sqlite ? sqliteSummaryReads(db.sqlite) : postgresSummaryReads(db.pool)),
+    summary: createSummaryStore(db.dialect === 'sqlite' ? sqliteSummaryReads(db.executor) : postgresSummaryReads(db.pool)),
     webhooks: createWebhookStore(db),
     fitbitSubscriptions: createFitbitSubscriptionStore(db.kysely),
     usage: createUsageStore(db),

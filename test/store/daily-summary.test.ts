@@ -150,7 +150,7 @@ forEachDialect('daily summary store', (dialect) => {
 
   it('puts each kind in time order whatever order the rows come in', async () => {
     const { db } = database;
-    const reader = db.sqlite ? sqliteSummaryReads(db.sqlite) : postgresSummaryReads(db.pool);
+    const reader = db.dialect === 'sqlite' ? sqliteSummaryReads(db.executor) : postgresSummaryReads(db.pool);
     const reversed = createSummaryStore(async (read) => (await reader(read)).reverse());
     for (const timezone of ['UTC', 'Asia/Kolkata']) {
       const { range, plan } = rangeIn(timezone);

@@ -3,21 +3,20 @@
  * ../tokens.ts): the conditional UPDATE that claims the code or the token, and the insert of the
  * new token pair, all or nothing.
  *
- * The statements are Kysely queries compiled once (prepared-query.ts), run two ways with the same
- * SQL: on the better-sqlite3 handle, synchronously, in BEGIN IMMEDIATE transactions with no awaits
- * inside (so nothing else runs in them), several per commit when they arrive together (group
- * commit: the commit, writing the changed pages to the WAL, is most of a write's cost); or, while a
- * Kysely transaction is open on the handle (it spans awaits, and a statement run on the handle
- * would join it), through Kysely, which waits for that transaction to end. The write lock makes
- * the UPDATE's condition the single-use guard across processes sharing the file (busy_timeout
- * waits for another process's commit).
+ * The statements are Kysely queries compiled once (prepared-query.ts), run as statements kept on
+ * the write connection, synchronously, in BEGIN IMMEDIATE transactions with no awaits inside (so
+ * nothing else runs in them), several per commit when they arrive together (group commit: the
+ * commit, writing the changed pages to the WAL, is most of a write's cost), in the write
+ * connection's turn (db/sqlite-executor.ts), so never inside a transaction another request has
+ * open. The write lock makes the UPDATE's condition the single-use guard across processes sharing
+ * the file (busy_timeout waits for another process's commit).
  */
-import type SQLite from 'better-sqlite3';
 import { batchedCalls, type BatchedCall } from '../../db/batched-calls.js';
 import type { Db } from '../../db/database.js';
-import { onSqliteHandle, type PreparedQuery } from '../../db/prepared-query.js';
+import type { SqliteConnection, SqliteExecutor } from '../../db/executor.js';
+import type { PreparedQuery } from '../../db/prepared-query.js';
 import { MAX_GROUP } from '../refresh-rotation.js';
-import { claimAndInsertPair, insertAccessToken, insertRefreshToken, isForeignKeyViolation, refreshTokenColumns, tokenColumns, type NewRefreshTokenRow, type NewTokenRow } from '../tokens.js';
+import { insertAccessToken, insertRefreshToken, isForeignKeyViolation, refreshTokenColumns, tokenColumns, type NewRefreshTokenRow, type NewTokenRow } from '../tokens.js';
 
 export interface PairClaim<Args extends unknown[]> {
   /** The arguments of the claiming UPDATE. */
@@ -32,46 +31,40 @@ export interface PairClaim<Args extends unknown[]> {
  */
 export function sqliteClaimedPairs<Args extends unknown[]>(
   db: Db,
-  handle: SQLite.Database,
+  executor: SqliteExecutor,
   claim: PreparedQuery<Args, unknown>,
 ): (request: PairClaim<Args>) => Promise<boolean> {
   const q = db.kysely;
-  const mark = onSqliteHandle(handle, q, claim);
-  const insertAccess = onSqliteHandle(handle, q, insertAccessToken);
-  const insertRefresh = onSqliteHandle(handle, q, insertRefreshToken);
-
-  const claimOne = ({ claim: args, access, refresh }: PairClaim<Args>): boolean => {
-    if (mark.run(...args).changes !== 1) return false;
-    insertAccess.run(...tokenColumns(access));
-    insertRefresh.run(...refreshTokenColumns(refresh));
+  const run = <A extends unknown[]>(connection: SqliteConnection, query: PreparedQuery<A, unknown>, ...args: A) => {
+    const { sql, values } = query.bind(q, ...args);
+    return connection.statement(sql).run(...values);
+  };
+  const claimOne = (connection: SqliteConnection, { claim: args, access, refresh }: PairClaim<Args>): boolean => {
+    if (run(connection, claim, ...args).changes !== 1) return false;
+    run(connection, insertAccessToken, ...tokenColumns(access));
+    run(connection, insertRefreshToken, ...refreshTokenColumns(refresh));
     return true;
   };
-  const claimGroup = handle.transaction((group: PairClaim<Args>[]) => group.map(claimOne));
-  const claimViaKysely = ({ claim: args, access, refresh }: PairClaim<Args>): Promise<boolean> =>
-    claimAndInsertPair(q, async (trx) => Number((await claim(trx, ...args)).numAffectedRows) === 1, access, refresh);
 
   /**
    * Each caller is answered only after the commit that holds its claim. Within a group each claim
    * is still its own conditional UPDATE, so two claims of one code or token in one group have one
    * winner, as in two transactions.
    */
-  const commitGroup = (group: readonly BatchedCall<PairClaim<Args>, boolean>[]): void => {
-    if (handle.inTransaction) {
-      for (const call of group) claimViaKysely(call.input).then(call.resolve, call.reject);
-      return;
-    }
-    // When one claim's statement fails, the whole group rolls back, and batchedCalls runs each of
-    // its claims alone (its own transaction), so only the failing one fails.
-    let results: boolean[];
-    try {
-      results = claimGroup.immediate(group.map((call) => call.input));
-    } catch (error) {
-      // Alone, a claim whose grant or app was deleted meanwhile lost that race.
-      if (group.length === 1 && isForeignKeyViolation(error)) results = [false];
-      else throw error;
-    }
-    group.forEach((call, i) => call.resolve(results[i]!));
-  };
+  const commitGroup = (group: readonly BatchedCall<PairClaim<Args>, boolean>[]) =>
+    executor.write((connection) => {
+      // When one claim's statement fails, the whole group rolls back, and batchedCalls runs each of
+      // its claims alone (its own transaction), so only the failing one fails.
+      let results: boolean[];
+      try {
+        results = connection.transaction(() => group.map((call) => claimOne(connection, call.input))).immediate();
+      } catch (error) {
+        // Alone, a claim whose grant or app was deleted meanwhile lost that race.
+        if (group.length === 1 && isForeignKeyViolation(error)) results = [false];
+        else throw error;
+      }
+      group.forEach((call, i) => call.resolve(results[i]!));
+    });
   // A lock timeout (another process held the write lock for busy_timeout) is not retried alone:
   // each retry would wait as long again.
   return batchedCalls(commitGroup, MAX_GROUP, { runAloneAfter: (error) => !isBusy(error) });

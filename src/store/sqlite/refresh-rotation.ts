@@ -1,12 +1,11 @@
 /** The refresh-token rotation on SQLite (the interface and the rules: ../refresh-rotation.ts). */
-import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { onSqliteHandle, preparedQuery } from '../../db/prepared-query.js';
+import type { SqliteExecutor } from '../../db/executor.js';
+import { preparedQuery } from '../../db/prepared-query.js';
 import type { Database } from '../../db/schema.js';
-import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
 import type { RefreshRotation } from '../refresh-rotation.js';
-import { selectRefreshToken } from '../tokens.js';
+import { selectRefreshToken, type RefreshTokenRow } from '../tokens.js';
 import { sqliteClaimedPairs } from './claimed-pairs.js';
 
 /**
@@ -24,22 +23,18 @@ const markRotated = preparedQuery((db: Kysely<Database>, now: number, replayResp
 );
 
 /**
- * The rule above and the pair's insert of tokens.ts, group-committed on the better-sqlite3 handle
- * (claimed-pairs.ts); the token's read in the turn's read transaction, or through Kysely while a
- * Kysely transaction is open on the handle (it spans awaits, and a statement run on the handle
- * would join it).
+ * The rule above and the pair's insert of tokens.ts, group-committed on the write connection
+ * (claimed-pairs.ts); the token's read with the other reads of the turn, on the read connection.
  */
-export function sqliteRefreshRotation(db: Db, handle: SQLite.Database): RefreshRotation {
+export function sqliteRefreshRotation(db: Db, executor: SqliteExecutor): RefreshRotation {
   const q = db.kysely;
-  const select = onSqliteHandle(handle, q, selectRefreshToken);
-  const claim = sqliteClaimedPairs(db, handle, markRotated);
-  const turnRead = sqliteTurnReads(handle);
+  const claim = sqliteClaimedPairs(db, executor, markRotated);
   return {
-    async find(tokenHash) {
-      if (handle.inTransaction) return (await selectRefreshToken(q, tokenHash)).rows[0];
-      // With the other reads of the turn, in one read transaction.
-      return turnRead(() => select.get(tokenHash));
-    },
+    find: (tokenHash) =>
+      executor.read((connection) => {
+        const { sql, values } = selectRefreshToken.bind(q, tokenHash);
+        return connection.statement<RefreshTokenRow>(sql).get(...values);
+      }),
     rotate: ({ oldHash, now, replayResponse, access, refresh }) => claim({ claim: [now, replayResponse, oldHash, now], access, refresh }),
   };
 }

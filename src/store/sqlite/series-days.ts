@@ -1,7 +1,5 @@
 /** The day rows of minute series on SQLite (the sums: ../series-sums.ts). */
-import type SQLite from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
-import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
+import type { SqliteConnection, SqliteExecutor } from '../../db/executor.js';
 import { NOT_READ, type DayDetail, type DayReader, type DayRow } from '../series-sums.js';
 
 const RANGE = 'from series_days where user_id = ? and metric = ? and day_start >= ? and day_start < ?';
@@ -24,24 +22,16 @@ const DETAIL_SQL: Readonly<Record<Exclude<DayDetail, 'totals'>, string>> = {
  * first read, as the stores may be made before the migrations ran. Integers are bound as BigInt,
  * since better-sqlite3 binds a JS number as REAL and the key holds integers. Each read runs with
  * the other reads of its event-loop turn (the bearer checks) in one read transaction
- * (db/sqlite-turn-reads.ts): read alone, the 30-day series of `npm run bench` cost about 25 µs more
+ * (db/sqlite-executor.ts): read alone, the 30-day series of `npm run bench` cost about 25 µs more
  * a request (performance.md, November 26). Rows with packed columns come as arrays (raw mode), made
  * into objects here, for the reason of TOTALS_SQL.
  */
-export function sqliteDays(sqlite: SQLite.Database): DayReader {
-  let totals: Statement | undefined;
-  const statements = new Map<DayDetail, Statement>();
-  const turnRead = sqliteTurnReads(sqlite);
-  const read = (userId: string, metric: string, from: number, to: number, detail: DayDetail): DayRow[] => {
+export function sqliteDays(executor: SqliteExecutor): DayReader {
+  const read = (connection: SqliteConnection, userId: string, metric: string, from: number, to: number, detail: DayDetail): DayRow[] => {
     if (detail === 'totals') {
-      totals ??= sqlite.prepare(TOTALS_SQL).pluck();
-      return rowsOfTotals(totals.get(userId, metric, BigInt(from), BigInt(to)) as string | null);
+      return rowsOfTotals(connection.statement<string | null>(TOTALS_SQL, 'pluck').get(userId, metric, BigInt(from), BigInt(to)) ?? null);
     }
-    let statement = statements.get(detail);
-    if (statement === undefined) {
-      statement = sqlite.prepare(DETAIL_SQL[detail]).raw(true);
-      statements.set(detail, statement);
-    }
+    const statement = connection.statement(DETAIL_SQL[detail], 'raw');
     const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number, number, Uint8Array, Uint8Array?]>;
     const rows: DayRow[] = new Array(arrays.length);
     for (let i = 0; i < arrays.length; i++) {
@@ -50,7 +40,7 @@ export function sqliteDays(sqlite: SQLite.Database): DayReader {
     }
     return rows;
   };
-  return (userId, metric, from, to, detail) => turnRead(() => read(userId, metric, from, to, detail));
+  return (userId, metric, from, to, detail) => executor.read((connection) => read(connection, userId, metric, from, to, detail));
 }
 
 /** The rows of TOTALS_SQL's text (null: no day), in day order. */

@@ -1,7 +1,5 @@
 /** The daily summary's statement on SQLite (the figures: ../daily-summary.ts). */
-import type SQLite from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
-import { sqliteTurnReads } from '../../db/sqlite-turn-reads.js';
+import type { SqliteExecutor } from '../../db/executor.js';
 import { shapeOf, summaryStatement, type SummaryDialect, type SummaryReader, type SummaryRow, type SummaryShape } from '../daily-summary.js';
 
 const SQLITE: SummaryDialect = {
@@ -11,23 +9,23 @@ const SQLITE: SummaryDialect = {
 };
 
 /**
- * Prepared at the first read of each shape (the stores may be made before the migrations ran), run
- * in the turn's read transaction like the series reads (db/sqlite-turn-reads.ts). Rows come as
+ * Kept once prepared for each shape, run with the other reads of the turn on the read connection
+ * like the series reads (db/sqlite-executor.ts). Rows come as
  * arrays: an object per row cost more than the statement. Integers are bound as BigInt (a JS
  * number is bound as REAL).
  */
-export function sqliteSummaryReads(sqlite: SQLite.Database): SummaryReader {
-  const statements = new Map<SummaryShape, Statement>();
-  const turnRead = sqliteTurnReads(sqlite);
+export function sqliteSummaryReads(executor: SqliteExecutor): SummaryReader {
+  // The SQL of each shape, built once.
+  const statements = new Map<SummaryShape, string>();
   return (read) =>
-    turnRead(() => {
+    executor.read((connection) => {
       const shape = shapeOf(read);
-      let statement = statements.get(shape);
-      if (statement === undefined) {
-        statement = sqlite.prepare(summaryStatement(SQLITE, shape)).raw(true);
-        statements.set(shape, statement);
+      let text = statements.get(shape);
+      if (text === undefined) {
+        text = summaryStatement(SQLITE, shape);
+        statements.set(shape, text);
       }
-      return statement.all({
+      return connection.statement(text, 'raw').all({
         user: read.userId,
         kinds: BigInt(read.kinds),
         dayFrom: BigInt(read.dayFrom),

@@ -27,7 +27,7 @@ forEachDialect('day rows as each detail reads them', (dialect) => {
     t = await createTestApp(dialect);
     t.clock.set(utc(2024, 6, 1));
     const db = t.database.db;
-    days = db.dialect === 'postgres' ? postgresDays(db.pool) : sqliteDays(db.sqlite);
+    days = db.dialect === 'postgres' ? postgresDays(db.pool) : sqliteDays(db.executor);
   });
   after(() => t.close());
 

@@ -37,7 +37,9 @@ it('reads the totals of the days stored in a range, none for a day without a row
   await upload(t, token, 'steps', samples);
   await upload(t, other.token, 'steps', [{ start_time: FIRST + 2 * DAY_SECONDS, value: 99 }]);
   await upload(t, token, 'calories', [{ start_time: FIRST + 2 * DAY_SECONDS, value: 99 }]);
-  const days = sqliteDays(t.database.db.sqlite!);
+  const db = t.database.db;
+  assert.ok(db.dialect === 'sqlite');
+  const days = sqliteDays(db.executor);
   const totals = await days(user.id, 'steps', FIRST, FIRST + 4 * DAY_SECONDS, 'totals');
   assert.deepEqual(totals.map((row) => [row.day_start, row.total]), [[FIRST, 15], [FIRST + DAY_SECONDS, 16], [FIRST + 3 * DAY_SECONDS, 18]]);
   const inner = await days(user.id, 'steps', FIRST + DAY_SECONDS, FIRST + 3 * DAY_SECONDS, 'totals');
