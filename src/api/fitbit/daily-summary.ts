@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { summariesAndActivity } from '../../domain/daily-summaries.js';
 import { profileZone } from '../../domain/local-dates.js';
 import { insufficientScope } from '../bearer.js';
-import { hasMaximum, heartRateZones } from './activity-levels.js';
+import { heartRateZones } from './activity-levels.js';
 import { keptDates } from './dates.js';
 import { described, fitbitRoute } from './route-schema.js';
 import { distanceIn, unitsOf } from './units.js';
@@ -48,7 +48,7 @@ export async function dailySummaryRoutes(app: FastifyInstance): Promise<void> {
         lightlyActiveMinutes: summary!.lightly_active_minutes ?? 0,
         fairlyActiveMinutes: summary!.fairly_active_minutes ?? 0,
         veryActiveMinutes: summary!.very_active_minutes ?? 0,
-        ...(readsHeart && { heartRateZones: hasMaximum(auth.profile) ? heartRateZones(counted) : [] }),
+        ...(readsHeart && { heartRateZones: heartRateZones(counted) }),
         ...(readsHeart && typeof summary!.resting_heart_rate === 'number' && { restingHeartRate: summary!.resting_heart_rate }),
       },
     };
