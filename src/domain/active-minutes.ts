@@ -42,13 +42,13 @@ function numberOf(minutes: ArrayLike<number> | undefined): number {
 
 /**
  * What a date [from, to) is counted from, as numbers: its maximum heart rate (0: none), the
- * numbers of the arrays of each UTC day it touches, and the start and end of each session from
+ * numbers of the arrays (steps, heart rate, calories) of each UTC day it touches, and the start and end of each session from
  * `sleepAt` on that covers any of it.
  */
 function inputsOf(days: MinuteDays, from: number, to: number, maximum: number, sleepAt: number): number[] {
   const inputs = [maximum];
   for (let day = from - (((from % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS); day < to; day += DAY_SECONDS) {
-    inputs.push(numberOf(days.steps.get(day)), numberOf(days.heartRate.get(day)));
+    inputs.push(numberOf(days.steps.get(day)), numberOf(days.heartRate.get(day)), numberOf(days.calories.get(day)));
   }
   for (let index = sleepAt; index < days.sleep.length && days.sleep[index]!.start_time < to; index++) {
     inputs.push(days.sleep[index]!.start_time, days.sleep[index]!.end_time);

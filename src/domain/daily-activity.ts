@@ -4,17 +4,22 @@
  * of clocks; from 18:30 UTC in Asia/Kolkata), is looked at once —
  *
  * - a minute with a heart rate falls in the zone of its average (./heart-rate-zones.ts), when the
- *   date has a maximum heart rate; active zone minutes weigh each zone's minutes;
+ *   date has a maximum heart rate; active zone minutes weigh each zone's minutes, and the zone's
+ *   calories are those uploaded for its minutes;
  * - a minute inside a sleep session (any stage) is asleep, and in no activity level;
  * - an awake minute with neither steps nor a heart rate stored is unmeasured, and in no level:
  *   nothing says the person wore a device then;
  * - any other minute has the level of its steps (its cadence), raised to fairly active when its
- *   heart rate is in cardio or peak (activityLevelOf).
+ *   heart rate is in cardio or peak (activityLevelOf); the calories uploaded for the minutes of the
+ *   lightly, fairly and very active levels are the date's activity calories.
+ *
+ * A minute without calories uploaded counts none.
  *
  * The rules are pure functions of the minutes read (store/minute-days.ts); ./active-minutes.ts
  * reads them for a person and a range of dates, and keeps the counts.
  */
-import { NO_STEPS, type MinuteDays } from '../store/minute-days.js';
+import { NO_CALORIES, NO_STEPS, type MinuteDays } from '../store/minute-days.js';
+import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import { ACTIVE_ZONE_MINUTE_WEIGHTS, CARDIO, ZONE_NAMES, maxHeartRateOn, zoneOf, zonesOf, type HeartRateProfile, type HeartRateZones, type ZoneBounds, type ZoneName } from './heart-rate-zones.js';
 
 /** The activity levels, lowest first: their index is a minute's level. */
@@ -45,9 +50,11 @@ export function activityLevelOf(steps: number, zone: number): number {
   return zone >= CARDIO && level < FAIRLY_ACTIVE ? FAIRLY_ACTIVE : level;
 }
 
-/** A zone of a date: its bounds in beats per minute and the minutes whose average fell in it. */
+/** A zone of a date: its bounds in beats per minute, the minutes whose average fell in it and their calories. */
 export interface ZoneMinutes extends Readonly<ZoneBounds> {
   readonly minutes: number;
+  /** kcal, one decimal: the calories uploaded for those minutes. */
+  readonly calories: number;
 }
 
 /** One local date's zones and active minutes (kept answers share them: never modified). */
@@ -64,6 +71,8 @@ export interface DayActivity {
   readonly lightly_active_minutes: number;
   readonly fairly_active_minutes: number;
   readonly very_active_minutes: number;
+  /** kcal, one decimal: the calories uploaded for the lightly, fairly and very active minutes. */
+  readonly activity_calories: number;
   /** Minutes inside a sleep session: in no activity level. */
   readonly asleep_minutes: number;
   /** Awake minutes with neither steps nor a heart rate: in no activity level. */
@@ -74,12 +83,17 @@ export interface DayActivity {
 interface Tally {
   zones: Uint32Array;
   levels: Uint32Array;
+  /** Per zone, and per level, the calories of its minutes in tenths of a kcal (as stored). */
+  zoneCalories: Float64Array;
+  levelCalories: Float64Array;
   asleep: number;
   unmeasured: number;
 }
 
 const DAY_SECONDS = 86_400;
 const NO_ZONE = -1;
+/** Stored units of calories in a kcal. */
+const CALORIE_TENTHS = SUM_METRIC_STORAGE.calories.scale;
 
 /**
  * Counts the minutes starting in [from, to) into `tally`, with `zones` (null: no zone counted), a
@@ -88,7 +102,7 @@ const NO_ZONE = -1;
  */
 function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRateZones | null, tally: Tally, sleepAt: number): void {
   const { sleep } = days;
-  const { zones: zoneCounts, levels } = tally;
+  const { zones: zoneCounts, levels, zoneCalories, levelCalories } = tally;
   let session = sleepAt;
   // The session that covers or comes next after the minute looked at: [asleepFrom, asleepTo).
   let asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
@@ -99,13 +113,20 @@ function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRa
     const dayStart = time - (((time % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
     const steps = days.steps.get(dayStart);
     const heartRate = days.heartRate.get(dayStart);
+    const calories = days.calories.get(dayStart);
     const first = (time - dayStart) / 60;
     // The minutes of this UTC day that start before `to`.
     const end = Math.min(1440, Math.ceil((to - dayStart) / 60));
     for (let minute = first; minute < end; minute++, time += 60) {
       const bpm = heartRate === undefined ? 0 : heartRate[minute]!;
+      const tenths = calories === undefined ? NO_CALORIES : calories[minute]!;
+      const burnt = tenths === NO_CALORIES ? 0 : tenths;
       let zone = NO_ZONE;
-      if (bpm !== 0 && zones !== null) zoneCounts[(zone = zoneOf(zones, bpm))]!++;
+      if (bpm !== 0 && zones !== null) {
+        zone = zoneOf(zones, bpm);
+        zoneCounts[zone]!++;
+        zoneCalories[zone]! += burnt;
+      }
       if (time >= asleepTo) {
         while (session < sleep.length && sleep[session]!.end_time <= time) session++;
         asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
@@ -117,7 +138,11 @@ function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRa
       }
       const stepCount = steps === undefined ? NO_STEPS : steps[minute]!;
       if (stepCount === NO_STEPS && bpm === 0) tally.unmeasured++;
-      else levels[activityLevelOf(stepCount, zone)]!++;
+      else {
+        const level = activityLevelOf(stepCount, zone);
+        levels[level]!++;
+        levelCalories[level]! += burnt;
+      }
     }
   }
 }
@@ -137,17 +162,25 @@ export function sessionAt(sleep: MinuteDays['sleep'], time: number, from = 0): n
  * the zones of `maximum` (null: none); `sleepAt` as sessionAt gives it for `from`.
  */
 export function activityOfDate(days: MinuteDays, date: string, from: number, to: number, zones: HeartRateZones | null, sleepAt: number): DayActivity {
-  const tally: Tally = { zones: new Uint32Array(ZONE_NAMES.length), levels: new Uint32Array(ACTIVITY_LEVELS.length), asleep: 0, unmeasured: 0 };
+  const tally: Tally = {
+    zones: new Uint32Array(ZONE_NAMES.length),
+    levels: new Uint32Array(ACTIVITY_LEVELS.length),
+    zoneCalories: new Float64Array(ZONE_NAMES.length),
+    levelCalories: new Float64Array(ACTIVITY_LEVELS.length),
+    asleep: 0,
+    unmeasured: 0,
+  };
   tallyMinutes(days, from, to, zones, tally, sleepAt);
   return {
     date,
     max_heart_rate: zones && zones.maxHeartRate,
-    heart_rate_zones: zones && zoneMinutesOf(zones, tally.zones),
+    heart_rate_zones: zones && zoneMinutesOf(zones, tally.zones, tally.zoneCalories),
     active_zone_minutes: zones && activeZoneMinutesOf(tally.zones),
     sedentary_minutes: tally.levels[SEDENTARY]!,
     lightly_active_minutes: tally.levels[LIGHTLY_ACTIVE]!,
     fairly_active_minutes: tally.levels[FAIRLY_ACTIVE]!,
     very_active_minutes: tally.levels[VERY_ACTIVE]!,
+    activity_calories: kcalOf(tally.levelCalories[LIGHTLY_ACTIVE]! + tally.levelCalories[FAIRLY_ACTIVE]! + tally.levelCalories[VERY_ACTIVE]!),
     asleep_minutes: tally.asleep,
     unmeasured_minutes: tally.unmeasured,
   };
@@ -182,8 +215,11 @@ export function activityOfDays(boundaries: readonly number[], dates: readonly st
   return result;
 }
 
-function zoneMinutesOf(zones: HeartRateZones, minutes: Uint32Array): Record<ZoneName, ZoneMinutes> {
-  const entries = ZONE_NAMES.map((name, zone) => [name, { ...zones.bounds[zone]!, minutes: minutes[zone]! }]);
+/** kcal from a sum of stored tenths (whole numbers, so exact): one decimal, as the calories series answers. */
+const kcalOf = (tenths: number) => tenths / CALORIE_TENTHS;
+
+function zoneMinutesOf(zones: HeartRateZones, minutes: Uint32Array, calories: Float64Array): Record<ZoneName, ZoneMinutes> {
+  const entries = ZONE_NAMES.map((name, zone) => [name, { ...zones.bounds[zone]!, minutes: minutes[zone]!, calories: kcalOf(calories[zone]!) }]);
   return Object.fromEntries(entries) as Record<ZoneName, ZoneMinutes>;
 }
 

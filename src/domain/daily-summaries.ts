@@ -3,13 +3,14 @@
  * `/v1/users/me/summary/daily/` and the Fitbit-compatible daily activity summary alike: each kind
  * is read only when the token holds the scope that reads it, every kind in one statement
  * (store/daily-summary.ts), and its fields appear only then (./daily-summary.ts). The minutes of
- * steps and heart rate are read only for the fields counted minute by minute (./daily-activity.ts):
+ * steps, heart rate and calories are read only for the fields counted minute by minute (./daily-activity.ts):
  * the activity levels, and the heart-rate zones of a profile that gives a maximum heart rate.
  */
 import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
 import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import type { Profile } from '../store/profiles.js';
 import { countedActivity, dayPlanOf } from './active-minutes.js';
+import type { DayActivity } from './daily-activity.js';
 import { summaryDays, visibleFields, type SummaryDay, type SummaryField, type SummarySources } from './daily-summary.js';
 import { datesOfDays, type DateRange } from './local-dates.js';
 
@@ -28,6 +29,16 @@ const inUnits = (sums: readonly number[], scale: number) => (scale === 1 ? sums 
  * (or, for a person's own pages, the `fields` asked for).
  */
 export async function dailySummaries(store: SummaryStore, reader: SummaryReader, range: DateRange, fields: ReadonlySet<SummaryField> = visibleFields(reader.scopes)): Promise<SummaryDay[]> {
+  return (await summariesAndActivity(store, reader, range, fields)).days;
+}
+
+/**
+ * The summaries as dailySummaries reads them, with the zones and active minutes they were counted
+ * from (./daily-activity.ts; absent when no field needed the minutes): for an answer that shows
+ * more of them than the summary's fields, such as the Fitbit-compatible daily summary, from the
+ * same one read.
+ */
+export async function summariesAndActivity(store: SummaryStore, reader: SummaryReader, range: DateRange, fields: ReadonlySet<SummaryField> = visibleFields(reader.scopes)): Promise<{ days: SummaryDay[]; activity?: readonly DayActivity[] }> {
   const plan = dayPlanOf(range);
   const { profile } = reader;
   const zonesCounted = fields.has('heart_rate_zones') && (profile.max_heart_rate !== null || profile.birth_year !== null);
@@ -44,5 +55,5 @@ export async function dailySummaries(store: SummaryStore, reader: SummaryReader,
     calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
     activity: minuteDays && countedActivity(reader.userId, plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
   };
-  return summaryDays(plan.boundaries, range.timezone, fields, sources);
+  return { days: summaryDays(plan.boundaries, range.timezone, fields, sources), ...(sources.activity && { activity: sources.activity }) };
 }

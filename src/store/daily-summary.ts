@@ -3,8 +3,8 @@
  * steps, distance, calories and heart rate over the UTC days of the range's plan, the sleep
  * sessions ending within the range (their packed stages) and the weighings within it — each kind
  * only when the token may see it — and, for the rules that look at every minute (heart-rate zones
- * and active minutes, domain/daily-activity.ts), the minutes of steps and heart rate with the
- * sleep sessions that cover any of them. On PostgreSQL the summaries of one event-loop turn share that
+ * and active minutes, domain/daily-activity.ts), the minutes of steps, heart rate and calories
+ * with the sleep sessions that cover any of them. On PostgreSQL the summaries of one event-loop turn share that
  * statement (store/postgres/summary-reads.ts): six reads a request, the sleep and weight ones a
  * round trip each, had cost 1.0–3.8 ms of event loop a summary against about 0.5 ms now
  * (docs/performance.md, "The daily summary in one statement").
@@ -24,8 +24,9 @@ import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type 
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
 /**
- * The kinds a summary may read, as bits of `SummaryRead.kinds`. `minutes`: the minutes of steps and
- * heart rate and the sleep sessions covering them (SummaryFigures.minuteDays), whatever else is read.
+ * The kinds a summary may read, as bits of `SummaryRead.kinds`. `minutes`: the minutes of steps,
+ * heart rate and calories and the sleep sessions covering them (SummaryFigures.minuteDays), whatever
+ * else is read.
  */
 export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8, minutes: 16 } as const;
 
@@ -38,7 +39,7 @@ export interface SummaryRead {
   dayFrom: number;
   dayTo: number;
   detail: DayDetail;
-  /** The minutes of the rows of steps and heart rate too, whatever the detail (SUMMARY_KINDS.minutes). */
+  /** The minutes of the rows of steps, heart rate and calories too, whatever the detail (SUMMARY_KINDS.minutes). */
   minutes: boolean;
   /** Sessions whose end_time, and weighings whose time, is in [from, to). */
   from: number;
@@ -64,14 +65,14 @@ export const ROW_KIND = { steps: 1, distance: 2, calories: 3, heartrate: 4, slee
 const SERIES_BRANCHES = [
   { metric: 'steps', kind: ROW_KIND.steps, bits: SUMMARY_KINDS.activity | SUMMARY_KINDS.minutes },
   { metric: 'distance', kind: ROW_KIND.distance, bits: SUMMARY_KINDS.activity },
-  { metric: 'calories', kind: ROW_KIND.calories, bits: SUMMARY_KINDS.activity },
+  { metric: 'calories', kind: ROW_KIND.calories, bits: SUMMARY_KINDS.activity | SUMMARY_KINDS.minutes },
   { metric: 'heartrate', kind: ROW_KIND.heartrate, bits: SUMMARY_KINDS.heartRate | SUMMARY_KINDS.minutes },
 ] as const;
 
 /**
  * The packed columns a read gives, each shape its own statement: those of its detail, and with
- * `_minutes` also the minutes of steps and heart rate (not of distance and calories, whose sums do
- * not need them: each packed column read costs a buffer per row).
+ * `_minutes` also the minutes of steps, heart rate and calories (not of distance, whose sums do not
+ * need them: each packed column read costs a buffer per row).
  */
 export type SummaryShape = DayDetail | 'totals_minutes' | 'hours_minutes';
 export const SUMMARY_SHAPES: readonly SummaryShape[] = ['totals', 'hours', 'minutes', 'totals_minutes', 'hours_minutes'];
@@ -102,7 +103,7 @@ export interface SummaryDialect {
 export function summaryStatement(dialect: SummaryDialect, shape: SummaryShape): string {
   const { param: p, noBytes } = dialect;
   const hours = shape.startsWith('totals') ? noBytes : 'hours';
-  const minutesOf = (metric: string) => (shape === 'minutes' || (shape.endsWith('_minutes') && (metric === 'steps' || metric === 'heartrate')) ? 'minutes' : noBytes);
+  const minutesOf = (metric: string) => (shape === 'minutes' || (shape.endsWith('_minutes') && metric !== 'distance') ? 'minutes' : noBytes);
   const series = SERIES_BRANCHES.map(
     ({ metric, kind, bits }) =>
       `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutesOf(metric)} as minutes
@@ -142,7 +143,7 @@ export interface SummaryFigures {
   sleep?: SessionAsleep[];
   /** Weighings within the range, oldest first. */
   weights?: Weighing[];
-  /** The minutes of steps and heart rate of the UTC days of the plan, and the sleep sessions covering any. */
+  /** The minutes of steps, heart rate and calories of the UTC days of the plan, and the sleep sessions covering any. */
   minuteDays?: MinuteDays;
 }
 
@@ -204,7 +205,7 @@ export function createSummaryStore(read: SummaryReader, minuteDays: KeptMinuteDa
       if (kinds & SUMMARY_KINDS.sleep) figures.sleep = inTimeOrder(sleep, (session) => session.end_time);
       // A date's weight is its last weighing.
       if (kinds & SUMMARY_KINDS.weight) figures.weights = inTimeOrder(weights, (weighing) => weighing.time);
-      if (kinds & SUMMARY_KINDS.minutes) figures.minuteDays = minuteDays.daysOf(userId, series[ROW_KIND.steps]!, series[ROW_KIND.heartrate]!, spans);
+      if (kinds & SUMMARY_KINDS.minutes) figures.minuteDays = minuteDays.daysOf(userId, series[ROW_KIND.steps]!, series[ROW_KIND.heartrate]!, series[ROW_KIND.calories]!, spans);
       return figures;
     },
   };

@@ -1,6 +1,6 @@
 /**
- * A person's minutes of steps and heart rate over UTC days, unpacked from the day rows of the series
- * store (db/codec/minute-values.ts, db/codec/heart-rate-minutes.ts), with the spans of their sleep sessions: what the
+ * A person's minutes of steps, heart rate and calories over UTC days, unpacked from the day rows of the
+ * series store (db/codec/minute-values.ts, db/codec/heart-rate-minutes.ts), with the spans of their sleep sessions: what the
  * rules that look at each minute (domain/daily-activity.ts) read. The daily summary's statement
  * gives the rows (store/daily-summary.ts).
  *
@@ -17,6 +17,9 @@ import { unpackHeartRateAverages } from '../db/codec/heart-rate-minutes.js';
 /** A minute with no steps stored, in `MinuteDays.steps`. */
 export const NO_STEPS = ABSENT;
 
+/** A minute with no calories stored, in `MinuteDays.calories`. */
+export const NO_CALORIES = ABSENT;
+
 /** When a sleep session began and ended ([start_time, end_time), Unix seconds). */
 export interface SleepSpan {
   start_time: number;
@@ -29,6 +32,8 @@ export interface MinuteDays {
   steps: ReadonlyMap<number, ArrayLike<number>>;
   /** By UTC day start: each minute's average heart rate, or 0 (no reading). A day without a row is absent. */
   heartRate: ReadonlyMap<number, ArrayLike<number>>;
+  /** By UTC day start: each minute's calories in tenths of a kcal, or NO_CALORIES. A day without a row is absent. */
+  calories: ReadonlyMap<number, ArrayLike<number>>;
   /** The sleep sessions that may cover a minute of the days read, by start (sessions never overlap). */
   sleep: readonly SleepSpan[];
 }
@@ -39,12 +44,12 @@ export interface MinuteRow {
   minutes: Uint8Array;
 }
 
-/** About 3,700 person-days of steps and heart rate, per process. */
+/** About 3,700 person-days of steps and heart rate (fewer with calories), per process. */
 export const MAX_KEPT_MINUTE_BYTES = 16 * 1024 * 1024;
 
 export interface KeptMinuteDays {
-  /** The minutes of `userId`'s rows of steps and of heart rate, and the sleep spans (sorted here by start). */
-  daysOf(userId: string, stepRows: readonly MinuteRow[], heartRateRows: readonly MinuteRow[], sleep: SleepSpan[]): MinuteDays;
+  /** The minutes of `userId`'s rows of steps, heart rate and calories, and the sleep spans (sorted here by start). */
+  daysOf(userId: string, stepRows: readonly MinuteRow[], heartRateRows: readonly MinuteRow[], calorieRows: readonly MinuteRow[], sleep: SleepSpan[]): MinuteDays;
   /** Bytes kept (unpacked days and the packed bytes beside them). */
   readonly bytes: number;
 }
@@ -60,6 +65,9 @@ const ENTRY_OVERHEAD = 160;
 
 /** Steps of a day in 16 bits (at most 1,000 a minute, NO_STEPS −1): half the memory of the unpacked day. */
 const unpackSteps = (packed: Uint8Array) => Int16Array.from(unpackMinutes(packed));
+
+/** Calories of a day in tenths of a kcal, as stored (NO_CALORIES −1). */
+const unpackCalories = (packed: Uint8Array) => unpackMinutes(packed);
 
 export function keptMinuteDays(maxBytes = MAX_KEPT_MINUTE_BYTES): KeptMinuteDays {
   // A Map iterates in insertion order: a day found is moved to the end, the first is the oldest.
@@ -100,10 +108,11 @@ export function keptMinuteDays(maxBytes = MAX_KEPT_MINUTE_BYTES): KeptMinuteDays
   }
 
   return {
-    daysOf(userId, stepRows, heartRateRows, sleep) {
+    daysOf(userId, stepRows, heartRateRows, calorieRows, sleep) {
       return {
         steps: unpackedDays(userId, 'steps', stepRows, unpackSteps),
         heartRate: unpackedDays(userId, 'heartrate', heartRateRows, unpackHeartRateAverages),
+        calories: unpackedDays(userId, 'calories', calorieRows, unpackCalories),
         sleep: sleep.sort((a, b) => a.start_time - b.start_time),
       };
     },

@@ -10,7 +10,7 @@ import { planBuckets } from '../../src/calendar/step-buckets.js';
 import { dailyActivity, keptDayActivity } from '../../src/domain/active-minutes.js';
 import { activityOfDays } from '../../src/domain/daily-activity.js';
 import { datesOfDays, parseDateRange } from '../../src/domain/local-dates.js';
-import { NO_STEPS, type SleepSpan } from '../../src/store/minute-days.js';
+import { NO_CALORIES, NO_STEPS, type SleepSpan } from '../../src/store/minute-days.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { uploadEveryKind } from '../support/person-uploads.js';
@@ -20,20 +20,24 @@ const DAY = 86_400;
 const FIRST_DAY = Date.UTC(2024, 5, 1) / 1000;
 
 /** Four UTC days of made-up minutes from FIRST_DAY, fresh arrays each call. */
-function madeUpDays(sleep: SleepSpan[] = [{ start_time: FIRST_DAY + DAY - 7200, end_time: FIRST_DAY + DAY + 21_600 }]): { steps: Map<number, Int32Array>; heartRate: Map<number, Uint8Array>; sleep: SleepSpan[] } {
+function madeUpDays(sleep: SleepSpan[] = [{ start_time: FIRST_DAY + DAY - 7200, end_time: FIRST_DAY + DAY + 21_600 }]): { steps: Map<number, Int32Array>; heartRate: Map<number, Uint8Array>; calories: Map<number, Int32Array>; sleep: SleepSpan[] } {
   const steps = new Map<number, Int32Array>();
   const heartRate = new Map<number, Uint8Array>();
+  const calories = new Map<number, Int32Array>();
   for (let d = 0; d < 4; d++) {
     const stepMinutes = new Int32Array(1440).fill(NO_STEPS);
     const bpm = new Uint8Array(1440);
+    const tenths = new Int32Array(1440).fill(NO_CALORIES);
     for (let m = 0; m < 1440; m++) {
       bpm[m] = 55 + ((m * 7 + d * 13) % 110);
       if (m % 3 === 0) stepMinutes[m] = (m * 11 + d) % 160;
+      if (m % 2 === 0) tenths[m] = 10 + ((m + d) % 90);
     }
     steps.set(FIRST_DAY + d * DAY, stepMinutes);
     heartRate.set(FIRST_DAY + d * DAY, bpm);
+    calories.set(FIRST_DAY + d * DAY, tenths);
   }
-  return { steps, heartRate, sleep };
+  return { steps, heartRate, calories, sleep };
 }
 
 /** The three local dates from 1 to 3 June 2024 in `zone`. */
@@ -50,7 +54,7 @@ it('counts what activityOfDays counts, in zones whose days are UTC days, cut hou
     const { boundaries, dates } = datesIn(zone);
     const days = madeUpDays();
     const expected = activityOfDays(boundaries, dates, days, PROFILE);
-    assert.ok(expected.some((day) => day.asleep_minutes > 0) && expected.every((day) => day.fairly_active_minutes > 0));
+    assert.ok(expected.some((day) => day.asleep_minutes > 0) && expected.every((day) => day.fairly_active_minutes > 0 && day.activity_calories > 0 && day.heart_rate_zones!.peak.calories > 0));
     assert.deepEqual(counted('ada', boundaries, dates, days, PROFILE), expected, zone);
     assert.deepEqual(counted('ada', boundaries, dates, days, PROFILE), expected, `${zone}, kept`);
   }
@@ -66,7 +70,14 @@ it('counts a date again exactly when a day of its minutes, a session covering it
   assert.deepEqual(same(counted('ada', boundaries, dates, days, PROFILE), first), [true, true, true], 'nothing changed');
   // Another array for 2 June UTC: the two Kolkata dates that touch it (2 and 3 June) are counted again.
   const changed = { ...days, steps: new Map(days.steps).set(FIRST_DAY + DAY, days.steps.get(FIRST_DAY + DAY)!.slice()) };
-  assert.deepEqual(same(counted('ada', boundaries, dates, changed, PROFILE), first), [true, false, false]);
+  const afterSteps = counted('ada', boundaries, dates, changed, PROFILE);
+  assert.deepEqual(same(afterSteps, first), [true, false, false]);
+  // Another array of calories for 1 June UTC: the two Kolkata dates that touch it (1 and 2 June), with them.
+  const moreCalories = { ...changed, calories: new Map(changed.calories).set(FIRST_DAY, changed.calories.get(FIRST_DAY)!.map((tenths) => (tenths < 0 ? tenths : tenths + 1))) };
+  const recounted = counted('ada', boundaries, dates, moreCalories, PROFILE);
+  assert.deepEqual(same(recounted, afterSteps), [false, false, true]);
+  assert.ok(recounted[0]!.activity_calories > afterSteps[0]!.activity_calories);
+  assert.deepEqual(recounted, activityOfDays(boundaries, dates, moreCalories, PROFILE));
   // A session that ends a minute later, on 2 June.
   const later = { ...changed, sleep: [{ ...changed.sleep[0]!, end_time: changed.sleep[0]!.end_time + 60 }] };
   const afterSleep = counted('ada', boundaries, dates, later, PROFILE);

@@ -12,7 +12,7 @@ import {
 } from '../../src/domain/daily-activity.js';
 import { CARDIO, FAT_BURN, OUT_OF_RANGE, PEAK, type HeartRateProfile } from '../../src/domain/heart-rate-zones.js';
 import { datesOfDays } from '../../src/domain/local-dates.js';
-import { NO_STEPS, type MinuteDays } from '../../src/store/minute-days.js';
+import { NO_CALORIES, NO_STEPS, type MinuteDays } from '../../src/store/minute-days.js';
 
 const DAY = 86_400;
 const utc = (date: string, hour = 0, minute = 0) => Date.parse(`${date}T00:00:00Z`) / 1000 + hour * 3600 + minute * 60;
@@ -21,10 +21,12 @@ const utc = (date: string, hour = 0, minute = 0) => Date.parse(`${date}T00:00:00
 interface HandMadeDays {
   steps?: Array<[time: number, steps: number]>;
   heartRate?: Array<[time: number, bpm: number]>;
+  /** Calories in tenths of a kcal, as stored. */
+  calories?: Array<[time: number, tenths: number]>;
   sleep?: Array<[start: number, end: number]>;
 }
 
-function minuteDays({ steps = [], heartRate = [], sleep = [] }: HandMadeDays): MinuteDays {
+function minuteDays({ steps = [], heartRate = [], calories = [], sleep = [] }: HandMadeDays): MinuteDays {
   const dayOf = (time: number) => time - (time % DAY);
   const stepDays = new Map<number, Int32Array>();
   for (const [time, value] of steps) {
@@ -38,7 +40,13 @@ function minuteDays({ steps = [], heartRate = [], sleep = [] }: HandMadeDays): M
     if (!heartDays.has(day)) heartDays.set(day, new Uint8Array(1440));
     heartDays.get(day)![(time - day) / 60] = bpm;
   }
-  return { steps: stepDays, heartRate: heartDays, sleep: sleep.map(([start_time, end_time]) => ({ start_time, end_time })) };
+  const calorieDays = new Map<number, Int32Array>();
+  for (const [time, tenths] of calories) {
+    const day = dayOf(time);
+    if (!calorieDays.has(day)) calorieDays.set(day, new Int32Array(1440).fill(NO_CALORIES));
+    calorieDays.get(day)![(time - day) / 60] = tenths;
+  }
+  return { steps: stepDays, heartRate: heartDays, calories: calorieDays, sleep: sleep.map(([start_time, end_time]) => ({ start_time, end_time })) };
 }
 
 /** The activity of the local dates first..last of `zone`. */
@@ -91,15 +99,52 @@ it('counts zones at their edges, active zone minutes, levels, and leaves out min
   assert.equal(day!.date, '2024-06-03');
   assert.equal(day!.max_heart_rate, 200);
   assert.deepEqual(day!.heart_rate_zones, {
-    out_of_range: { min: 25, max: 99, minutes: 2 },
-    fat_burn: { min: 100, max: 139, minutes: 2 },
-    cardio: { min: 140, max: 169, minutes: 3 },
-    peak: { min: 170, max: 200, minutes: 2 },
+    out_of_range: { min: 25, max: 99, minutes: 2, calories: 0 },
+    fat_burn: { min: 100, max: 139, minutes: 2, calories: 0 },
+    cardio: { min: 140, max: 169, minutes: 3, calories: 0 },
+    peak: { min: 170, max: 200, minutes: 2, calories: 0 },
   });
+  assert.equal(day!.activity_calories, 0, 'no calories uploaded');
   assert.equal(day!.active_zone_minutes, 2 + 3 * 2 + 2 * 2);
   // Sedentary: 600 (99 bpm, 0 steps) and 700 (0 steps). Lightly: 601 (10), 602 (99), 701 (5).
   // Fairly: 603 (0 steps, cardio), 604 (100), 606 (129, peak). Very: 605 (130).
   assert.deepEqual(levels(day!), [2, 3, 3, 1, 60, 1440 - 60 - 9]);
+});
+
+it('sums the calories of each zone\'s minutes and of the active minutes, a minute without calories as none', () => {
+  const at = (minute: number) => utc('2024-06-03', 0, minute);
+  const [day] = activityIn('UTC', '2024-06-03', '2024-06-03', {
+    // With a maximum of 200: 99 out of range, 120 fat burn, 150 cardio, 180 peak.
+    heartRate: [[at(30), 120], [at(600), 99], [at(601), 120], [at(602), 150], [at(603), 180], [at(604), 120]],
+    steps: [[at(600), 0], [at(601), 50], [at(602), 0], [at(603), 140], [at(604), 100], [at(700), 0], [at(701), 5], [at(702), 110]],
+    // Tenths of a kcal; 604 (fat burn, fairly active) has none uploaded.
+    calories: [[at(30), 9], [at(600), 12], [at(601), 25], [at(602), 48], [at(603), 113], [at(700), 11], [at(701), 14], [at(702), 67], [at(900), 20]],
+    // Asleep 00:00–01:00: its calories count in its zone, in no level.
+    sleep: [[utc('2024-06-02', 23), at(60)]],
+  }, MAX_200);
+  assert.deepEqual(
+    Object.values(day!.heart_rate_zones!).map((zone) => [zone.minutes, zone.calories]),
+    [[1, 1.2], [3, (9 + 25) / 10], [1, 4.8], [1, 11.3]],
+  );
+  // Lightly: 601 (50 steps), 701 (5). Fairly: 602 (cardio), 604 (100, none uploaded), 702 (110). Very: 603 (140).
+  // Not 600 and 700 (sedentary), 30 (asleep) or 900 (unmeasured: calories alone are no measure of moving).
+  assert.deepEqual(levels(day!), [2, 2, 3, 1, 60, 1440 - 60 - 8]);
+  assert.equal(day!.activity_calories, (25 + 14 + 48 + 67 + 113) / 10);
+});
+
+it('counts the calories of a 25-hour date\'s repeated hour in that date (Europe/Berlin)', () => {
+  // 27 October 2024: 02:00–03:00 local comes twice, 00:00Z–01:00Z and 01:00Z–02:00Z.
+  const calories: Array<[number, number]> = [];
+  const steps: Array<[number, number]> = [];
+  for (let time = utc('2024-10-27', 0); time < utc('2024-10-27', 2); time += 60) calories.push([time, 10]), steps.push([time, 120]);
+  // The last minute of the date (23:59 local, 22:59Z) and the first of the next (23:00Z).
+  calories.push([utc('2024-10-27', 22, 59), 30], [utc('2024-10-27', 23), 50]);
+  steps.push([utc('2024-10-27', 22, 59), 1], [utc('2024-10-27', 23), 1]);
+  const days = activityIn('Europe/Berlin', '2024-10-27', '2024-10-28', { steps, calories }, NO_MAXIMUM);
+  assert.deepEqual(days.map((day) => [day.date, day.fairly_active_minutes, day.lightly_active_minutes, day.activity_calories]), [
+    ['2024-10-27', 120, 1, (120 * 10 + 30) / 10],
+    ['2024-10-28', 0, 1, 50 / 10],
+  ]);
 });
 
 it('counts no zones without a maximum heart rate, and the levels all the same', () => {

@@ -1,6 +1,7 @@
 /**
  * Fitbit's activity resources on the same stores as `/v1/…`: the daily time series of steps,
- * distance and calories, heart rate per day (resting heart rate), and the intraday datasets of a
+ * distance and calories, of the activity levels' minutes and activity calories (activity-levels.ts),
+ * heart rate per day (resting heart rate and zones), and the intraday datasets of a
  * day (steps, distance, calories, heart) by 1, 5 or 15 minutes, optionally within a time window.
  * Each value is the one `/v1/…` answers for the same person and range — sums of the same buckets,
  * heart rate the mean of the minutes' averages to one decimal — in Fitbit's shape: daily values as
@@ -111,7 +112,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     return dates.dates.map((dateTime, i) => ({ dateTime, value: heartDayValue(buckets, i, activity[i]) }));
   }
 
-  /** Active zone minutes, or a level's minutes, per date (activity-levels.ts). */
+  /** Active zone minutes, or a level resource's figure (its minutes, or the activity calories), per date (activity-levels.ts). */
   async function activitySeries(request: FastifyRequest, resource: string, dates: LocalDates) {
     const activity = await activityOf(stores.summary, request, dates);
     if (resource === 'active-zone-minutes') {

@@ -1,9 +1,10 @@
 /**
  * Fitbit's resources of heart-rate zones and active minutes, counted as Stride's own daily summary
  * counts them (domain/daily-activity.ts): the zones of a heart-rate day (`heartRateZones`: Fitbit's
- * four names, each zone's bpm bounds and minutes; Stride does not split calories by zone, so no
- * `caloriesOut`), the active zone minutes series, and the series of sedentary, lightly, fairly and
- * very active minutes. Without a maximum heart rate (no `birth_year` or `max_heart_rate` in the
+ * four names, each zone's bpm bounds, minutes, and `caloriesOut` — the calories uploaded for those
+ * minutes), the active zone minutes series, the series of sedentary, lightly, fairly and very
+ * active minutes, and `activityCalories` (the calories uploaded for the lightly, fairly and very
+ * active minutes). Without a maximum heart rate (no `birth_year` or `max_heart_rate` in the
  * profile) a date has no zones: `heartRateZones` is empty and active zone minutes leave it out.
  */
 import type { FastifyRequest } from 'fastify';
@@ -16,8 +17,9 @@ import type { LocalDates } from './dates.js';
 /** Fitbit's names of the zones, lowest first. */
 const ZONE_LABELS = { out_of_range: 'Out of Range', fat_burn: 'Fat Burn', cardio: 'Cardio', peak: 'Peak' } as const;
 
-/** The minute resources of activity levels, by Fitbit's name. */
+/** The resources counted from each minute's activity level, by Fitbit's name. */
 export const LEVEL_RESOURCES = {
+  activityCalories: 'activity_calories',
   minutesSedentary: 'sedentary_minutes',
   minutesLightlyActive: 'lightly_active_minutes',
   minutesFairlyActive: 'fairly_active_minutes',
@@ -40,7 +42,7 @@ export function activityOf(summary: SummaryStore, request: FastifyRequest, dates
 export function heartRateZones(activity: DayActivity | undefined) {
   const zones = activity?.heart_rate_zones;
   if (!zones) return [];
-  return ZONE_NAMES.map((zone) => ({ name: ZONE_LABELS[zone], min: zones[zone].min, max: zones[zone].max, minutes: zones[zone].minutes }));
+  return ZONE_NAMES.map((zone) => ({ name: ZONE_LABELS[zone], min: zones[zone].min, max: zones[zone].max, minutes: zones[zone].minutes, caloriesOut: zones[zone].calories }));
 }
 
 /** A date's active zone minutes in Fitbit's shape; null without zones. */

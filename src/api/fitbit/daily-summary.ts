@@ -1,16 +1,17 @@
 /**
  * `GET /1/user/-/activities/date/{date}.json` (activity): Fitbit's daily activity summary of one
- * local date, from the same read as `/v1/users/me/summary/daily/` (domain/daily-summaries.ts) —
- * steps, `caloriesOut` (the calories the person's devices uploaded), `distances` (`total` only:
- * Stride does not split distance by activity), the four activity-minute fields; with heart rate
- * read too, `restingHeartRate` and `heartRateZones` — and the daily step goal. Stride logs no
- * activities (`activities` is empty), and does not split calories into BMR and activity.
+ * local date, from the same one read as `/v1/users/me/summary/daily/` (domain/daily-summaries.ts) —
+ * steps, `caloriesOut` (the calories the person's devices uploaded), `activityCalories` (those of
+ * the lightly, fairly and very active minutes), `distances` (`total` only: Stride does not split
+ * distance by activity), the four activity-minute fields; with heart rate read too,
+ * `restingHeartRate` and `heartRateZones` — and the daily step goal. Stride logs no activities
+ * (`activities` is empty), and gives no `caloriesBMR`.
  */
 import type { FastifyInstance } from 'fastify';
-import { dailySummaries } from '../../domain/daily-summaries.js';
+import { summariesAndActivity } from '../../domain/daily-summaries.js';
 import { profileZone } from '../../domain/local-dates.js';
 import { insufficientScope } from '../bearer.js';
-import { activityOf, hasMaximum, heartRateZones } from './activity-levels.js';
+import { heartRateZones } from './activity-levels.js';
 import { keptDates } from './dates.js';
 import { described, fitbitRoute } from './route-schema.js';
 import { distanceIn, unitsOf } from './units.js';
@@ -28,10 +29,12 @@ export async function dailySummaryRoutes(app: FastifyInstance): Promise<void> {
     const day = oneDay(date, '1d', profileZone(auth.profile.timezone), clock());
     const range = { timezone: day.zone, from: day.from, to: day.to };
     const readsHeart = auth.scopes.includes('read_heartrate');
-    const [[summary], activity] = await Promise.all([
-      dailySummaries(stores.summary, auth, range),
-      readsHeart && hasMaximum(auth.profile) ? activityOf(stores.summary, request, day) : [],
-    ]);
+    // read_activity shows the activity levels, so the summary counts the date's minutes once for all.
+    const {
+      days: [summary],
+      activity,
+    } = await summariesAndActivity(stores.summary, auth, range);
+    const counted = activity?.[0];
     const units = unitsOf(request);
     return {
       activities: [],
@@ -39,12 +42,13 @@ export async function dailySummaryRoutes(app: FastifyInstance): Promise<void> {
       summary: {
         steps: summary!.steps ?? 0,
         caloriesOut: summary!.calories ?? 0,
+        activityCalories: counted?.activity_calories ?? 0,
         distances: [{ activity: 'total', distance: distanceIn(units, summary!.distance ?? 0) }],
         sedentaryMinutes: summary!.sedentary_minutes ?? 0,
         lightlyActiveMinutes: summary!.lightly_active_minutes ?? 0,
         fairlyActiveMinutes: summary!.fairly_active_minutes ?? 0,
         veryActiveMinutes: summary!.very_active_minutes ?? 0,
-        ...(readsHeart && { heartRateZones: heartRateZones(activity[0]) }),
+        ...(readsHeart && { heartRateZones: heartRateZones(counted) }),
         ...(readsHeart && typeof summary!.resting_heart_rate === 'number' && { restingHeartRate: summary!.resting_heart_rate }),
       },
     };

@@ -10,7 +10,7 @@ const MAX_BATCH = 256;
 
 /**
  * `total` as text: the pool turns bigints into numbers, and a heart-rate total has 58 bits
- * (db/heart-rate-day.ts). What is not needed is a null, which costs no detoasting, and becomes one
+ * (db/codec/heart-rate-summary.ts). What is not needed is a null, which costs no detoasting, and becomes one
  * shared empty array here: not an empty bytea, of which pg makes a Buffer per column and row
  * (./series-days.ts says why that matters).
  */

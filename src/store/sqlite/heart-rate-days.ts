@@ -19,7 +19,7 @@ const SQL = Object.fromEntries(
 /**
  * Kept once prepared, as steps are (./series-days.ts), read with the other reads of the turn on the
  * read connection (db/sqlite-executor.ts).
- * Integers come back as BigInt: a heart-rate total has 58 bits (db/heart-rate-day.ts).
+ * Integers come back as BigInt: a heart-rate total has 58 bits (db/codec/heart-rate-summary.ts).
  */
 export function sqliteHeartRateDays(executor: SqliteExecutor): HeartRateDayReader {
   return (userId, from, to, detail) =>

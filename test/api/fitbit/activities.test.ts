@@ -10,8 +10,9 @@ import { DateTime } from 'luxon';
 import type { TestPerson } from '../../../src/store/test-people.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { forEachDialect } from '../../support/databases.js';
-import { readHeartRate } from '../heartrate-support.js';
-import { readMetric, type Metric } from '../sum-metrics-support.js';
+import { bearer, issueAccessToken, userWithToken } from '../../support/tokens.js';
+import { postReadings, readHeartRate } from '../heartrate-support.js';
+import { readMetric, upload, type Metric } from '../sum-metrics-support.js';
 import { fitbitJson, testPeopleWithTokens } from './fitbit-support.js';
 
 /** Noon UTC on 31 March 2026: four days of data from the 28th, the 29th Berlin's 23-hour day. */
@@ -153,5 +154,84 @@ forEachDialect('Fitbit-compatible activity resources', (dialect) => {
       );
       assert.deepEqual((daily.summary.heartRateZones as Array<{ minutes: number }>).map((zone) => zone.minutes), Object.values(last.heart_rate_zones));
     }
+  });
+
+  /**
+   * A person in Europe/Berlin with a maximum heart rate of 200 (fat burn from 100, cardio from 140,
+   * peak from 170) and minutes made by hand over 28–31 March 2026, the 29th a 23-hour date.
+   */
+  async function personWithKnownMinutes() {
+    const { user, token } = await userWithToken(t, { timezone: 'Europe/Berlin' });
+    const put = await t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload: { max_heart_rate: 200 } });
+    assert.equal(put.statusCode, 200, put.body);
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    // [UTC minute, steps, bpm, kcal]; null: nothing uploaded of that kind.
+    const minutes: Array<[string, number | null, number | null, number | null]> = [
+      // 28 March, 10:00–10:05 local: fairly (cardio), very (peak), sedentary (out of range), lightly
+      // (fat burn), lightly without calories, sedentary with calories.
+      ['2026-03-28T09:00Z', 120, 150, 5.5],
+      ['2026-03-28T09:01Z', 140, 180, 8.2],
+      ['2026-03-28T09:02Z', 0, 90, 1.3],
+      ['2026-03-28T09:03Z', 50, 120, 3],
+      ['2026-03-28T09:04Z', 60, null, null],
+      ['2026-03-28T09:05Z', 0, null, 1.1],
+      // 29 March, 01:30 before the clocks go forward and 03:30 after, and its last minute (23:59).
+      ['2026-03-29T00:30Z', 110, 130, 2],
+      ['2026-03-29T01:30Z', 110, null, 2.5],
+      ['2026-03-29T21:59Z', 10, null, 0.7],
+      // 30 March: its first minute (00:00 local) lightly active, a sedentary minute with calories.
+      ['2026-03-29T22:00Z', 10, null, 0.4],
+      ['2026-03-30T08:00Z', 0, 95, 9.9],
+    ];
+    const samples = (column: 1 | 3) => minutes.flatMap((minute) => (minute[column] === null ? [] : [{ start_time: at(minute[0]), value: minute[column]! }]));
+    await upload(t, token, 'steps', samples(1));
+    await upload(t, token, 'calories', samples(3));
+    await postReadings(t, token, minutes.flatMap(([time, , bpm]) => (bpm === null ? [] : [{ time: at(time), bpm }])));
+    return { user, token };
+  }
+
+  it('answers activityCalories as the calories of the lightly, fairly and very active minutes of each date, "0" without any', async () => {
+    const { token } = await personWithKnownMinutes();
+    const expected = [
+      { dateTime: '2026-03-28', value: String((55 + 82 + 30) / 10) },
+      { dateTime: '2026-03-29', value: String((20 + 25 + 7) / 10) },
+      { dateTime: '2026-03-30', value: '0.4' },
+      { dateTime: '2026-03-31', value: '0' },
+    ];
+    const byRange = await fitbitJson<Record<string, unknown>>(t, token, '/1/user/-/activities/activityCalories/date/2026-03-28/2026-03-31.json');
+    assert.deepEqual(byRange, { 'activities-activityCalories': expected });
+    const byPeriod = await fitbitJson<Record<string, Array<{ dateTime: string; value: string }>>>(t, token, '/1/user/-/activities/activityCalories/date/2026-03-31/7d.json');
+    assert.deepEqual(byPeriod['activities-activityCalories']!.slice(3), expected);
+    assert.deepEqual(byPeriod['activities-activityCalories']!.slice(0, 3).map((day) => day.value), ['0', '0', '0']);
+    // The levels they come from, as the level series answer them.
+    const lightly = await fitbitJson<Record<string, Array<{ value: string }>>>(t, token, '/1/user/-/activities/minutesLightlyActive/date/2026-03-28/2026-03-31.json');
+    assert.deepEqual(lightly['activities-minutesLightlyActive']!.map((day) => day.value), ['2', '1', '1', '0']);
+  });
+
+  it('answers each heart-rate zone\'s caloriesOut as the calories of its minutes, in the series, the intraday day and the daily summary', async () => {
+    const { user, token } = await personWithKnownMinutes();
+    type Zones = Array<{ name: string; min: number; max: number; minutes: number; caloriesOut: number }>;
+    const zonesOf = (zones: Zones) => zones.map((zone) => [zone.name, zone.minutes, zone.caloriesOut]);
+    const heart = await fitbitJson<{ 'activities-heart': Array<{ dateTime: string; value: { heartRateZones: Zones } }> }>(t, token, '/1/user/-/activities/heart/date/2026-03-28/2026-03-30.json');
+    assert.deepEqual(heart['activities-heart'].map((day) => [day.dateTime, zonesOf(day.value.heartRateZones)]), [
+      ['2026-03-28', [['Out of Range', 1, 1.3], ['Fat Burn', 1, 3], ['Cardio', 1, 5.5], ['Peak', 1, 8.2]]],
+      ['2026-03-29', [['Out of Range', 0, 0], ['Fat Burn', 1, 2], ['Cardio', 0, 0], ['Peak', 0, 0]]],
+      ['2026-03-30', [['Out of Range', 1, 9.9], ['Fat Burn', 0, 0], ['Cardio', 0, 0], ['Peak', 0, 0]]],
+    ]);
+    for (const zone of heart['activities-heart'][0]!.value.heartRateZones) assert.equal(typeof zone.caloriesOut, 'number', 'numbers, as Fitbit sends them');
+    const intraday = await fitbitJson<{ 'activities-heart': Array<{ value: { heartRateZones: Zones } }> }>(t, token, '/1/user/-/activities/heart/date/2026-03-28/1d/1min.json');
+    assert.deepEqual(intraday['activities-heart'][0]!.value.heartRateZones, heart['activities-heart'][0]!.value.heartRateZones);
+
+    const daily = await fitbitJson<{ summary: { caloriesOut: number; activityCalories: number; heartRateZones: Zones } }>(t, token, '/1/user/-/activities/date/2026-03-28.json');
+    assert.equal(daily.summary.caloriesOut, (55 + 82 + 13 + 30 + 11) / 10);
+    assert.equal(daily.summary.activityCalories, (55 + 82 + 30) / 10);
+    assert.deepEqual(daily.summary.heartRateZones, heart['activities-heart'][0]!.value.heartRateZones);
+    // Without read_heartrate: activityCalories all the same, no zones.
+    const activityOnly = await issueAccessToken(t, user, ['read_activity']);
+    const withoutHeart = await fitbitJson<{ summary: Record<string, unknown> }>(t, activityOnly.token, '/1/user/-/activities/date/2026-03-29.json');
+    assert.equal(withoutHeart.summary.activityCalories, (20 + 25 + 7) / 10);
+    assert.equal(withoutHeart.summary.heartRateZones, undefined);
+    const empty = await fitbitJson<{ summary: Record<string, unknown> }>(t, token, '/1/user/-/activities/date/2026-03-31.json');
+    assert.deepEqual([empty.summary.caloriesOut, empty.summary.activityCalories], [0, 0]);
   });
 });
