@@ -12,8 +12,9 @@
  *      /metrics), against the rates without metrics
  *   6. step uploads (a day of minutes each) vs the same upserts with nothing in front, and with
  *      five apps subscribed to the user's steps; then webhook deliveries per second (webhook-loads.ts)
- *   7. size: bytes per person-day of every kind of data, 5 made-up people × 30 days uploaded through
- *      the API to a fresh database (size-load.ts)
+ *   7. size: bytes per person-day of every kind of data, and of the events the uploads leave in a
+ *      reading app's feed, 5 made-up people with a wearable × 30 days uploaded through the API to a
+ *      fresh database (size-load.ts)
  *   8. a 30-day daily heart-rate series         vs bare node:http
  *   9. a day of minute heart rate               vs bare node:http answering a body of the same bytes
  *  10. the daily summary of 30 days, every scope vs bare node:http
@@ -110,7 +111,7 @@ import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
 import { temporaryPostgresDatabase } from './lib/postgres.js';
 import { strideChangeLoad } from './stride-change.js';
 import { removeTakeoutArchive, takeoutImportLoad } from './takeout-import.js';
-import { DATA_TABLES, measureSize, type SizeResult } from './size-load.js';
+import { DATA_TABLES, EVENT_TABLES, measureSize, type SizeResult } from './size-load.js';
 import { webhookLoads } from './webhook-loads.js';
 import { clientLoad } from './client-load.js';
 
@@ -685,17 +686,19 @@ async function takeoutImportRow(dialect: 'sqlite' | 'postgres'): Promise<void> {
 
 /** What a person-day may weigh, in bytes (issue 30: 4 KB on SQLite, 6 KB on PostgreSQL). */
 const SIZE_TARGETS = { sqlite: 4 * 1024, postgres: 6 * 1024 } as const;
+/** What the events of a person-day's uploads may weigh in an app's feed, on both (issue 45). */
+const EVENTS_TARGET = 1024;
 
-/** Load 7 on a fresh database of its own (size-load.ts): a row of bytes per person-day. */
+/** Load 7 on a fresh database of its own (size-load.ts): rows of bytes per person-day, the data's and the events'. */
 async function sizeLoad(dialect: 'sqlite' | 'postgres'): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'stride-bench-size-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
   const result: SizeResult = await measureSize(workDir, dialect === 'postgres' ? postgresUrl : undefined, log);
   const target = SIZE_TARGETS[dialect];
-  const what = dialect === 'sqlite' ? 'file growth after wal_checkpoint(TRUNCATE)' : `pg_total_relation_size of ${DATA_TABLES.join(', ')}`;
-  const parts = Object.entries(result.parts).sort(([, a], [, b]) => b - a).map(([name, bytes]) => `${name} ${bytes.toFixed(0)}`).join(', ');
-  const measurement: Measurement = {
-    rate: result.bytesPerPersonDay,
+  const what = dialect === 'sqlite' ? 'dbstat pages after wal_checkpoint(TRUNCATE)' : 'pg_total_relation_size';
+  const listed = (parts: Record<string, number>) => Object.entries(parts).sort(([, a], [, b]) => b - a).map(([name, bytes]) => `${name} ${bytes.toFixed(0)}`).join(', ');
+  const measured = (rate: number, note: string): Measurement => ({
+    rate,
     p50: NaN,
     p99: NaN,
     ok: result.requests,
@@ -703,16 +706,19 @@ async function sizeLoad(dialect: 'sqlite' | 'postgres'): Promise<void> {
     seconds: result.uploadSeconds,
     rssMb: null,
     cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN },
-    note: `${result.personDays} person-days, ${result.records} records in ${result.requests} requests (${result.uploadSeconds.toFixed(1)} s); ${what}; per person-day: ${parts}`,
-  };
+    note,
+  });
+  const uploads = `${result.personDays} person-days, ${result.records} records in ${result.requests} requests (${result.uploadSeconds.toFixed(1)} s)`;
+  const file = result.fileBytesPerPersonDay === null ? '' : `; the file grew ${result.fileBytesPerPersonDay.toFixed(0)} B a person-day, every table`;
   extras[`size_${dialect}`] = result;
-  const check: Check = {
-    target: `≤ ${target} bytes (${target / 1024} KB) per person-day, every kind of data`,
-    pass: result.bytesPerPersonDay <= target,
-    actual: `${result.bytesPerPersonDay.toFixed(0)} bytes`,
-  };
   const label = dialect === 'sqlite' ? 'Stride SQLite' : 'Stride PostgreSQL';
-  row(`${dialect === 'sqlite' ? '' : '5/'}7 size`, label, 'B/person-day', measurement, {}, [check]);
+  const prefix = dialect === 'sqlite' ? '' : '5/';
+  row(`${prefix}7 size, data`, label, 'B/person-day', measured(result.bytesPerPersonDay, `${uploads}; ${what} of ${DATA_TABLES.join(', ')}${file}; per person-day: ${listed(result.parts)}`), {}, [
+    { target: `≤ ${target} bytes (${target / 1024} KB) per person-day, every kind of data`, pass: result.bytesPerPersonDay <= target, actual: `${result.bytesPerPersonDay.toFixed(0)} bytes` },
+  ]);
+  row(`${prefix}7 size, events`, label, 'B/person-day', measured(result.eventBytesPerPersonDay, `${result.eventsPerPersonDay.toFixed(1)} events a person-day in one reading app's feed; ${what} of ${EVENT_TABLES.join(', ')}; per person-day: ${listed(result.eventParts)}`), {}, [
+    { target: `≤ ${EVENTS_TARGET} bytes (1 KB) per person-day, the events of its uploads`, pass: result.eventBytesPerPersonDay <= EVENTS_TARGET, actual: `${result.eventBytesPerPersonDay.toFixed(0)} bytes` },
+  ]);
 }
 
 /** The resource API's micro-benchmark of the steps series (bench/steps-series.ts), when it is there. */

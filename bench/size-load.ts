@@ -1,22 +1,24 @@
 /**
- * Load 7 of `npm run bench` (issue 30, "Speed and size"): what a person-day of every kind of data
- * weighs in the database. PERSONS made-up people (src/domain/synthetic-person.ts: steps, calories
- * and heart rate every minute of their waking hours and nights, a night's sleep in stages, most
- * mornings a weighing), DAYS days each, uploaded through the resource API of a running Stride on a
- * fresh database with a token of every write scope, then the database's growth with its indexes:
+ * Load 7 of `npm run bench` (issues 30 and 45, "Speed and size"): what a person-day weighs in the
+ * database — the person's data, and the events the same uploads leave in an app's feed. PERSONS
+ * made-up people (src/domain/synthetic-person.ts with a WEARABLE: heart rate every 20 s while awake,
+ * each reading a few beats off the trend, once a minute asleep; calories with a decimal every
+ * minute; sparse steps in walks and runs; a night's sleep in stages, most mornings a weighing), DAYS
+ * days each, uploaded through the resource API of a running Stride on a fresh database by an app
+ * holding every write scope, one request per UTC day and kind. A second app holds every read scope
+ * of the same people, so that each upload leaves its events in that app's feed, as it would for
+ * any app reading them. Then the growth, with indexes, of
  *
- * - SQLite: the file's size after `PRAGMA wal_checkpoint(TRUNCATE)`, before and after the uploads
- *   (every table, and the breakdown by table and index from `dbstat`);
- * - PostgreSQL: `pg_total_relation_size` (heap, indexes, TOAST, free-space and visibility maps)
- *   of the data tables, before and after.
- *
- * The uploading app's grant holds only write scopes, so no app hears of the uploads: the events
- * table does not grow (events are what an app reads, not the person's data).
+ * - the data tables (DATA_TABLES) and of `events` (EVENT_TABLES), separately: on SQLite the pages
+ *   `dbstat` counts for each table and its indexes after `PRAGMA wal_checkpoint(TRUNCATE)` (and
+ *   the file's growth, every table together); on PostgreSQL `pg_total_relation_size` of each;
+ * - where the bytes are: on SQLite per table and index; on PostgreSQL per table its heap, indexes,
+ *   TOAST (with its index) and free-space and visibility maps.
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, RUNNER, synthesizePerson, TRAVELLER, type Life } from '../src/domain/synthetic-person.js';
+import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, RUNNER, synthesizePerson, TRAVELLER, WEARABLE, type Life } from '../src/domain/synthetic-person.js';
 import { obtainTokens } from './lib/oauth-client.js';
 import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
 import { temporaryPostgresDatabase } from './lib/postgres.js';
@@ -27,23 +29,43 @@ export const PERSONS = 5;
 export const DAYS = 30;
 /** The data tables of every kind (src/db/schema.ts). */
 export const DATA_TABLES = ['series_days', 'sleep_sessions', 'body_weights'] as const;
+/** What apps are told of the uploads: the feed (webhook messages would add theirs per endpoint). */
+export const EVENT_TABLES = ['events'] as const;
+/** The app that reads every kind of the people's data, and so hears of every upload. */
+const READ_SCOPES = 'read_activity read_heartrate read_sleep read_body';
 
 const LIVES: Life[] = [OFFICE_WORKER, RUNNER, NIGHT_SHIFT_WORKER, TRAVELLER, { ...OFFICE_WORKER, timezone: 'Australia/Sydney' }];
 
 export interface SizeResult {
   dialect: 'sqlite' | 'postgres';
+  /** The data tables with their indexes, per person-day. */
   bytesPerPersonDay: number;
-  /** Growth per person-day by table or index (SQLite: dbstat; PostgreSQL: per data table). */
+  /** The events with their indexes, per person-day. */
+  eventBytesPerPersonDay: number;
+  /** Events written per person-day (one per upload and type the reading app hears of). */
+  eventsPerPersonDay: number;
+  /** SQLite: the file's growth per person-day, every table together; PostgreSQL: null. */
+  fileBytesPerPersonDay: number | null;
+  /** Growth per person-day of the data tables' parts (SQLite: table or index; PostgreSQL: table and heap, indexes, TOAST, maps). */
   parts: Record<string, number>;
+  /** The same for the events. */
+  eventParts: Record<string, number>;
   personDays: number;
   requests: number;
   records: number;
   uploadSeconds: number;
 }
 
+interface Measured {
+  /** The file, every table together (SQLite). */
+  file: number | null;
+  /** Bytes by part: `table` or `table/index` (SQLite), `table/heap|indexes|toast|maps` (PostgreSQL). */
+  parts: Record<string, number>;
+  events: number;
+}
+
 interface Measurer {
-  /** Bytes now, with a breakdown. */
-  measure(): Promise<{ total: number; parts: Record<string, number> }>;
+  measure(): Promise<Measured>;
   close(): Promise<void>;
 }
 
@@ -59,8 +81,13 @@ function sqliteMeasurer(file: string): Measurer {
         if (attempt > 50) throw new Error('the WAL could not be checkpointed: a reader stayed');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const rows = db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name').all() as Array<{ name: string; bytes: number }>;
-      return { total: statSync(file).size, parts: Object.fromEntries(rows.map((row) => [row.name, row.bytes])) };
+      // Each page counted for its table: an index's pages as `table/index`.
+      const rows = db
+        .prepare(`SELECT d.name AS name, m.tbl_name AS tbl, sum(d.pgsize) AS bytes FROM dbstat d JOIN sqlite_master m ON m.name = d.name GROUP BY d.name`)
+        .all() as Array<{ name: string; tbl: string; bytes: number }>;
+      const parts = Object.fromEntries(rows.map((row) => [row.name === row.tbl ? row.name : `${row.tbl}/${row.name}`, row.bytes]));
+      const { n } = db.prepare('SELECT count(*) AS n FROM events').get() as { n: number };
+      return { file: statSync(file).size, parts, events: n };
     },
     async close() {
       db.close();
@@ -68,15 +95,25 @@ function sqliteMeasurer(file: string): Measurer {
   };
 }
 
-/** Per data table, pg_total_relation_size. */
+/** Per table, where pg_total_relation_size's bytes are: heap, indexes, TOAST with its index, and the maps. */
 async function postgresParts(reader: import('pg').Client): Promise<Record<string, number>> {
   const parts: Record<string, number> = {};
-  for (const table of DATA_TABLES) {
-    const { rows } = await reader.query<{ bytes: string }>('SELECT pg_total_relation_size($1::regclass) AS bytes', [table]);
-    parts[table] = Number(rows[0]!.bytes);
+  for (const table of [...DATA_TABLES, ...EVENT_TABLES]) {
+    const { rows } = await reader.query<{ total: string; heap: string; indexes: string; toast: string }>(
+      `SELECT pg_total_relation_size(c.oid) AS total, pg_relation_size(c.oid, 'main') AS heap, pg_indexes_size(c.oid) AS indexes,
+              coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) AS toast
+         FROM pg_class c WHERE c.oid = $1::regclass`,
+      [table],
+    );
+    const [total, heap, indexes, toast] = [rows[0]!.total, rows[0]!.heap, rows[0]!.indexes, rows[0]!.toast].map(Number) as [number, number, number, number];
+    Object.assign(parts, { [`${table}/heap`]: heap, [`${table}/indexes`]: indexes, [`${table}/toast`]: toast, [`${table}/maps`]: total - heap - indexes - toast });
   }
   return parts;
 }
+
+/** The bytes of the parts of `tables`. */
+const sumOf = (parts: Record<string, number>, tables: readonly string[]) =>
+  Object.entries(parts).filter(([name]) => tables.includes(name.split('/')[0]!)).reduce((sum, [, bytes]) => sum + bytes, 0);
 
 /**
  * The size row on a fresh database: `postgresUrl` for PostgreSQL (a temporary database on that
@@ -92,21 +129,26 @@ export async function measureSize(workDir: string, postgresUrl: string | undefin
   let measurer: Measurer | undefined;
   try {
     for (const { credentials } of people) await cli(databaseUrl, ['users', 'create', '--email', credentials.username, '--password', password]);
-    const app = await cli<{ client_id: string; client_secret: string }>(databaseUrl, [
-      'apps', 'create', '--owner', people[0]!.credentials.username, '--name', 'Device Sync', '--redirect-uri', REDIRECT_URI, '--scopes', WRITE_SCOPES.replaceAll(' ', ','),
-    ]);
+    const makeApp = (name: string, scopes: string) =>
+      cli<{ client_id: string; client_secret: string }>(databaseUrl, ['apps', 'create', '--owner', people[0]!.credentials.username, '--name', name, '--redirect-uri', REDIRECT_URI, '--scopes', scopes.replaceAll(' ', ',')]);
+    const writer = await makeApp('Device Sync', WRITE_SCOPES);
+    const reader = await makeApp('Sleep Coach', READ_SCOPES);
     server = await startStride(databaseUrl, `Stride ${dialect} (size)`);
-    const client = { clientId: app.client_id, clientSecret: app.client_secret, redirectUri: REDIRECT_URI };
     const tokens: string[] = [];
     for (const { credentials } of people) {
-      const [token] = await obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), client, credentials, { scope: WRITE_SCOPES }, 1);
-      tokens.push(token!.access_token);
+      const tokenOf = async (app: { client_id: string; client_secret: string }, scope: string) => {
+        const client = { clientId: app.client_id, clientSecret: app.client_secret, redirectUri: REDIRECT_URI };
+        return (await obtainTokens(server!.origin, STRIDE_ENDPOINTS(server!.origin), client, credentials, { scope }, 1))[0]!.access_token;
+      };
+      tokens.push(await tokenOf(writer, WRITE_SCOPES));
+      // The reader's grant is all it needs: from now on each upload leaves its events in its feed.
+      await tokenOf(reader, READ_SCOPES);
     }
     measurer = temporary
       ? {
           async measure() {
-            const parts = await postgresParts(temporary.reader);
-            return { total: Object.values(parts).reduce((a, b) => a + b, 0), parts };
+            const { rows } = await temporary.reader.query<{ n: string }>('SELECT count(*) AS n FROM events');
+            return { file: null, parts: await postgresParts(temporary.reader), events: Number(rows[0]!.n) };
           },
           async close() {},
         }
@@ -114,24 +156,37 @@ export async function measureSize(workDir: string, postgresUrl: string | undefin
     const before = await measurer.measure();
     // Whole days ending at the last UTC midnight, the same for every run of a day.
     const now = Math.floor(Date.now() / 1000 / 86_400) * 86_400 - 1;
-    log(`load 7: uploading ${PERSONS} people × ${DAYS} days of every kind of data through the API (${dialect})…`);
+    log(`load 7: uploading ${PERSONS} people × ${DAYS} days of every kind of data through the API (${dialect}), heard of by an app reading them…`);
     let requests = 0;
     let records = 0;
     const started = performance.now();
     for (const [i, person] of people.entries()) {
-      const uploaded = await uploadPerson(server.origin, tokens[i]!, synthesizePerson(person.life, now, DAYS, person.seed));
+      const uploaded = await uploadPerson(server.origin, tokens[i]!, synthesizePerson(person.life, now, DAYS, person.seed, WEARABLE));
       requests += uploaded.requests;
       records += uploaded.records;
     }
     const uploadSeconds = (performance.now() - started) / 1000;
     const after = await measurer.measure();
     const personDays = PERSONS * DAYS;
-    const parts: Record<string, number> = {};
+    const grown: Record<string, number> = {};
     for (const name of new Set([...Object.keys(before.parts), ...Object.keys(after.parts)])) {
-      const grown = (after.parts[name] ?? 0) - (before.parts[name] ?? 0);
-      if (grown !== 0) parts[name] = grown / personDays;
+      const bytes = (after.parts[name] ?? 0) - (before.parts[name] ?? 0);
+      if (bytes !== 0) grown[name] = bytes / personDays;
     }
-    return { dialect, bytesPerPersonDay: (after.total - before.total) / personDays, parts, personDays, requests, records, uploadSeconds };
+    const partsOf = (tables: readonly string[]) => Object.fromEntries(Object.entries(grown).filter(([name]) => tables.includes(name.split('/')[0]!)));
+    return {
+      dialect,
+      bytesPerPersonDay: (sumOf(after.parts, DATA_TABLES) - sumOf(before.parts, DATA_TABLES)) / personDays,
+      eventBytesPerPersonDay: (sumOf(after.parts, EVENT_TABLES) - sumOf(before.parts, EVENT_TABLES)) / personDays,
+      eventsPerPersonDay: (after.events - before.events) / personDays,
+      fileBytesPerPersonDay: after.file === null || before.file === null ? null : (after.file - before.file) / personDays,
+      parts: partsOf(DATA_TABLES),
+      eventParts: partsOf(EVENT_TABLES),
+      personDays,
+      requests,
+      records,
+      uploadSeconds,
+    };
   } finally {
     await measurer?.close();
     if (server) await stopServer(server);

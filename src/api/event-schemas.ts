@@ -4,6 +4,37 @@ import { CLIENT_BASIC, answer, errorAnswers } from '../http/schemas.js';
 
 const tags = ['Events and webhooks'];
 
+/**
+ * What an event says (docs/webhooks.md): ids, dates and ranges, never the data itself. A data
+ * event names its local `dates` and, per date, one range: `ranges[i]` covers what changed on
+ * `dates[i]`. Events stored before ranges were told per date keep theirs, one per run of minutes,
+ * and are served as they were stored.
+ */
+const EVENT_DATA = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'ids, dates and ranges, never the data itself (docs/webhooks.md); each type adds its own fields (fields, scopes, reason, cause, start_date, end_date)',
+  properties: {
+    user_id: { type: 'string', description: 'the id of the profile resource' },
+    dates: {
+      type: 'array',
+      items: { type: 'string', format: 'date' },
+      description: 'data events: the local dates (YYYY-MM-DD, the person\'s zone) the change touched, ascending',
+    },
+    ranges: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['start_time', 'end_time'],
+        additionalProperties: false,
+        properties: { start_time: { type: 'integer' }, end_time: { type: 'integer', description: 'exclusive' } },
+      },
+      description:
+        'steps, distance, calories, heart rate and sleep: one range per date, ranges[i] covering what changed on dates[i] (Unix seconds, end exclusive); a stride change\'s distance.updated: one range, with start_date and end_date instead of dates; events stored before ranges were told per date list one per run of minutes',
+    },
+  },
+} as const;
+
 const EVENT = {
   type: 'object',
   required: ['id', 'type', 'timestamp', 'data'],
@@ -12,9 +43,10 @@ const EVENT = {
     id: { type: 'string', description: 'evt_…; the same in the feed and in every delivery' },
     type: { type: 'string', enum: EVENT_TYPES },
     timestamp: { type: 'string', format: 'date-time' },
-    data: { type: 'object', additionalProperties: true, description: 'ids and ranges, never the data itself (docs/webhooks.md)' },
+    data: EVENT_DATA,
   },
 } as const;
+
 
 const ENDPOINT_PROPERTIES = {
   id: { type: 'string' },

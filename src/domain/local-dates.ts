@@ -7,6 +7,7 @@
 import { DateTime } from 'luxon';
 import { invalidRequest } from '../errors.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
+import { rangesByDate, type DatedSpan, type MinuteRange } from '../store/dated-ranges.js';
 import type { DataChange } from '../store/sleep.js';
 
 /** `GET ?start_date&end_date&timezone` (parseDateRange checks what the schema cannot). */
@@ -124,6 +125,33 @@ export function datesOfRanges(ranges: ReadonlyArray<{ start_time: number; end_ti
     }
   }
   return [...dates].sort();
+}
+
+/**
+ * What a data event says of the ranges [start_time, end_time) a write changed (docs/webhooks.md):
+ * the local dates in `zone` they touch, ascending, and per date one range from the first changed
+ * instant of that date to the last — each range cut at the zone's midnights, so that a date's range
+ * never reaches into another date (a date of 23 or 25 hours where the clocks change). The calendar
+ * is asked once per date, not once per range.
+ */
+export function changeOfRanges(ranges: readonly MinuteRange[], zone: string): { dates: string[]; ranges: MinuteRange[] } {
+  const spans: DatedSpan[] = [];
+  // [dayStart, dayEnd): the instants of the last date looked up.
+  let date = '';
+  let dayStart = Infinity;
+  let dayEnd = -Infinity;
+  for (const { start_time, end_time } of ranges) {
+    for (let time = start_time; time < end_time; time = Math.min(end_time, dayEnd)) {
+      if (time < dayStart || time >= dayEnd) {
+        const day = DateTime.fromSeconds(time, { zone }).startOf('day');
+        date = day.toISODate()!;
+        dayStart = Math.min(day.toSeconds(), time);
+        dayEnd = day.plus({ days: 1 }).startOf('day').toSeconds();
+      }
+      spans.push({ date, start_time: time, end_time: Math.min(end_time, dayEnd) });
+    }
+  }
+  return rangesByDate(spans);
 }
 
 /** The dates of kept plans' days, by their boundaries (a kept plan is never modified). */

@@ -7,8 +7,9 @@
 import { bucketRuns } from '../calendar/step-buckets.js';
 import { MAX_AHEAD_SECONDS, tooFarAhead } from '../clock.js';
 import { invalidRequest } from '../errors.js';
+import type { MinuteRange } from '../store/dated-ranges.js';
 import type { SeriesChange } from '../store/minute-series.js';
-import { datesOfRanges } from './local-dates.js';
+import { changeOfRanges } from './local-dates.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 export const MAX_SAMPLES_PER_REQUEST = 10_080;
@@ -92,10 +93,15 @@ export function deleteRangeOf(query: { start_time: number | string; end_time: nu
 }
 
 /**
- * What a write changes, for its event (docs/webhooks.md): the ranges of the minutes written or
- * removed, merged, and the dates in the user's zone that they touch.
+ * What a write of minutes changes, as its event tells it (docs/webhooks.md): the dates in the
+ * user's zone of the minutes written or removed and, per date, one range from its first such
+ * minute to the end of its last — however the minutes are spread over the date.
  */
+export function minutesChange(minuteStarts: readonly number[], timezone: string): { dates: string[]; ranges: MinuteRange[] } {
+  return changeOfRanges(bucketRuns(minuteStarts, 60).map(([start_time, end_time]) => ({ start_time, end_time })), timezone);
+}
+
+/** minutesChange with the write's time and WEBHOOK_COALESCE: the change a store records. */
 export function seriesChange(minuteStarts: readonly number[], timezone: string, now: number, coalesceSeconds: number): SeriesChange {
-  const ranges = bucketRuns(minuteStarts, 60).map(([start_time, end_time]) => ({ start_time, end_time }));
-  return { ranges, dates: datesOfRanges(ranges, timezone), now, coalesceSeconds };
+  return { ...minutesChange(minuteStarts, timezone), now, coalesceSeconds };
 }

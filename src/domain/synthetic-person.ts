@@ -36,6 +36,22 @@ export const NIGHT_SHIFT_WORKER: Life = { timezone: 'Asia/Kolkata', bedtime: 8.5
 /** Lives in New York, then flies to Tokyo halfway through the 90 days of a test person. */
 export const TRAVELLER: Life = { timezone: 'America/New_York', bedtime: -0.5, wakeTime: 7.5, walks: [9, 18], restingBpm: 60, weightKg: 80, move: { day: 45, timezone: 'Asia/Tokyo' } };
 
+/**
+ * How the person's device reports. Without it, a reading of heart rate a minute — the data of
+ * `stride demo` and the test people. A wearable of today reads the heart every few seconds while
+ * its wearer is awake, each reading a few beats off the last (the bench's size row reads one every
+ * 20 s: docs/performance.md).
+ */
+export interface Device {
+  /** Seconds between heart-rate readings while awake: 60 (one a minute) or a divisor of it. */
+  awakeHeartRateEvery: number;
+  /** Beats a minute a reading strays from the heart's course, at most, either way. */
+  heartRateNoise: number;
+}
+
+/** A wearable that reads the heart every 20 s while awake, each reading within ±4 bpm of the trend. */
+export const WEARABLE: Device = { awakeHeartRateEvery: 20, heartRateNoise: 4 };
+
 export interface MinuteSample {
   start_time: number;
   value: number;
@@ -82,7 +98,7 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
  * The person's data for the `days` local days ending with the one holding `now`, nothing at or
  * after `now`. The night before the first day is included, so the first day has its sleep.
  */
-export function synthesizePerson(life: Life, now: number, days: number, seed = 1): PersonData {
+export function synthesizePerson(life: Life, now: number, days: number, seed = 1, device?: Device): PersonData {
   const random = seededRandom(seed);
   const data: PersonData = { steps: [], calories: [], heartrate: [], sleep: [], weight: [] };
   const lastDay = DateTime.fromSeconds(now, { zone: life.timezone }).startOf('day');
@@ -97,7 +113,7 @@ export function synthesizePerson(life: Life, now: number, days: number, seed = 1
   for (let index = 0; index < days; index++) {
     const midnight = midnights[index]!;
     const wake = at(midnight, life.wakeTime + (random() - 0.5));
-    liveDay(data, life, { midnight, sleepStart: bedtimes[index]!, wake, nextBed: bedtimes[index + 1]!, at: (hour) => at(midnight, hour) }, random, now);
+    liveDay(data, life, { midnight, sleepStart: bedtimes[index]!, wake, nextBed: bedtimes[index + 1]!, at: (hour) => at(midnight, hour) }, random, now, device);
   }
   return data;
 }
@@ -158,7 +174,7 @@ interface DayPlan {
 }
 
 /** One local day: the night that ends on it, then its waking hours until the next bedtime. */
-function liveDay(data: PersonData, life: Life, day: DayPlan, random: () => number, now: number): void {
+function liveDay(data: PersonData, life: Life, day: DayPlan, random: () => number, now: number, device?: Device): void {
   const { midnight, sleepStart, wake, nextBed, at } = day;
   const sleep = night(sleepStart, wake, random);
   if (sleep.end_time <= now) data.sleep.push(sleep);
@@ -182,7 +198,11 @@ function liveDay(data: PersonData, life: Life, day: DayPlan, random: () => numbe
     // The heart follows the effort with a lag of a few minutes.
     const target = life.restingBpm + 12 + steps * (steps > 140 ? 0.55 : 0.3);
     bpm += (target - bpm) * 0.35 + (random() - 0.5) * 3;
-    reading(data, t + Math.floor(random() * 60), bpm, now);
+    if (device === undefined) reading(data, t + Math.floor(random() * 60), bpm, now);
+    else {
+      const every = device.awakeHeartRateEvery;
+      for (let slot = t; slot < t + 60; slot += every) reading(data, slot + Math.floor(random() * every), bpm + (random() - 0.5) * 2 * device.heartRateNoise, now);
+    }
     data.calories.push({ start_time: t, value: clamp(round1(1.2 + steps * 0.045 + random() * 0.2), 0, 100) });
   }
   if (random() < 0.8 && wake + 900 < now) {

@@ -7,6 +7,7 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, WebhookEndpointFormat } from '../db/schema.js';
+import { joinChanges, mergeRanges, type DatedChange, type MinuteRange } from './dated-ranges.js';
 import { recordFitbitNotifications } from './fitbit-notifications.js';
 import { newEventId, newMessageId } from './message-ids.js';
 import { holdsScope, scopeWordPattern } from './scope-words.js';
@@ -65,12 +66,6 @@ export interface NewEvent {
   now: number;
 }
 
-/** A range of a data event (steps.updated and the like), [start_time, end_time) in Unix seconds. */
-export interface MinuteRange {
-  start_time: number;
-  end_time: number;
-}
-
 export interface FeedEvent {
   id: string;
   type: string;
@@ -83,7 +78,7 @@ export interface FeedPage {
   next_cursor: string;
 }
 
-export { newEventId, newMessageId };
+export { mergeRanges, newEventId, newMessageId, type MinuteRange };
 
 /** The Standard Webhooks body: `{type, timestamp, data}`. */
 export function messageBody(type: string, createdAt: number, data: Record<string, unknown>): string {
@@ -175,10 +170,11 @@ const recentDataMessages = preparedQuery((db: Q, endpointId: string, userId: str
 /**
  * A data event (steps.updated, sleep.updated, …) is sent at most once per type, user and endpoint
  * per WEBHOOK_COALESCE seconds: an upload
- * while a message is waiting for its slot (not yet tried, not claimed) joins it — ranges and dates
- * merged — instead of making another one; otherwise its message waits for the slot after the last
- * one. The rows read are locked (PostgreSQL), so that a worker cannot claim a message between this
- * read and the merge; one a worker holds is left alone, and the upload makes a message of its own.
+ * while a message is waiting for its slot (not yet tried, not claimed) joins it — per date, one
+ * range covering both (store/dated-ranges.ts) — instead of making another one; otherwise its message
+ * waits for the slot after the last one. The rows read are locked (PostgreSQL), so that a worker
+ * cannot claim a message between this read and the merge; one a worker holds is left alone, and
+ * the upload makes a message of its own.
  */
 async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Record<string, unknown>, coalesceSeconds: number) {
   const recent = [];
@@ -189,16 +185,13 @@ async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Re
   for (const row of waiting) byPayload.set(row.payload, [...(byPayload.get(row.payload) ?? []), row]);
   const joined = new Set<string>();
   for (const [payload, rows] of byPayload) {
-    const before = (JSON.parse(payload) as { data: { ranges?: MinuteRange[]; dates?: string[] } }).data;
+    const before = (JSON.parse(payload) as { data: Partial<DatedChange> }).data;
     // A message that lists no dates (a stride change's range of them) is joined by nothing.
     if (!before.dates) continue;
     for (const row of rows) joined.add(row.endpoint_id);
-    const merged = {
-      ...data,
-      // Every data event names the local dates it touches; the series and sleep also name ranges.
-      ...(before.ranges ? { ranges: mergeRanges([...before.ranges, ...((data.ranges as MinuteRange[] | undefined) ?? [])]) } : {}),
-      dates: [...new Set([...before.dates, ...(data.dates as string[])])].sort(),
-    };
+    // Every data event names the local dates it touches; the series and sleep also a range per date.
+    const change = joinChanges(before as DatedChange, data as unknown as DatedChange);
+    const merged = { ...data, ...(change.ranges ? { ranges: change.ranges } : {}), dates: change.dates };
     // Minutes sent again (a device syncing the same day) change nothing the message says.
     if (JSON.stringify(merged) === JSON.stringify(before)) continue;
     await trx.updateTable('webhook_deliveries').set({ payload: messageBody(event.type, event.now, merged) }).where('id', 'in', rows.map((row) => row.id)).execute();
@@ -206,18 +199,6 @@ async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Re
   const slots = new Map<string, number>();
   for (const row of recent) slots.set(row.endpoint_id, Math.max(slots.get(row.endpoint_id) ?? event.now, Number(row.created_at) + coalesceSeconds));
   return { joined, slots };
-}
-
-/** Sorted, overlapping or touching ranges joined. */
-export function mergeRanges(ranges: readonly MinuteRange[]): MinuteRange[] {
-  const sorted = [...ranges].sort((a, b) => a.start_time - b.start_time);
-  const merged: MinuteRange[] = [];
-  for (const range of sorted) {
-    const last = merged[merged.length - 1];
-    if (last && range.start_time <= last.end_time) last.end_time = Math.max(last.end_time, range.end_time);
-    else merged.push({ ...range });
-  }
-  return merged;
 }
 
 /**

@@ -10,7 +10,8 @@ import type { Db } from '../db/database.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import type { Database } from '../db/schema.js';
 import { packStages, unpackStages, type SleepStage, type SleepStageName } from '../db/codec/sleep-stages.js';
-import { mergeRanges, recordEvent, type MinuteRange } from './events.js';
+import { rangesByDate } from './dated-ranges.js';
+import { recordEvent } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { formatRecordId, newIdTag, parseRecordId } from './record-ids.js';
 import { noteImportStep, type ImportStep, type StepOutcome } from './takeout-imports.js';
@@ -86,9 +87,16 @@ function sessionOf(row: SessionRow): StoredSleepSession {
   };
 }
 
+/**
+ * What a change of sessions tells (store/dated-ranges.ts): the dates they end on, in the person's
+ * zone, and per date one range from the start of its first session changed to the end of its last.
+ */
+function sessionsChange(sessions: readonly SleepSessionInput[], dateOf: (time: number) => string) {
+  return rangesByDate(sessions.map(({ start_time, end_time }) => ({ date: dateOf(end_time), start_time, end_time })));
+}
+
 async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions: readonly SleepSessionInput[], change: DataChange): Promise<void> {
-  const ranges: MinuteRange[] = mergeRanges(sessions.map(({ start_time, end_time }) => ({ start_time, end_time })));
-  const dates = [...new Set(sessions.map((session) => change.dateOf(session.end_time)))].sort();
+  const { dates, ranges } = sessionsChange(sessions, change.dateOf);
   await recordEvent(trx, { type: 'sleep.updated', userId, data: { dates, ranges }, now: change.now }, change.coalesceSeconds);
 }
 
@@ -164,10 +172,7 @@ export function createSleepStore(db: Db): SleepStore {
         }
         outcome.written = stored.length;
         if (stored.length > 0) {
-          outcome.changes['sleep.updated'] = {
-            dates: [...new Set(stored.map((session) => dateOf(session.end_time)))].sort(),
-            ranges: mergeRanges(stored.map(({ start_time, end_time }) => ({ start_time, end_time }))),
-          };
+          outcome.changes['sleep.updated'] = sessionsChange(stored, dateOf);
         }
         await noteImportStep(trx, step, outcome);
         return outcome;

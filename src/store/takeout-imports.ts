@@ -17,7 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, TakeoutImportTable } from '../db/schema.js';
-import { mergeRanges, recordEvent, type DataEventType, type MinuteRange } from './events.js';
+import { joinChanges } from './dated-ranges.js';
+import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
 import { isId } from './identifiers.js';
 import { withOwnerLocked } from './owner-lock.js';
 
@@ -247,10 +248,8 @@ export function reportAfter(report: ImportReport, step: ImportStep, outcome: Ste
 export function pendingAfter(pending: PendingEvents, changes: StepOutcome['changes']): PendingEvents {
   const next: PendingEvents = { ...pending };
   for (const [type, change] of Object.entries(changes) as Array<[DataEventType, PendingChange]>) {
-    const before = next[type];
-    const dates = [...new Set([...(before?.dates ?? []), ...change.dates])].sort();
-    const ranges = change.ranges || before?.ranges ? mergeRanges([...(before?.ranges ?? []), ...(change.ranges ?? [])]) : undefined;
-    next[type] = ranges ? { dates, ranges } : { dates };
+    // Per date, one range covering every write of it (store/dated-ranges.ts).
+    next[type] = joinChanges(next[type], change);
   }
   return next;
 }

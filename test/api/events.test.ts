@@ -1,4 +1,8 @@
-/** `GET /v1/events` and `/v1/webhooks` with the app's own credentials (docs/webhooks.md). */
+/**
+ * `GET /v1/events` and `/v1/webhooks` with the app's own credentials (docs/webhooks.md): among
+ * them, what a data event says — its local dates and one range per date, a few hundred bytes for a
+ * day of sparse steps — and that events stored in the older shape read as they were.
+ */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { forEachDialect } from '../support/databases.js';
@@ -7,6 +11,7 @@ import type { TestApp } from '../support/app.js';
 import { createFixture, createOAuthTestApp, obtainTokens, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
 import { registerApp } from '../../src/domain/apps.js';
 import { pageWith } from '../support/feed.js';
+import { newEventId } from '../../src/store/events.js';
 
 cheapPasswordHashing();
 
@@ -138,5 +143,67 @@ forEachDialect('the apps\' event API', (dialect) => {
     assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { url: 'https://third.example.org/x' })).json().state, 'paused');
     assert.equal((await call('PATCH', `/v1/webhooks/${endpoint.id}`, { state: 'active' })).json().state, 'unverified');
     assert.equal((await call('DELETE', `/v1/webhooks/${endpoint.id}`)).statusCode, 200);
+  });
+
+  /** The minutes of a sparse UTC day: every seventh minute or so between the anchors, each anchor a minute with steps. */
+  const sparseDay = (day: number, anchors: number[]) => {
+    const minutes = new Set(anchors.map((time) => time - day));
+    for (let minute = 600; minute < 86_000; minute += 420 + (minute % 7) * 60) minutes.add(minute);
+    return [...minutes].sort((a, b) => a - b).map((offset, i) => ({ start_time: day + offset, value: 20 + (i % 40) }));
+  };
+  const at = (iso: string) => Date.parse(iso) / 1000;
+
+  it('tells a day of sparse steps in a small event: its local dates, one range per date (UTC, Europe/Berlin across a DST change, Asia/Kolkata)', async () => {
+    const cases: Array<{ zone: string; day: string; anchors: string[]; dates: string[]; ranges: Array<[string, string]> }> = [
+      { zone: 'UTC', day: '2026-03-10', anchors: ['2026-03-10T00:03:00Z', '2026-03-10T23:57:00Z'], dates: ['2026-03-10'], ranges: [['2026-03-10T00:03:00Z', '2026-03-10T23:58:00Z']] },
+      // Berlin's 2026-03-29 has 23 hours: it ends at 22:00 UTC, when 2026-03-30 begins.
+      {
+        zone: 'Europe/Berlin',
+        day: '2026-03-29',
+        anchors: ['2026-03-29T00:03:00Z', '2026-03-29T21:59:00Z', '2026-03-29T22:00:00Z', '2026-03-29T23:57:00Z'],
+        dates: ['2026-03-29', '2026-03-30'],
+        ranges: [['2026-03-29T00:03:00Z', '2026-03-29T22:00:00Z'], ['2026-03-29T22:00:00Z', '2026-03-29T23:58:00Z']],
+      },
+      // Kolkata is UTC+05:30: its dates begin at 18:30 UTC.
+      {
+        zone: 'Asia/Kolkata',
+        day: '2026-03-10',
+        anchors: ['2026-03-10T00:03:00Z', '2026-03-10T18:29:00Z', '2026-03-10T18:30:00Z', '2026-03-10T23:57:00Z'],
+        dates: ['2026-03-10', '2026-03-11'],
+        ranges: [['2026-03-10T00:03:00Z', '2026-03-10T18:30:00Z'], ['2026-03-10T18:30:00Z', '2026-03-10T23:58:00Z']],
+      },
+    ];
+    for (const { zone, day, anchors, dates, ranges } of cases) {
+      const person = await createFixture(t);
+      await t.database.stores.users.updateProfile(person.user.id, { timezone: zone }, t.clock());
+      const tokens = await obtainTokens(t, person);
+      const samples = sparseDay(at(`${day}T00:00:00Z`), anchors.map(at));
+      const upload = await t.app.inject({ method: 'POST', url: '/v1/users/me/activities/steps', headers: { authorization: `Bearer ${tokens.access_token}` }, payload: { samples } });
+      assert.equal(upload.statusCode, 200, upload.body);
+      const personBasic = `Basic ${Buffer.from(`${person.app.clientId}:${person.secret}`).toString('base64')}`;
+      type Feed = { data: Array<{ type: string; data: Record<string, unknown> }> };
+      const stepsEvents = (feed: Feed) => feed.data.filter((event) => event.type === 'steps.updated');
+      const feed = await pageWith(async () => (await call('GET', '/v1/events?limit=100', undefined, personBasic)).json() as Feed, (page) => stepsEvents(page).length > 0);
+      const [event, ...more] = stepsEvents(feed);
+      assert.equal(more.length, 0, zone);
+      assert.deepEqual(event!.data, { user_id: person.user.id, ranges: ranges.map(([from, to]) => ({ start_time: at(from), end_time: at(to) })), dates }, zone);
+      // More than a hundred runs of minutes, told in a few hundred bytes.
+      const runs = samples.filter((sample, i) => i === 0 || sample.start_time !== samples[i - 1]!.start_time + 60).length;
+      assert.ok(runs > 100, `${runs} runs`);
+      const bytes = Buffer.byteLength(JSON.stringify(event));
+      assert.ok(bytes <= 400, `${zone}: the event is ${bytes} bytes`);
+    }
+  });
+
+  it('serves an event stored in the older shape, a range per run of minutes, as it was stored', async () => {
+    const ranges = Array.from({ length: 300 }, (_, i) => ({ start_time: 1_773_100_800 + i * 240, end_time: 1_773_100_800 + i * 240 + 60 }));
+    const stored = JSON.stringify({ user_id: fixture.user.id, ranges, dates: ['2026-03-10'] });
+    const id = newEventId();
+    await t.database.db.kysely.insertInto('events').values({ id, app_id: fixture.app.id, type: 'steps.updated', user_id: fixture.user.id, data: stored, created_at: t.clock() }).execute();
+    type Feed = { data: Array<{ id: string; type: string; data: unknown }> };
+    const feed = await pageWith(async () => (await call('GET', '/v1/events?limit=1000')).json() as Feed, (page) => page.data.some((event) => event.id === id));
+    const event = feed.data.find((candidate) => candidate.id === id);
+    assert.equal(event?.type, 'steps.updated');
+    assert.deepEqual(event.data, JSON.parse(stored));
   });
 });

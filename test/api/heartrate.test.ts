@@ -240,7 +240,7 @@ forEachDialect('heart rate', (dialect) => {
     assert.deepEqual([bucket!.minutes, bucket!.min, bucket!.max], [1440, 60, 120]);
   });
 
-  it('records heartrate.updated for apps that may read heart rate, with the ranges and local dates written', async () => {
+  it('records heartrate.updated for apps that may read heart rate, with the local dates written and a range per date', async () => {
     const user = await createUser(t, { timezone: 'America/New_York' });
     const writer = await issueAccessToken(t, user, ['write_heartrate', 'read_heartrate']);
     const activityOnly = await issueAccessToken(t, user, ['read_activity']);
@@ -255,8 +255,9 @@ forEachDialect('heart rate', (dialect) => {
     );
     const events = feed.data.filter((event) => event.type === 'heartrate.updated').map((event) => event.data);
     assert.deepEqual(events, [
-      { user_id: user.id, ranges: [{ start_time: minute, end_time: minute + 120 }, { start_time: minute + 300, end_time: minute + 360 }], dates: ['2024-09-30', '2024-10-01'] },
-      { user_id: user.id, ranges: [{ start_time: minute, end_time: minute + 120 }], dates: ['2024-09-30', '2024-10-01'] },
+      // New York's 2024-10-01 begins at 04:00 UTC, a minute after `minute`: a range per local date.
+      { user_id: user.id, ranges: [{ start_time: minute, end_time: minute + 60 }, { start_time: minute + 60, end_time: minute + 360 }], dates: ['2024-09-30', '2024-10-01'] },
+      { user_id: user.id, ranges: [{ start_time: minute, end_time: minute + 60 }, { start_time: minute + 60, end_time: minute + 120 }], dates: ['2024-09-30', '2024-10-01'] },
     ], 'one per write that changed something');
     const other = await t.database.stores.webhooks.feed(activityOnly.appId, null, 100);
     assert.deepEqual(other!.data.filter((event) => event.type === 'heartrate.updated'), []);

@@ -248,7 +248,7 @@ forEachDialect('sleep sessions', (dialect) => {
     assert.equal((await postSession(t, token, day)).stages.length, 2880);
   });
 
-  it('tells apps that read sleep of every change: the dates and ranges of the sessions', async () => {
+  it('tells apps that read sleep of every change: the dates of the sessions and a range per date', async () => {
     const { token, appId } = await createAndToken('Europe/Berlin');
     const db = t.database.db.kysely;
     // 31 March 2024 00:30 CET; the first session ends on the 31st, its replacement 24 hours
@@ -261,7 +261,8 @@ forEachDialect('sleep sessions', (dialect) => {
     const userId = events[0]?.user_id;
     assert.deepEqual(events, [
       { user_id: userId, dates: ['2024-03-31'], ranges: [{ start_time: start, end_time: start + 480 * 60 }] },
-      { user_id: userId, dates: ['2024-03-31', '2024-04-01'], ranges: [{ start_time: start, end_time: start + 86_400 }] },
+      // The replaced session and its replacement: a range per date, each its sessions that end on it.
+      { user_id: userId, dates: ['2024-03-31', '2024-04-01'], ranges: [{ start_time: start, end_time: start + 480 * 60 }, { start_time: start, end_time: start + 86_400 }] },
       { user_id: userId, dates: ['2024-04-01'], ranges: [{ start_time: start, end_time: start + 86_400 }] },
     ]);
     // A refused session (overlap) tells nothing.

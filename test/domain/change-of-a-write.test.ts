@@ -1,8 +1,8 @@
 /**
  * What a write tells the apps and stores, computed the fast way for minutes in time order and
  * checked against the plain way on the same input shuffled or on the zone's calendar asked per
- * range: the runs of minutes (calendar/step-buckets.ts), the local dates they touch
- * (domain/local-dates.ts) — across both DST changes of Europe/Berlin, in Asia/Kolkata and in a zone
+ * range: the runs of minutes (calendar/step-buckets.ts), the local dates they touch and the one
+ * range per date an event tells (domain/local-dates.ts) — across both DST changes of Europe/Berlin, in Asia/Kolkata and in a zone
  * whose midnight is skipped — and the minutes heart-rate readings make (domain/heart-rate-readings.ts).
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import { DateTime } from 'luxon';
 import { it } from 'node:test';
 import { bucketRuns } from '../../src/calendar/step-buckets.js';
 import { minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
-import { datesOfRanges } from '../../src/domain/local-dates.js';
+import { changeOfRanges, datesOfRanges } from '../../src/domain/local-dates.js';
+import { minutesChange } from '../../src/domain/minute-samples.js';
 import { seededRandom } from '../../src/domain/synthetic-person.js';
 
 const utc = (year: number, month: number, day: number, hour = 0) => Date.UTC(year, month - 1, day, hour) / 1000;
@@ -63,6 +64,50 @@ it('names the local dates of runs as the zone\'s calendar does, asked range by r
     assert.deepEqual(datesOfRanges(ranges, zone), [...expected].sort(), zone);
     assert.deepEqual(datesOfRanges(shuffled(ranges, random), zone), [...expected].sort(), `${zone}, shuffled`);
   }
+});
+
+it('tells per local date one range, from its first changed minute to the end of its last, as the calendar asked minute by minute does', () => {
+  const random = seededRandom(7);
+  const cases: Array<[string, number]> = [
+    ['Europe/Berlin', utc(2026, 3, 27)],
+    ['Europe/Berlin', utc(2026, 10, 23)],
+    ['Asia/Kolkata', utc(2026, 6, 1)],
+    ['America/Havana', utc(2024, 3, 8)],
+    ['UTC', utc(2026, 1, 1)],
+  ];
+  for (const [zone, start] of cases) {
+    const times = burstyTimes(start, 4, random);
+    // The plain way: each minute's date from the calendar, each date's first and last minute.
+    const expected = new Map<string, { start_time: number; end_time: number }>();
+    for (const time of times) {
+      const minute = time - (time % 60);
+      const date = DateTime.fromSeconds(minute, { zone }).toISODate()!;
+      const range = expected.get(date);
+      if (!range) expected.set(date, { start_time: minute, end_time: minute + 60 });
+      else range.end_time = Math.max(range.end_time, minute + 60);
+    }
+    const dates = [...expected.keys()].sort();
+    const change = minutesChange(times, zone);
+    assert.deepEqual(change, { dates, ranges: dates.map((date) => expected.get(date)) }, zone);
+    assert.ok(change.dates.length <= 6, `${zone}: a range per date, not per run of minutes (${bucketRuns(times, 60).length} runs)`);
+    assert.deepEqual(minutesChange(shuffled(times, random), zone), change, `${zone}, shuffled`);
+  }
+  // A range over a date's midnight is cut there: Berlin's 2026-03-29 has 23 hours, 2026-10-25 has 25.
+  const berlin = (from: string, to: string) => changeOfRanges([{ start_time: Date.parse(from) / 1000, end_time: Date.parse(to) / 1000 }], 'Europe/Berlin');
+  assert.deepEqual(berlin('2026-03-28T22:00:00Z', '2026-03-30T00:00:00Z'), {
+    dates: ['2026-03-28', '2026-03-29', '2026-03-30'],
+    ranges: [
+      { start_time: utc(2026, 3, 28, 22), end_time: utc(2026, 3, 28, 23) },
+      { start_time: utc(2026, 3, 28, 23), end_time: utc(2026, 3, 29, 22) },
+      { start_time: utc(2026, 3, 29, 22), end_time: utc(2026, 3, 30) },
+    ],
+  });
+  assert.deepEqual(berlin('2026-10-24T21:00:00Z', '2026-10-26T00:00:00Z').ranges, [
+    { start_time: utc(2026, 10, 24, 21), end_time: utc(2026, 10, 24, 22) },
+    { start_time: utc(2026, 10, 24, 22), end_time: utc(2026, 10, 25, 23) },
+    { start_time: utc(2026, 10, 25, 23), end_time: utc(2026, 10, 26) },
+  ]);
+  assert.deepEqual(changeOfRanges([], 'UTC'), { dates: [], ranges: [] });
 });
 
 it('makes the same minutes of heart-rate readings sent in order or out of it', () => {

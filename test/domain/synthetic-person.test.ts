@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DateTime } from 'luxon';
-import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, RUNNER, synthesizePerson, TRAVELLER, type Life, type PersonData } from '../../src/domain/synthetic-person.js';
+import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, RUNNER, synthesizePerson, TRAVELLER, WEARABLE, type Life, type PersonData } from '../../src/domain/synthetic-person.js';
 
 // 2026-11-20 15:37:12 UTC: 90 days back reach over the end of summer time in Europe and America.
 const NOW = 1_795_707_432;
@@ -79,5 +79,21 @@ describe('synthetic person', () => {
   it('makes the same person from the same seed, and another from another', () => {
     assert.deepEqual(synthesizePerson(OFFICE_WORKER, NOW, 5, 11), synthesizePerson(OFFICE_WORKER, NOW, 5, 11));
     assert.notDeepEqual(synthesizePerson(OFFICE_WORKER, NOW, 5, 11).steps, synthesizePerson(OFFICE_WORKER, NOW, 5, 12).steps);
+  });
+
+  it('reads the heart every 20 s while awake with a wearable, each reading off the trend, and once a minute asleep', () => {
+    const data = synthesizePerson(OFFICE_WORKER, NOW, 7, 3, WEARABLE);
+    checkShapes(data);
+    const byMinute = new Map<number, number[]>();
+    for (const { time, bpm } of data.heartrate) byMinute.set(time - (time % 60), [...(byMinute.get(time - (time % 60)) ?? []), bpm]);
+    // The minute of NOW has only the readings before it.
+    const awake = [...byMinute].filter(([minute]) => !asleepAt(data, minute) && minute + 60 <= NOW);
+    const asleep = [...byMinute].filter(([minute]) => asleepAt(data, minute));
+    assert.ok(awake.length > 5 * 14 * 60 && asleep.length > 5 * 6 * 60);
+    assert.ok(awake.every(([, readings]) => readings.length === 3), 'three readings a waking minute');
+    assert.ok(asleep.every(([, readings]) => readings.length === 1), 'one a minute asleep');
+    const spread = awake.filter(([, readings]) => Math.max(...readings) > Math.min(...readings)).length;
+    assert.ok(spread > awake.length * 0.7, `the readings of most waking minutes differ (${spread} of ${awake.length})`);
+    assert.ok(awake.every(([, readings]) => Math.max(...readings) - Math.min(...readings) <= 2 * WEARABLE.heartRateNoise + 1));
   });
 });

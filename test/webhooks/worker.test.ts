@@ -135,6 +135,29 @@ forEachDialect('webhook delivery', (dialect) => {
     assert.equal(feed.data.filter((e) => e.type === 'steps.updated').length, 3, 'the feed keeps every upload');
   });
 
+  it('joins two sparse uploads of one date waiting in a window into one message: the date once, one range covering both', async () => {
+    const tokens = await obtainTokens(t, fixture);
+    await worker.runOnce();
+    const start = dayStart();
+    const sparse = (from: number, to: number) => Array.from({ length: Math.floor((to - from) / 300) }, (_, i) => ({ start_time: from + i * 300, value: 30 }));
+    const post = (samples: Array<{ start_time: number; value: number }>) =>
+      t.app.inject({ method: 'POST', url: '/v1/users/me/activities/steps', headers: { authorization: `Bearer ${tokens.access_token}` }, payload: { samples } });
+    // The first is sent at once; the next two wait for the window and are joined.
+    assert.equal((await post(sparse(start, start + 3600))).statusCode, 200);
+    await worker.runOnce();
+    await receiver.waitFor('steps.updated');
+    assert.equal((await post(sparse(start + 8 * 3600, start + 10 * 3600))).statusCode, 200);
+    assert.equal((await post(sparse(start + 20 * 3600, start + 21 * 3600))).statusCode, 200);
+    t.clock.advance(30);
+    await worker.runOnce();
+    const [, joined] = await receiver.waitFor('steps.updated', 2);
+    assert.deepEqual(joined!.payload.data, { user_id: fixture.user.id, ranges: [{ start_time: start + 8 * 3600, end_time: start + 21 * 3600 - 300 + 60 }], dates: [isoDate(start)] });
+    assert.ok(joined!.body.length <= 400, `${joined!.body.length} bytes`);
+    assert.ok(receiver.verifies(joined!, endpoint.secret));
+    await worker.runOnce();
+    assert.equal(receiver.received.filter((m) => m.payload.type === 'steps.updated').length, 2, 'the joined uploads made one message');
+  });
+
   it('keeps a stride change\'s distance.updated apart: an upload in its window makes its own message', async () => {
     const tokens = await obtainTokens(t, fixture);
     await t.app.ctx.stores.webhooks.update(endpoint.id, { eventTypes: [...ALL_TYPES, 'distance.updated'] }, t.clock());

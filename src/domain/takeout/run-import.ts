@@ -10,7 +10,8 @@
 import { rm } from 'node:fs/promises';
 import type { Stores } from '../../store/stores.js';
 import { ImportLeaseLost, type ImportStep, type PendingChange, type TakeoutImport, type TakeoutKind } from '../../store/takeout-imports.js';
-import { dataChange, datesOfRanges, profileZone } from '../local-dates.js';
+import { dataChange, profileZone } from '../local-dates.js';
+import { minutesChange } from '../minute-samples.js';
 import { ArchiveRefused, type ArchiveLimits } from './archive.js';
 import { shortName } from './files.js';
 import { openTakeout } from './preview.js';
@@ -40,12 +41,9 @@ export interface RunProgress {
 /** How a run ended: the import finished (done, cancelled or failed), the run was asked to stop, or another process holds the import. */
 export type RunEnd = 'finished' | 'stopped' | 'lost';
 
-/** The change an import's write tells, once, at the end: one range covering the minutes written, and their dates in the person's zone. */
+/** The change an import's write tells, once, at the end: the dates of the minutes written in the person's zone, and a range per date covering them. */
 function coveringChange(personZone: string) {
-  return (written: readonly number[]): PendingChange => {
-    const ranges = [{ start_time: written[0]!, end_time: written[written.length - 1]! + 60 }];
-    return { ranges, dates: datesOfRanges(ranges, personZone) };
-  };
+  return (written: readonly number[]): PendingChange => minutesChange(written, personZone);
 }
 
 /** Writes one step through its kind's store; the step's note goes in the same transaction. */
