@@ -104,7 +104,7 @@ export async function runImport(stores: Stores, imported: TakeoutImport, setting
   }
   const { archive, files } = opened;
   try {
-    if (archive.fingerprint !== imported.archiveFingerprint || files.files.length !== imported.filesTotal) {
+    if (imported.preview === null || archive.fingerprint !== imported.archiveFingerprint || files.files.length !== imported.filesTotal) {
       return finish(stores, imported, settings, 'failed', 'the archive on disk is no longer the one previewed; preview it again');
     }
     const context = { zone: imported.timezone, now: imported.createdAt, weightUnit: imported.preview.weight_unit.unit };
