@@ -41,13 +41,13 @@ export interface SizeResult {
   uploadSeconds: number;
 }
 
-interface Measurer {
+export interface Measurer {
   /** Bytes now, with a breakdown. */
   measure(): Promise<{ total: number; parts: Record<string, number> }>;
   close(): Promise<void>;
 }
 
-function sqliteMeasurer(file: string): Measurer {
+export function sqliteMeasurer(file: string): Measurer {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return {
@@ -69,7 +69,7 @@ function sqliteMeasurer(file: string): Measurer {
 }
 
 /** Per data table, pg_total_relation_size. */
-async function postgresParts(reader: import('pg').Client): Promise<Record<string, number>> {
+export async function postgresParts(reader: import('pg').Client): Promise<Record<string, number>> {
   const parts: Record<string, number> = {};
   for (const table of DATA_TABLES) {
     const { rows } = await reader.query<{ bytes: string }>('SELECT pg_total_relation_size($1::regclass) AS bytes', [table]);
