@@ -11,6 +11,7 @@ import { ArchiveRefused, inflationProblem, openArchive, type ArchiveLimits, type
 import { archiveFiles, shortName, type ArchiveFiles } from './files.js';
 import { parseListDate } from './fitbit-times.js';
 import { readProfile, type WeightUnit } from './profile.js';
+import { readOffThread } from './file-reader.js';
 
 export interface PreviewedArchive {
   preview: TakeoutPreview;
@@ -65,6 +66,28 @@ function unitFromBmi(row: unknown): WeightUnit | null {
   return squaredHeight < 1 ? 'stone' : squaredHeight < 4.37 ? 'kg' : 'lb';
 }
 
+/** What the preview finds in one file: its entries and their local dates, or why it cannot be read. */
+export type FileFound = { entries: number; days: number[]; bmiUnit: WeightUnit | null } | { unreadable: string };
+
+/** One file's part of the preview (a pure function: the file reader's worker runs it). */
+export function previewFile(kind: TakeoutKind, bytes: Uint8Array): FileFound {
+  let list: unknown;
+  try {
+    list = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (error) {
+    return { unreadable: `is not valid JSON (${(error as Error).message})` };
+  }
+  if (!Array.isArray(list)) return { unreadable: 'is not a JSON list of entries' };
+  const days = new Set<number>();
+  let bmiUnit: WeightUnit | null = null;
+  for (const row of list) {
+    const day = dayOf(kind, row);
+    if (day !== null) days.add(day);
+    if (kind === 'weight' && bmiUnit === null) bmiUnit = unitFromBmi(row);
+  }
+  return { entries: list.length, days: [...days], bmiUnit };
+}
+
 /** Previews the archive at `path`; `personZone` is the Stride profile's zone. Throws ArchiveRefused. */
 export async function previewArchive(path: string, personZone: string, limits: ArchiveLimits): Promise<PreviewedArchive> {
   const { archive, files } = await openTakeout(path, limits);
@@ -78,26 +101,17 @@ export async function previewArchive(path: string, personZone: string, limits: A
       const count = counts.get(kind) ?? { files: 0, entries: 0 };
       counts.set(kind, count);
       count.files++;
-      let list: unknown;
-      try {
-        list = JSON.parse((await archive.read(entry)).toString('utf8'));
-      } catch (error) {
-        if (error instanceof ArchiveRefused) throw error;
-        unreadable.push({ file: shortName(entry.name), entry: null, code: 'malformed_file', reason: `is not valid JSON (${(error as Error).message})` });
+      // Parsed off the event loop: a file is up to tens of milliseconds of JSON.parse.
+      const found = await readOffThread.preview(kind, await archive.read(entry));
+      if ('unreadable' in found) {
+        unreadable.push({ file: shortName(entry.name), entry: null, code: 'malformed_file', reason: found.unreadable });
         continue;
       }
-      if (!Array.isArray(list)) {
-        unreadable.push({ file: shortName(entry.name), entry: null, code: 'malformed_file', reason: 'is not a JSON list of entries' });
-        continue;
-      }
-      count.entries += list.length;
+      count.entries += found.entries;
       const dates = days.get(kind) ?? new Set<number>();
       days.set(kind, dates);
-      for (const row of list) {
-        const day = dayOf(kind, row);
-        if (day !== null) dates.add(day);
-        if (kind === 'weight' && bmiUnit === null) bmiUnit = unitFromBmi(row);
-      }
+      for (const day of found.days) dates.add(day);
+      if (bmiUnit === null) bmiUnit = found.bmiUnit;
     }
     const kinds: Partial<Record<TakeoutKind, PreviewKind>> = {};
     for (const [kind, count] of counts) {

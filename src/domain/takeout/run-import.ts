@@ -14,7 +14,8 @@ import { dataChange, datesOfRanges, profileZone } from '../local-dates.js';
 import { ArchiveRefused, type ArchiveLimits } from './archive.js';
 import { shortName } from './files.js';
 import { openTakeout } from './preview.js';
-import { readFile, type ReadStep } from './read-files.js';
+import type { ReadStep } from './read-files.js';
+import { readOffThread } from './file-reader.js';
 
 export interface RunSettings {
   /** Who runs it: the lease's owner. */
@@ -113,7 +114,8 @@ export async function runImport(stores: Stores, imported: TakeoutImport, setting
       const file = shortName(entry.name);
       let steps: ReadStep[];
       try {
-        steps = readFile(kind, await archive.read(entry), { ...context, file });
+        // Parsed and checked off the event loop: a file is up to tens of milliseconds of work.
+        steps = await readOffThread.read(kind, await archive.read(entry), { ...context, file });
       } catch (error) {
         if (!(error instanceof ArchiveRefused)) throw error;
         steps = [{ kind: 'unread', of: kind, day: null, entries: 0, skipped: [{ file, entry: null, code: 'unreadable_file', reason: `could not be read: the archive ${error.message}` }] }];
