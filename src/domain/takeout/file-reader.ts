@@ -12,7 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { TakeoutKind } from '../../store/takeout-imports.js';
-import type { FileFound } from './preview.js';
+import type { FileFound } from './preview-file.js';
 import type { ReadContext, ReadStep } from './read-files.js';
 
 type FileWork = { kind: TakeoutKind; bytes: Uint8Array } & ({ op: 'preview' } | { op: 'read'; context: ReadContext });

@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { FileRequest } from './file-reader.js';
-import { previewFile } from './preview.js';
+import { previewFile } from './preview-file.js';
 import { readFile } from './read-files.js';
 
 parentPort!.on('message', (request: FileRequest) => {
