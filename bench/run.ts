@@ -35,6 +35,11 @@
  *  18. the import of a Google Takeout archive of a year (heart rate every 5 s, minute activity for
  *      the waking hours, nightly sleep, weekly weighings): heart-rate readings imported per second
  *      (takeout-import.ts); on PostgreSQL too (5/18) with load 5
+ *  19. a Takeout archive of three years read and imported by a running server's own runner: the
+ *      server's peak RSS, and the p99 of another person's GET /v1/users/me meanwhile
+ *      (takeout-server.ts); on PostgreSQL too (5/19) with load 5
+ *  20. the bytes a year takes imported from its archive against the same year uploaded through
+ *      the API (takeout-size.ts); on PostgreSQL too (5/20) with load 5
  *
  * Every request of loads 11 and 12 carries a new DPoP proof (new jti and iat; its ath at the
  * resource). The proofs are signed before each slice, outside its time and outside the CPU counted
@@ -111,6 +116,8 @@ import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
 import { temporaryPostgresDatabase } from './lib/postgres.js';
 import { strideChangeLoad } from './stride-change.js';
 import { removeTakeoutArchive, takeoutImportLoad } from './takeout-import.js';
+import { removeThreeYearArchive, takeoutServerLoad, YEARS } from './takeout-server.js';
+import { takeoutSizeLoad } from './takeout-size.js';
 import { DATA_TABLES, EVENT_TABLES, measureSize, type SizeResult } from './size-load.js';
 import { webhookLoads } from './webhook-loads.js';
 import { clientLoad } from './client-load.js';
@@ -130,7 +137,7 @@ const settings: LoadSettings = {
   warmupSeconds: seconds('BENCH_WARMUP', 2),
   durationSeconds: seconds('BENCH_DURATION', 10),
 };
-const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17,18').split(',').map((s) => s.trim()));
+const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17,18,19,20').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
@@ -684,6 +691,60 @@ async function takeoutImportRow(dialect: 'sqlite' | 'postgres'): Promise<void> {
   ]);
 }
 
+/** A fresh database of the dialect for one load, dropped at the end of the run. */
+async function freshDatabaseUrl(dialect: 'sqlite' | 'postgres', label: string): Promise<string> {
+  if (dialect === 'sqlite') {
+    const workDir = await mkdtemp(join(tmpdir(), `stride-bench-${label}-`));
+    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    return `sqlite:${join(workDir, 'stride.sqlite')}`;
+  }
+  const database = await temporaryPostgresDatabase(postgresUrl!, label);
+  cleanups.push(() => database.drop());
+  return database.url;
+}
+
+/** The most a server may hold in memory importing an archive of three years, MB (issue 43). */
+const TAKEOUT_RSS_MB = 300;
+/** The most another person's profile read may take at p99 while an import runs, ms (issue 43). */
+const TAKEOUT_OTHERS_P99_MS = 20;
+
+/** Load 19 on a fresh database of its own (takeout-server.ts). */
+async function takeoutServerRows(dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const databaseUrl = await freshDatabaseUrl(dialect, 'takeout3y');
+  const label = dialect === 'sqlite' ? 'Stride SQLite' : 'Stride PostgreSQL';
+  log(`load 19: an archive of ${YEARS} years read and imported by the server (${label})…`);
+  const result = await takeoutServerLoad(databaseUrl, label, log);
+  extras[`takeout_server_${dialect}`] = { peak_rss_mb: result.peakRssMb, read_seconds: result.readSeconds, import_seconds: result.importSeconds, readings: result.readings, archive_bytes: result.archiveBytes };
+  const prefix = dialect === 'sqlite' ? '' : '5/';
+  const rss: Check = { target: `server peak RSS ≤ ${TAKEOUT_RSS_MB} MB (VmHWM)`, pass: result.peakRssMb <= TAKEOUT_RSS_MB, actual: `${result.peakRssMb.toFixed(0)} MB` };
+  row(`${prefix}19 others' profile GET, no import`, label, 'req/s', result.quiet, {}, [noErrorsCheck(result.quiet)]);
+  row(`${prefix}19 others' profile GET, archive read`, label, 'req/s', result.reading, {}, [noErrorsCheck(result.reading), p99Check(result.reading, TAKEOUT_OTHERS_P99_MS)]);
+  row(`${prefix}19 others' profile GET, ${YEARS} years imported`, label, 'req/s', result.importing, {}, [noErrorsCheck(result.importing), p99Check(result.importing, TAKEOUT_OTHERS_P99_MS), rss]);
+}
+
+/** Load 20 (takeout-size.ts): imported bytes per person-day against uploaded ones. */
+async function takeoutSizeRow(dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const label = dialect === 'sqlite' ? 'Stride SQLite' : 'Stride PostgreSQL';
+  const result = await takeoutSizeLoad(dialect, dialect === 'postgres' ? postgresUrl : undefined, log);
+  extras[`takeout_size_${dialect}`] = result;
+  const ratio = result.imported / result.uploaded;
+  const parts = (of: Record<string, number>) => Object.entries(of).sort(([, a], [, b]) => b - a).slice(0, 4).map(([name, bytes]) => `${name} ${bytes.toFixed(0)}`).join(', ');
+  const measurement: Measurement = {
+    rate: result.imported,
+    p50: NaN,
+    p99: NaN,
+    ok: result.uploadRequests,
+    failed: 0,
+    seconds: result.importSeconds,
+    rssMb: null,
+    cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN },
+    note: `imported ${result.imported.toFixed(0)} B/person-day (${parts(result.importedParts)}); uploaded through the API in ${result.uploadRequests} requests ${result.uploaded.toFixed(0)} (${parts(result.uploadedParts)})`,
+  };
+  row(`${dialect === 'sqlite' ? '' : '5/'}20 size of an imported year`, label, 'B/person-day', measurement, { uploaded: ratio }, [
+    { target: 'imported ≤ 1.05 × the same year uploaded through the API', pass: ratio <= 1.05, actual: `${ratio.toFixed(3)}× (${result.imported.toFixed(0)} vs ${result.uploaded.toFixed(0)} bytes)` },
+  ]);
+}
+
 /** What a person-day may weigh, in bytes (issue 30: 4 KB on SQLite, 6 KB on PostgreSQL). */
 const SIZE_TARGETS = { sqlite: 4 * 1024, postgres: 6 * 1024 } as const;
 /** What the events of a person-day's uploads may weigh in an app's feed, on both (issue 45). */
@@ -746,7 +807,7 @@ async function main(): Promise<number> {
 
   const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13', '16', '17'].filter((load) => selected.has(load)));
   // Load 5 is loads 1–3 and 7–13 again on PostgreSQL: those of them selected, or all when none is.
-  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15', '16', '17', '18'];
+  const postgresKinds = ['1', '2', '3', '7', '8', '9', '10', '11', '12', '13', '15', '16', '17', '18', '19', '20'];
   let postgresLoads = new Set<string>();
   if (selected.has('5')) {
     if (postgresUrl) {
@@ -761,6 +822,8 @@ async function main(): Promise<number> {
   if (postgresLoads.has('7')) await sizeLoad('postgres');
   const postgresStrideChange = postgresLoads.has('15');
   const postgresTakeout = postgresLoads.has('18');
+  const postgresTakeoutServer = postgresLoads.has('19');
+  const postgresTakeoutSize = postgresLoads.has('20');
   const strideLoads = ['1', '2', '3', '8', '9', '10', '11', '12', '13', '16', '17'];
   if (postgresLoads.size > 0 && !strideLoads.some((load) => postgresLoads.has(load))) postgresLoads = new Set();
   const strides: StrideRun[] = [];
@@ -799,6 +862,11 @@ async function main(): Promise<number> {
   if (selected.has('18')) await takeoutImportRow('sqlite');
   if (postgresTakeout) await takeoutImportRow('postgres');
   await removeTakeoutArchive();
+  if (selected.has('19')) await takeoutServerRows('sqlite');
+  if (postgresTakeoutServer) await takeoutServerRows('postgres');
+  await removeThreeYearArchive();
+  if (selected.has('20')) await takeoutSizeRow('sqlite');
+  if (postgresTakeoutSize) await takeoutSizeRow('postgres');
   const seriesLines = selected.has('2') ? await stepsSeriesMicro() : [];
 
   if (rows.length === 0) {

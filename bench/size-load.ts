@@ -56,7 +56,7 @@ export interface SizeResult {
   uploadSeconds: number;
 }
 
-interface Measured {
+export interface Measured {
   /** The file, every table together (SQLite). */
   file: number | null;
   /** Bytes by part: `table` or `table/index` (SQLite), `table/heap|indexes|toast|maps` (PostgreSQL). */
@@ -64,12 +64,12 @@ interface Measured {
   events: number;
 }
 
-interface Measurer {
+export interface Measurer {
   measure(): Promise<Measured>;
   close(): Promise<void>;
 }
 
-function sqliteMeasurer(file: string): Measurer {
+export function sqliteMeasurer(file: string): Measurer {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return {
@@ -96,7 +96,7 @@ function sqliteMeasurer(file: string): Measurer {
 }
 
 /** Per table, where pg_total_relation_size's bytes are: heap, indexes, TOAST with its index, and the maps. */
-async function postgresParts(reader: import('pg').Client): Promise<Record<string, number>> {
+export async function postgresParts(reader: import('pg').Client): Promise<Record<string, number>> {
   const parts: Record<string, number> = {};
   for (const table of [...DATA_TABLES, ...EVENT_TABLES]) {
     const { rows } = await reader.query<{ total: string; heap: string; indexes: string; toast: string }>(

@@ -72,6 +72,8 @@ export interface TakeoutConfig {
   leaseSeconds: number;
   /** TAKEOUT_DIR: where archives uploaded on the account page are stored while they are previewed and imported. */
   archiveDir: string;
+  /** TAKEOUT_UNCONFIRMED_KEPT: seconds an uploaded archive waits for the person's confirmation before the sweep removes it. */
+  unconfirmedKeptSeconds: number;
 }
 
 /** Test people (docs/web.md, "Test people"). */
@@ -347,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxArchiveBytes: integer(env, 'TAKEOUT_MAX_BYTES', 4 * 1024 ** 3, 1, 2 ** 50),
       leaseSeconds: integer(env, 'TAKEOUT_LEASE', 30, 1, 3600),
       archiveDir: takeoutDir(env, databaseUrl(env)),
+      unconfirmedKeptSeconds: integer(env, 'TAKEOUT_UNCONFIRMED_KEPT', 86400, 60, 365 * 86400),
     },
   };
 }

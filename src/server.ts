@@ -10,7 +10,7 @@ import { createStores } from './store/stores.js';
 import { createDeliveryWorker, startDeliveryLoop } from './webhooks/worker.js';
 import { USAGE_FLUSH_SECONDS } from './http/usage.js';
 import { advanceLiveSandbox, SANDBOX_STEP_SECONDS } from './domain/test-people.js';
-import { archiveLimits } from './domain/takeout/imports.js';
+import { archiveLimits, expireUnconfirmedImports } from './domain/takeout/imports.js';
 import { startImportRunner } from './domain/takeout/runner.js';
 
 /** Logged once when PostgreSQL's answers show a transaction-pooling proxy the settings did not name. */
@@ -37,9 +37,11 @@ export async function serve(config: Config): Promise<void> {
       const now = systemClock();
       const { deleted, batches, seconds } = await stores.sweepExpired(now, now - config.webhooks.eventRetentionSeconds);
       await stores.resumeStrideChanges(now);
+      // Uploaded Takeout archives never confirmed: removed, their imports marked expired.
+      const expiredImports = (await expireUnconfirmedImports(stores, now, config.takeout.unconfirmedKeptSeconds)).length;
       metrics.sweeps.inc({ outcome: 'succeeded' });
       for (const [table, rows] of Object.entries(deleted)) metrics.sweptRows.inc({ table }, rows);
-      app.log.info({ swept: deleted, batches, seconds: Math.round(seconds * 1000) / 1000 }, 'swept expired rows');
+      app.log.info({ swept: deleted, expiredImports, batches, seconds: Math.round(seconds * 1000) / 1000 }, 'swept expired rows');
     } catch (error) {
       metrics.sweeps.inc({ outcome: 'failed' });
       app.log.error({ err: error }, 'sweeping expired rows failed');

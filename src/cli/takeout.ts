@@ -80,7 +80,8 @@ export async function importTakeout(stores: Stores, config: Config, user: User, 
 /** The report as the command prints it. */
 export function reportText(view: ImportView): string {
   const lines = [`import ${view.id} of ${view.archive.name}: ${view.state}${view.error ? ` (${view.error})` : ''}`];
-  lines.push(`local times read in ${view.preview.timezone.name} (${view.preview.timezone.from === 'archive' ? 'the archive\'s profile' : 'the person\'s profile'}); weights in ${view.preview.weight_unit.unit}`);
+  const preview = view.preview;
+  if (preview) lines.push(`local times read in ${preview.timezone.name} (${preview.timezone.from === 'archive' ? 'the archive\'s profile' : 'the person\'s profile'}); weights in ${preview.weight_unit.unit}`);
   for (const kind of view.report.kinds) {
     const span = kind.first_date ? `, ${kind.first_date} to ${kind.last_date}` : '';
     const detail = kind.note ?? `${kind.days_imported} day(s) imported${span}; ${kind.written} written, ${kind.kept} already held (kept), ${kind.skipped} skipped`;

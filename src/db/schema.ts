@@ -59,9 +59,9 @@ export interface TakeoutImportTable {
   archive_fingerprint: string;
   /** 1: the server stored the upload and removes it when the import ends. */
   owns_archive: number;
-  state: 'previewed' | 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
+  state: 'reading' | 'previewed' | 'queued' | 'running' | 'done' | 'cancelled' | 'failed' | 'expired';
   timezone: string;
-  /** JSON: what the archive holds (store/takeout-imports.ts, TakeoutPreview). */
+  /** JSON: what the archive holds (store/takeout-imports.ts, TakeoutPreview); `null` while it is read. */
   preview: string;
   files_total: number;
   next_file: number;

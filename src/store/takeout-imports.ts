@@ -29,7 +29,7 @@ export const TAKEOUT_KINDS = ['steps', 'distance', 'calories', 'heartrate', 'sle
 export type TakeoutKind = (typeof TAKEOUT_KINDS)[number];
 
 export type ImportState = TakeoutImportTable['state'];
-/** The states an import ends in. */
+/** The states an import ends in (an import not confirmed in time is `expired` by the sweep instead). */
 export type FinishedState = 'done' | 'cancelled' | 'failed';
 
 /** An entry of the archive that was not imported, named by its file and its place in the file's list. */
@@ -121,7 +121,8 @@ export interface TakeoutImport {
   ownsArchive: boolean;
   state: ImportState;
   timezone: string;
-  preview: TakeoutPreview;
+  /** Null while the archive is read (state `reading`), and for an archive refused then. */
+  preview: TakeoutPreview | null;
   filesTotal: number;
   nextFile: number;
   nextPart: number;
@@ -146,6 +147,26 @@ export interface NewImport {
   timezone: string;
   preview: TakeoutPreview;
   now: number;
+}
+
+/** An archive on disk, to be read in the background before the person is shown what it holds. */
+export interface NewReading {
+  userId: string;
+  archivePath: string;
+  archiveName: string;
+  archiveBytes: number;
+  ownsArchive: boolean;
+  /** The person's zone, read again by the preview (which takes the archive's when it names one). */
+  timezone: string;
+  now: number;
+}
+
+/** What the background read of an archive found. */
+export interface FoundPreview {
+  archiveBytes: number;
+  archiveFingerprint: string;
+  timezone: string;
+  preview: TakeoutPreview;
 }
 
 /** Where an import resumes once a step is in: the step's file and the day group after it. */
@@ -290,9 +311,27 @@ export type StartOutcome = { started: TakeoutImport } | { notFound: true } | { n
 /** What a cancel gave: the import as it is now (cancelled, or running until its next step sees the request). */
 export type CancelOutcome = { cancelling: TakeoutImport } | { notFound: true } | { finished: TakeoutImport };
 
+/** What runners claim: imports to run (queued, or running without a live lease), or archives to read (state `reading`). */
+export type ImportWork = 'import' | 'preview';
+
 export interface TakeoutImportStore {
   /** A previewed import of the person's archive. */
   create(input: NewImport): Promise<TakeoutImport>;
+  /** An import of an archive just stored, waiting to be read (state `reading`) by a runner. */
+  createReading(input: NewReading): Promise<TakeoutImport>;
+  /**
+   * The read of `id` held by `owner` found this: the import is previewed, its lease given back.
+   * False when `owner` no longer holds it or it is no longer being read (discarded meanwhile).
+   */
+  previewFound(id: string, owner: string, found: FoundPreview, now: number): Promise<boolean>;
+  /** The read of `id` held by `owner` refused the archive: the import fails with `error`. False as previewFound. */
+  previewRefused(id: string, owner: string, error: string, now: number): Promise<boolean>;
+  /**
+   * Imports never confirmed: read or being read, untouched since before `before`. Each is marked
+   * `expired` under its person's lock, after `removeArchive` ran for it in that transaction (so
+   * that a confirmation cannot slip in between); the expired imports are returned.
+   */
+  expireUnconfirmed(before: number, now: number, removeArchive: (imported: TakeoutImport) => Promise<void>): Promise<TakeoutImport[]>;
   /** The person's import `id`; null when they have none by that id (another person's included). */
   get(userId: string, id: string): Promise<TakeoutImport | null>;
   /** The person's imports, newest first. */
@@ -311,7 +350,7 @@ export interface TakeoutImportStore {
    * Takes the lease of an import that is queued, or running without a live lease (its process
    * stopped): the oldest, or `importId` only. Null when there is none to take.
    */
-  claim(owner: string, now: number, leaseUntil: number, importId?: string): Promise<TakeoutImport | null>;
+  claim(owner: string, now: number, leaseUntil: number, importId?: string, work?: ImportWork): Promise<TakeoutImport | null>;
   /** A step without a write of data (a file unread, a kind Stride only counts): noted alone. */
   noteStep(userId: string, step: ImportStep): Promise<void>;
   /** True when the person asked to cancel the import. */
@@ -337,7 +376,7 @@ function importOf(row: Selectable<TakeoutImportTable>): TakeoutImport {
     ownsArchive: Number(row.owns_archive) === 1,
     state: row.state,
     timezone: row.timezone,
-    preview: JSON.parse(row.preview) as TakeoutPreview,
+    preview: JSON.parse(row.preview) as TakeoutPreview | null,
     filesTotal: Number(row.files_total),
     nextFile: Number(row.next_file),
     nextPart: Number(row.next_part),
@@ -366,6 +405,8 @@ async function endImport(trx: Q, row: Selectable<TakeoutImportTable>, state: Fin
 }
 
 const ACTIVE: ImportState[] = ['queued', 'running'];
+/** Imports waiting for the person: the sweep expires those left too long. */
+const UNCONFIRMED: ImportState[] = ['reading', 'previewed'];
 
 export function createTakeoutImportStore(db: Db): TakeoutImportStore {
   const q = db.kysely;
@@ -399,6 +440,89 @@ export function createTakeoutImportStore(db: Db): TakeoutImportStore {
       };
       await q.insertInto('takeout_imports').values(row).execute();
       return importOf(row);
+    },
+
+    async createReading(input) {
+      const row = {
+        id: newImportId(),
+        user_id: input.userId,
+        archive_path: input.archivePath,
+        archive_name: input.archiveName,
+        archive_bytes: input.archiveBytes,
+        // Known once the archive is read.
+        archive_fingerprint: '',
+        owns_archive: input.ownsArchive ? 1 : 0,
+        state: 'reading' as const,
+        timezone: input.timezone,
+        preview: 'null',
+        files_total: 0,
+        next_file: 0,
+        next_part: 0,
+        report: JSON.stringify(emptyReport({})),
+        pending_events: '{}',
+        cancel_requested: 0,
+        lease_owner: null,
+        lease_until: null,
+        error: null,
+        created_at: input.now,
+        updated_at: input.now,
+        started_at: null,
+        finished_at: null,
+      };
+      await q.insertInto('takeout_imports').values(row).execute();
+      return importOf(row);
+    },
+
+    async previewFound(id, owner, found, now) {
+      const updated = await q
+        .updateTable('takeout_imports')
+        .set({
+          state: 'previewed',
+          archive_bytes: found.archiveBytes,
+          archive_fingerprint: found.archiveFingerprint,
+          timezone: found.timezone,
+          preview: JSON.stringify(found.preview),
+          files_total: found.preview.files_total,
+          report: JSON.stringify(emptyReport(found.preview.not_read)),
+          lease_owner: null,
+          lease_until: null,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('state', '=', 'reading')
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    async previewRefused(id, owner, error, now) {
+      const updated = await q
+        .updateTable('takeout_imports')
+        .set({ state: 'failed', error, lease_owner: null, lease_until: null, finished_at: now, updated_at: now })
+        .where('id', '=', id)
+        .where('state', '=', 'reading')
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    async expireUnconfirmed(before, now, removeArchive) {
+      const stale = (k: Q) => k.selectFrom('takeout_imports').selectAll().where('state', 'in', UNCONFIRMED).where('updated_at', '<', before);
+      const candidates = await stale(q).orderBy('updated_at').limit(1000).execute();
+      const expired: TakeoutImport[] = [];
+      for (const candidate of candidates) {
+        const ended = await withOwnerLocked(db, { table: 'users', id: candidate.user_id }, async (trx) => {
+          // Again under the lock: confirmed, discarded or read meanwhile, it is no longer stale.
+          const row = await stale(trx).where('id', '=', candidate.id).executeTakeFirst();
+          if (!row) return null;
+          const ended = { state: 'expired' as const, lease_owner: null, lease_until: null, finished_at: now, updated_at: now };
+          await removeArchive(importOf(row));
+          await trx.updateTable('takeout_imports').set(ended).where('id', '=', row.id).execute();
+          return importOf({ ...row, ...ended });
+        });
+        if (ended) expired.push(ended);
+      }
+      return expired;
     },
 
     async get(userId, id) {
@@ -438,13 +562,19 @@ export function createTakeoutImportStore(db: Db): TakeoutImportStore {
         return { cancelling: await endImport(trx, row, 'cancelled', null, now, coalesceSeconds) };
       }),
 
-    async claim(owner, now, leaseUntil, importId) {
+    async claim(owner, now, leaseUntil, importId, work = 'import') {
       const skipLocked = db.dialect === 'postgres' ? sql`for update skip locked` : sql``;
       const only = importId === undefined ? sql`` : sql`and id = ${importId}`;
-      const claimable = sql`state in ('queued', 'running') and (lease_until is null or lease_until < ${now})`;
+      const states = work === 'import' ? sql`state in ('queued', 'running')` : sql`state = 'reading'`;
+      const claimable = sql`${states} and (lease_until is null or lease_until < ${now})`;
+      // A read leaves the state as it is (and updated_at: the sweep counts from the upload).
+      const taken =
+        work === 'import'
+          ? sql`state = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil}, updated_at = ${now}, started_at = coalesce(started_at, ${now})`
+          : sql`lease_owner = ${owner}, lease_until = ${leaseUntil}`;
       const { rows } = await sql<Selectable<TakeoutImportTable>>`
         update takeout_imports
-        set state = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil}, updated_at = ${now}, started_at = coalesce(started_at, ${now})
+        set ${taken}
         where id = (select id from takeout_imports where ${claimable} ${only} order by created_at, id limit 1 ${skipLocked})
           and ${claimable}
         returning *`.execute(q);

@@ -57,7 +57,9 @@ export function takeoutFlows(flows: BrowserFlows): void {
 
       await page.getByLabel(/Your Takeout archive/).setInputFiles(archive);
       await page.getByRole('button', { name: 'Upload and preview' }).click();
-      await page.getByRole('heading', { name: 'Check your Fitbit archive', level: 1 }).waitFor();
+      // The upload is answered before the archive is read: "Reading your archive…" reloads itself until the server's runner has read it.
+      await page.getByRole('heading', { name: /^(Reading your Fitbit archive|Check your Fitbit archive)$/, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Check your Fitbit archive', level: 1 }).waitFor({ timeout: 60_000 });
       const found = (await page.locator('#found').textContent())!;
       for (const kind of ['Steps', 'Heart rate', 'Sleep', 'Weight']) assert.match(found, new RegExp(kind));
       await atEveryWidth(flows, page, 'preview');

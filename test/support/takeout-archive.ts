@@ -118,6 +118,32 @@ function isoLocal(utc: number, zone: string): string {
 
 const startOfDate = (date: string, zone: string) => DateTime.fromISO(date, { zone }).startOf('day');
 
+/** The made-up device's heart rate at an instant. */
+const bpmAt = (utc: number) => 50 + Math.floor(40 * Math.abs(Math.sin(utc / 3000))) + (utc % 7);
+
+/** The instants of the heart-rate file of `date` (its UTC day), those of the history's local dates only. */
+function heartRateInstants(date: string, every: number, zone: string, localDates: ReadonlySet<string>): number[] {
+  const dayStart = Date.parse(`${date}T00:00:00Z`) / 1000;
+  const instants: number[] = [];
+  for (let utc = dayStart; utc < dayStart + 86_400; utc += every) {
+    // Only instants of the history's local dates, so that every expected minute is imported.
+    if (localDates.has(localDate(utc, zone))) instants.push(utc);
+  }
+  return instants;
+}
+
+/**
+ * The archive's heart-rate readings as `POST /v1/users/me/heartrate/` takes them, a UTC day (a
+ * file of the archive) at a time: the same data sent through the API (the bench compares the
+ * bytes either way stores).
+ */
+export function* heartRateUploads(history: History): Generator<Array<{ time: number; bpm: number }>> {
+  const every = history.heartRateEvery === undefined ? 15 : history.heartRateEvery;
+  if (every === null) return;
+  const localDates = new Set(history.dates);
+  for (const date of history.dates) yield heartRateInstants(date, every, history.zone, localDates).map((time) => ({ time, bpm: bpmAt(time) }));
+}
+
 /** The files of the history's archive, and what Stride must hold after importing it. */
 export function takeoutHistory(history: History): { files: TakeoutFile[]; expected: Expected } {
   const { zone, dates } = history;
@@ -161,15 +187,10 @@ export function takeoutHistory(history: History): { files: TakeoutFile[]; expect
     const byMinute = new Map<number, number[]>();
     const localDates = new Set(dates);
     for (const date of dates) {
-      const dayStart = Date.parse(`${date}T00:00:00Z`) / 1000;
-      const instants: number[] = [];
-      for (let utc = dayStart; utc < dayStart + 86_400; utc += heartRateEvery) {
-        // Only instants of the history's local dates, so that every expected minute is imported.
-        if (localDates.has(localDate(utc, zone))) instants.push(utc);
-      }
+      const instants = heartRateInstants(date, heartRateEvery, zone, localDates);
       expected.readings += instants.length;
       for (const utc of instants) {
-        const bpm = 50 + Math.floor(40 * Math.abs(Math.sin(utc / 3000))) + (utc % 7);
+        const bpm = bpmAt(utc);
         const minute = utc - (utc % 60);
         const list = byMinute.get(minute);
         if (list) list.push(bpm);
@@ -180,7 +201,7 @@ export function takeoutHistory(history: History): { files: TakeoutFile[]; expect
         content: () => {
           const parts: string[] = [];
           for (const utc of instants) {
-            const bpm = 50 + Math.floor(40 * Math.abs(Math.sin(utc / 3000))) + (utc % 7);
+            const bpm = bpmAt(utc);
             parts.push(`{"dateTime":"${listTime(utc, zone)}","value":{"bpm":${bpm},"confidence":${utc % 4}}}`);
           }
           return `[${parts.join(',')}]`;

@@ -1,7 +1,9 @@
 /**
  * "Bring your Fitbit history" on the account page (src/web/pages/account-imports.ts): a generated
- * Takeout archive uploaded through the real multipart form, previewed, confirmed, run by the
- * runner's own call, and reported; a file that is not a zip refused with its reason and removed;
+ * Takeout archive uploaded through the real multipart form, answered before it is read ("Reading
+ * your archive…"), read by the runner's own call (again after a reader that stopped), previewed,
+ * confirmed, run, and reported; uploads never confirmed expired by the sweep with the clock moved,
+ * their archives removed; a file that is not a zip refused with its reason and removed;
  * an upload over the size limit refused and removed; a discard, a cancel before the start and one
  * while a runner holds the import (its progress and time left shown first); a second start refused
  * while one is queued; another person's import and a malformed id are 404; forms without their
@@ -12,8 +14,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { claimAndRun } from '../../src/domain/takeout/runner.js';
-import { archiveLimits } from '../../src/domain/takeout/imports.js';
+import { claimAndPreview, claimAndRun } from '../../src/domain/takeout/runner.js';
+import { archiveLimits, expireUnconfirmedImports } from '../../src/domain/takeout/imports.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
@@ -68,16 +70,28 @@ forEachDialect('Bring your Fitbit history (account page)', (dialect) => {
   const run = (id: string, shouldStop?: () => boolean, onProgress?: (at: { filesDone: number }) => void) =>
     claimAndRun(t.database.stores, `runner-${id}`, { leaseSeconds: 30, coalesceSeconds: t.config.webhooks.coalesceSeconds, limits: archiveLimits(t.config.takeout.maxArchiveBytes), clock: t.clock, ...(shouldStop && { shouldStop }), ...(onProgress && { onProgress }) }, id);
 
-  /** Uploads an archive for a new person; their browser and the import's page address. */
-  async function previewed(name: string) {
+  const read = (id: string, owner = `reader-${id}`) => claimAndPreview(t.database.stores, owner, { leaseSeconds: 30, limits: archiveLimits(t.config.takeout.maxArchiveBytes), clock: t.clock }, id);
+
+  /** Uploads an archive (generated, unless `content`) for a new person; their browser and the import's page address, not read yet. */
+  async function uploaded(name: string, content?: Buffer) {
     const person = await newAccount(t, name);
     const browser = await signedIn(t, person);
-    const response = await upload(t, browser, await archiveBytes());
+    const response = await upload(t, browser, content ?? (await archiveBytes()));
     assert.equal(response.statusCode, 303, response.body.slice(0, 500));
     const location = String(response.headers.location);
     assert.match(location, /^\/account\/imports\/imp_[A-Za-z0-9_-]{16}$/);
     return { person, browser, location, id: location.split('/').pop()! };
   }
+
+  /** Uploads an archive for a new person and reads it as a runner would: it waits for their confirmation. */
+  async function previewed(name: string) {
+    const made = await uploaded(name);
+    assert.equal(await read(made.id), 'previewed');
+    return made;
+  }
+
+  /** The stored import's state. */
+  const stateOf = async (id: string) => (await t.database.db.kysely.selectFrom('takeout_imports').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
 
   it('uploads an archive through the form, previews it, imports it on confirmation, and reports it', async () => {
     const { browser, location, id } = await previewed('Uploader');
@@ -117,11 +131,105 @@ forEachDialect('Bring your Fitbit history (account page)', (dialect) => {
     assert.ok(account.body.includes(`href="${location}"`));
   });
 
-  it('refuses a file that is not a zip, with the reason, and keeps no file', async () => {
-    const browser = await signedIn(t, await newAccount(t, 'Notzip'));
-    const response = await upload(t, browser, Buffer.from('this is not a zip archive at all, only text\n'.repeat(20)));
-    assert.equal(response.statusCode, 400);
-    assert.match(response.body, /The archive “takeout-fitbit\.zip” is not a zip archive, or it was cut short/);
+  it('answers the upload before the archive is read: the page says "Reading your archive…" and reloads itself until the preview is there', async () => {
+    const { browser, location, id } = await uploaded('Early');
+    // No runner has read it: the upload was answered with the file on disk and nothing found yet.
+    assert.equal(await stateOf(id), 'reading');
+    assert.equal(filesIn(archives).length, 1);
+    const reading = await browser.get(location);
+    assert.equal(reading.status, 200);
+    assert.match(reading.body, /<h1>Reading your Fitbit archive<\/h1>/);
+    assert.match(textOf(reading.body, 'import-state')!, /Reading your archive…/);
+    assert.match(textOf(reading.body, 'import-reading')!, /before anything is imported/);
+    assert.ok(reading.body.includes('<meta http-equiv="refresh" content="2">'), 'the page reloads itself while the archive is read');
+    assert.equal(textOf(reading.body, 'found'), undefined, 'nothing found yet');
+    assert.ok(!reading.body.includes('Confirm and import'));
+    const early = await browser.post(`${location}/start`, formFields(reading.body, `${location}/cancel`));
+    assert.equal(early.status, 409, 'an archive not read yet cannot be confirmed');
+
+    assert.equal(await read(id), 'previewed');
+    const shown = await browser.get(location);
+    assert.match(shown.body, /<h1>Check your Fitbit archive<\/h1>/);
+    assert.match(textOf(shown.body, 'found')!, /1 May to 7 May 2024/);
+    assert.ok(!shown.body.includes('http-equiv="refresh"'));
+    assert.equal(await read(id), null, 'read once');
+    await browser.post(`${location}/cancel`, formFields(shown.body, `${location}/cancel`));
+    assert.deepEqual(filesIn(archives), []);
+  });
+
+  it('reads again an archive whose reader stopped, once its lease ran out', async () => {
+    const { browser, location, id } = await uploaded('Reread');
+    // A runner took the read and its process stopped: the lease holds it until it runs out.
+    const taken = await t.database.stores.takeoutImports.claim('stopped-process', t.clock(), t.clock() + 30, id, 'preview');
+    assert.equal(taken?.id, id);
+    assert.equal(await read(id), null, 'not while its lease lives');
+    t.clock.advance(31);
+    assert.equal(await read(id), 'previewed');
+    assert.match(textOf((await browser.get(location)).body, 'import-state')!, /waiting for you to confirm/);
+    const late = { timezone: { name: 'UTC', from: 'profile' as const }, weight_unit: { unit: 'kg' as const, from: 'default' as const }, kinds: {}, not_read: {}, unreadable: [], files_total: 0 };
+    assert.equal(await t.database.stores.takeoutImports.previewFound(id, 'stopped-process', { archiveBytes: 1, archiveFingerprint: 'x', timezone: 'UTC', preview: late }, t.clock()), false);
+    assert.match(textOf((await browser.get(location)).body, 'import-zone')!, /Europe\/Berlin/, 'the stopped reader cannot write over the preview');
+    const page = await browser.get(location);
+    await browser.post(`${location}/cancel`, formFields(page.body, `${location}/cancel`));
+    assert.deepEqual(filesIn(archives), []);
+  });
+
+  it('discards an archive while it is being read: the archive goes, and the read finds nothing to write', async () => {
+    const { browser, location, id } = await uploaded('Impatient');
+    const reading = await browser.get(location);
+    assert.equal((await browser.post(`${location}/cancel`, formFields(reading.body, `${location}/cancel`))).status, 303);
+    assert.match(textOf((await browser.get(location)).body, 'import-state')!, /Discarded before it started/);
+    assert.deepEqual(filesIn(archives), []);
+    assert.equal(await read(id), null);
+  });
+
+  it('refuses a file that is not a zip once it is read, with the reason, and keeps no file', async () => {
+    const { browser, location, id } = await uploaded('Notzip', Buffer.from('this is not a zip archive at all, only text\n'.repeat(20)));
+    assert.equal(await read(id), 'refused');
+    const page = await browser.get(location);
+    assert.equal(page.status, 200);
+    assert.match(textOf(page.body, 'import-state')!, /Refused: nothing was imported/);
+    assert.match(textOf(page.body, 'import-error')!, /It was refused: the archive is not a zip archive, or it was cut short/);
+    assert.ok(!page.body.includes('http-equiv="refresh"'));
+    assert.equal(textOf(page.body, 'import-progress'), undefined);
+    assert.deepEqual(filesIn(archives), []);
+  });
+
+  it('expires uploads never confirmed after TAKEOUT_UNCONFIRMED_KEPT, removing their archives; confirmed ones are left alone', async () => {
+    const kept = t.config.takeout.unconfirmedKeptSeconds;
+    assert.equal(kept, 86_400);
+    const sweep = () => expireUnconfirmedImports(t.database.stores, t.clock(), kept);
+    const waiting = await previewed('Forgetful');
+    const unread = await uploaded('Abandoned');
+    const confirmed = await previewed('Decided');
+    const page = await confirmed.browser.get(confirmed.location);
+    await confirmed.browser.post(`${confirmed.location}/start`, formFields(page.body, `${confirmed.location}/start`));
+    assert.equal(filesIn(archives).length, 3);
+
+    t.clock.advance(kept - 5);
+    assert.deepEqual(await sweep(), [], 'not before their time');
+    const fresh = await uploaded('Late');
+    t.clock.advance(10);
+    const expired = await sweep();
+    assert.deepEqual(expired.map((imported) => imported.id).sort(), [waiting.id, unread.id].sort());
+    assert.equal(filesIn(archives).length, 2, 'the queued import\'s archive and the fresh upload stay');
+    assert.equal(await stateOf(confirmed.id), 'queued');
+    assert.equal(await stateOf(fresh.id), 'reading');
+    assert.deepEqual(await sweep(), [], 'expired once');
+
+    const shown = await waiting.browser.get(waiting.location);
+    assert.match(textOf(shown.body, 'import-state')!, /Expired: it was not confirmed in time, and the archive was removed/);
+    assert.match(textOf(shown.body, 'import-expired')!, /upload the archive again/);
+    assert.ok(!shown.body.includes('Confirm and import') && !shown.body.includes('http-equiv="refresh"'));
+    const refusedStart = await waiting.browser.post(`${waiting.location}/start`, formFields((await waiting.browser.get('/account')).body, '/account/imports'));
+    assert.equal(refusedStart.status, 409, 'an expired import cannot start');
+    assert.match(textOf((await waiting.browser.get('/account')).body, 'imports')!, /takeout-fitbit\.zip: Expired/);
+    assert.equal(await read(unread.id), null, 'an expired upload is never read');
+
+    for (const made of [confirmed, fresh]) {
+      const shownPage = await made.browser.get(made.location);
+      await made.browser.post(`${made.location}/cancel`, formFields(shownPage.body, `${made.location}/cancel`));
+    }
     assert.deepEqual(filesIn(archives), []);
   });
 
@@ -190,6 +298,7 @@ forEachDialect('Bring your Fitbit history (account page)', (dialect) => {
     await first.browser.post(`${first.location}/start`, formFields(page.body, `${first.location}/start`));
     const again = await upload(t, first.browser, await archiveBytes());
     const second = String(again.headers.location);
+    assert.equal(await read(second.split('/').pop()!), 'previewed');
     const preview = await first.browser.get(second);
     const refused = await first.browser.post(`${second}/start`, formFields(preview.body, `${second}/start`));
     assert.equal(refused.status, 409);

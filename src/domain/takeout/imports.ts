@@ -11,8 +11,9 @@ import { isoDateOfDay } from '../../calendar/local-clock.js';
 import { profileZone } from '../local-dates.js';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
 import { previewArchive } from './preview.js';
+import { ArchiveRefused } from './archive.js';
 
-export { ArchiveRefused } from './archive.js';
+export { ArchiveRefused };
 
 /** The archive of an import, as the caller has it on disk. */
 export interface ArchiveOnDisk {
@@ -44,6 +45,57 @@ export async function previewImport(stores: Stores, person: { id: string; timezo
     timezone: previewed.preview.timezone.name,
     preview: previewed.preview,
     now,
+  });
+}
+
+/**
+ * Records an archive the person just stored, to be read by a runner in the background
+ * (`previewStored`): the upload is answered at once, and the page shows "Reading your archive…"
+ * until the preview is there. Nothing is read here.
+ */
+export async function importToRead(stores: Stores, person: { id: string; timezone: string }, archive: ArchiveOnDisk & { bytes: number }, now: number): Promise<TakeoutImport> {
+  return stores.takeoutImports.createReading({
+    userId: person.id,
+    archivePath: archive.path,
+    archiveName: archive.name,
+    archiveBytes: archive.bytes,
+    ownsArchive: archive.ownedByServer,
+    timezone: profileZone(person.timezone),
+    now,
+  });
+}
+
+/** How a background read of an archive ended: previewed, refused (its import failed, the archive removed), or no longer this process's to end. */
+export type PreviewEnd = 'previewed' | 'refused' | 'lost';
+
+/**
+ * Reads the archive of an import in state `reading` whose lease `owner` holds (claimed by a
+ * runner), and records its preview — or its refusal, whose reason the page shows; the refused
+ * archive is removed at once when the server stored it. Other errors (a disk failing) are thrown:
+ * the lease runs out and a runner reads it again.
+ */
+export async function previewStored(stores: Stores, imported: TakeoutImport, owner: string, limits: ArchiveLimits, clock: () => number): Promise<PreviewEnd> {
+  let previewed;
+  try {
+    previewed = await previewArchive(imported.archivePath, imported.timezone, limits);
+  } catch (error) {
+    if (!(error instanceof ArchiveRefused)) throw error;
+    const refused = await stores.takeoutImports.previewRefused(imported.id, owner, `the archive ${error.message}`, clock());
+    if (refused && imported.ownsArchive) await rm(imported.archivePath, { force: true });
+    return refused ? 'refused' : 'lost';
+  }
+  const found = { archiveBytes: previewed.bytes, archiveFingerprint: previewed.fingerprint, timezone: previewed.preview.timezone.name, preview: previewed.preview };
+  return (await stores.takeoutImports.previewFound(imported.id, owner, found, clock())) ? 'previewed' : 'lost';
+}
+
+/**
+ * The sweep's part (src/server.ts): imports the person never confirmed — read, or still waiting
+ * to be read, `keptSeconds` after their upload or preview — are marked `expired` and the archives
+ * the server stored for them removed, so that an abandoned upload does not stay on disk.
+ */
+export async function expireUnconfirmedImports(stores: Stores, now: number, keptSeconds: number): Promise<TakeoutImport[]> {
+  return stores.takeoutImports.expireUnconfirmed(now - keptSeconds, now, async (imported) => {
+    if (imported.ownsArchive) await rm(imported.archivePath, { force: true });
   });
 }
 
@@ -113,7 +165,8 @@ export interface ImportView {
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
-  preview: TakeoutPreview;
+  /** Null while the archive is read (`reading`), and when it was refused then. */
+  preview: TakeoutPreview | null;
   progress: { files_done: number; files_total: number; percent: number; kinds: KindProgressView[] };
   report: { kinds: KindReportView[]; not_read: Record<string, number>; skipped: SkippedTally };
 }
@@ -137,7 +190,8 @@ function kindReport(kind: TakeoutKind, tally: KindTally): KindReportView {
 }
 
 export function importView(imported: TakeoutImport): ImportView {
-  const kinds = TAKEOUT_KINDS.filter((kind) => imported.preview.kinds[kind] !== undefined);
+  const preview = imported.preview;
+  const kinds = TAKEOUT_KINDS.filter((kind) => preview?.kinds[kind] !== undefined);
   const tallies = imported.report.kinds;
   return {
     id: imported.id,
@@ -153,7 +207,7 @@ export function importView(imported: TakeoutImport): ImportView {
       files_done: imported.nextFile,
       files_total: imported.filesTotal,
       percent: imported.filesTotal === 0 ? 100 : Math.floor((100 * imported.nextFile) / imported.filesTotal),
-      kinds: kinds.map((kind) => ({ kind, days_done: daysIn(tallies[kind]?.days_read ?? []), days_total: imported.preview.kinds[kind]!.days })),
+      kinds: kinds.map((kind) => ({ kind, days_done: daysIn(tallies[kind]?.days_read ?? []), days_total: preview!.kinds[kind]!.days })),
     },
     report: {
       kinds: kinds.filter((kind) => tallies[kind] !== undefined).map((kind) => kindReport(kind, tallies[kind]!)),

@@ -9,8 +9,8 @@ import { isoDateOfDay } from '../../calendar/local-clock.js';
 import { MAX_NAMED_SKIPS, type PreviewKind, type SkippedEntry, type TakeoutKind, type TakeoutPreview } from '../../store/takeout-imports.js';
 import { ArchiveRefused, inflationProblem, openArchive, type ArchiveLimits, type OpenArchive } from './archive.js';
 import { archiveFiles, shortName, type ArchiveFiles } from './files.js';
-import { parseListDate } from './fitbit-times.js';
 import { readProfile, type WeightUnit } from './profile.js';
+import { readOffThread } from './file-reader.js';
 
 export interface PreviewedArchive {
   preview: TakeoutPreview;
@@ -36,35 +36,6 @@ export async function openTakeout(path: string, limits: ArchiveLimits): Promise<
   }
 }
 
-/** The local dates an entry of `kind` names (its day number), without reading its values; null when none. */
-function dayOf(kind: TakeoutKind, row: unknown): number | null {
-  if (typeof row !== 'object' || row === null) return null;
-  const entry = row as Record<string, unknown>;
-  switch (kind) {
-    case 'sleep':
-      return typeof entry.dateOfSleep === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(entry.dateOfSleep) ? Date.parse(`${entry.dateOfSleep}T00:00:00Z`) / 86_400_000 : null;
-    case 'weight':
-      return parseListDate(entry.date);
-    case 'resting_heart_rate': {
-      const value = entry.value as Record<string, unknown> | undefined;
-      return parseListDate(value?.date) ?? parseListDate(entry.dateTime);
-    }
-    default:
-      return parseListDate(entry.dateTime);
-  }
-}
-
-/** The weight unit of weighings without a profile's word for it: weight over BMI is the height squared, in the unit's terms. */
-function unitFromBmi(row: unknown): WeightUnit | null {
-  const entry = row as Record<string, unknown> | null;
-  const weight = Number(entry?.weight);
-  const bmi = Number(entry?.bmi);
-  if (!(weight > 0 && bmi > 0)) return null;
-  const squaredHeight = weight / bmi;
-  // Adults are 1.4–2.1 m tall: 2–4.4 m² in kg, 4.3–9.7 in lb, 0.3–0.7 in stones.
-  return squaredHeight < 1 ? 'stone' : squaredHeight < 4.37 ? 'kg' : 'lb';
-}
-
 /** Previews the archive at `path`; `personZone` is the Stride profile's zone. Throws ArchiveRefused. */
 export async function previewArchive(path: string, personZone: string, limits: ArchiveLimits): Promise<PreviewedArchive> {
   const { archive, files } = await openTakeout(path, limits);
@@ -78,26 +49,17 @@ export async function previewArchive(path: string, personZone: string, limits: A
       const count = counts.get(kind) ?? { files: 0, entries: 0 };
       counts.set(kind, count);
       count.files++;
-      let list: unknown;
-      try {
-        list = JSON.parse((await archive.read(entry)).toString('utf8'));
-      } catch (error) {
-        if (error instanceof ArchiveRefused) throw error;
-        unreadable.push({ file: shortName(entry.name), entry: null, code: 'malformed_file', reason: `is not valid JSON (${(error as Error).message})` });
+      // Parsed off the event loop: a file is up to tens of milliseconds of JSON.parse.
+      const found = await readOffThread.preview(kind, await archive.read(entry));
+      if ('unreadable' in found) {
+        unreadable.push({ file: shortName(entry.name), entry: null, code: 'malformed_file', reason: found.unreadable });
         continue;
       }
-      if (!Array.isArray(list)) {
-        unreadable.push({ file: shortName(entry.name), entry: null, code: 'malformed_file', reason: 'is not a JSON list of entries' });
-        continue;
-      }
-      count.entries += list.length;
+      count.entries += found.entries;
       const dates = days.get(kind) ?? new Set<number>();
       days.set(kind, dates);
-      for (const row of list) {
-        const day = dayOf(kind, row);
-        if (day !== null) dates.add(day);
-        if (kind === 'weight' && bmiUnit === null) bmiUnit = unitFromBmi(row);
-      }
+      for (const day of found.days) dates.add(day);
+      if (bmiUnit === null) bmiUnit = found.bmiUnit;
     }
     const kinds: Partial<Record<TakeoutKind, PreviewKind>> = {};
     for (const [kind, count] of counts) {

@@ -15,7 +15,8 @@ import { minutesChange } from '../minute-samples.js';
 import { ArchiveRefused, type ArchiveLimits } from './archive.js';
 import { shortName } from './files.js';
 import { openTakeout } from './preview.js';
-import { readFile, type ReadStep } from './read-files.js';
+import type { ReadStep } from './read-files.js';
+import { readOffThread } from './file-reader.js';
 
 export interface RunSettings {
   /** Who runs it: the lease's owner. */
@@ -102,7 +103,7 @@ export async function runImport(stores: Stores, imported: TakeoutImport, setting
   }
   const { archive, files } = opened;
   try {
-    if (archive.fingerprint !== imported.archiveFingerprint || files.files.length !== imported.filesTotal) {
+    if (imported.preview === null || archive.fingerprint !== imported.archiveFingerprint || files.files.length !== imported.filesTotal) {
       return finish(stores, imported, settings, 'failed', 'the archive on disk is no longer the one previewed; preview it again');
     }
     const context = { zone: imported.timezone, now: imported.createdAt, weightUnit: imported.preview.weight_unit.unit };
@@ -111,7 +112,8 @@ export async function runImport(stores: Stores, imported: TakeoutImport, setting
       const file = shortName(entry.name);
       let steps: ReadStep[];
       try {
-        steps = readFile(kind, await archive.read(entry), { ...context, file });
+        // Parsed and checked off the event loop: a file is up to tens of milliseconds of work.
+        steps = await readOffThread.read(kind, await archive.read(entry), { ...context, file });
       } catch (error) {
         if (!(error instanceof ArchiveRefused)) throw error;
         steps = [{ kind: 'unread', of: kind, day: null, entries: 0, skipped: [{ file, entry: null, code: 'unreadable_file', reason: `could not be read: the archive ${error.message}` }] }];

@@ -1,17 +1,18 @@
 /**
  * "Bring your Fitbit history" on the account page (docs/web.md, docs/takeout.md "The account
- * page"): a Google Takeout archive uploaded to a file the server owns, previewed, confirmed or
- * discarded, followed while it runs, cancelled, and reported. The import itself is the domain's
- * (src/domain/takeout/imports.ts); the runner of every server process carries it on.
+ * page"): a Google Takeout archive uploaded to a file the server owns, read in the background and
+ * previewed, confirmed or discarded, followed while it runs, cancelled, and reported. The upload is
+ * answered as soon as the file is on disk; the runner of every server process reads the archive
+ * and carries the import on (src/domain/takeout/).
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ArchiveRefused, archiveLimits, cancelImport, importOf, previewImport, startImport } from '../../domain/takeout/imports.js';
+import { cancelImport, importOf, importToRead, startImport } from '../../domain/takeout/imports.js';
 import { isId } from '../../store/identifiers.js';
 import { CSRF_FIELD, isValidSessionCsrf } from '../csrf.js';
 import { signedInLayout } from '../forms.js';
@@ -22,6 +23,8 @@ import { bytesText, importPageData, inProgress } from './import-view.js';
 
 /** Seconds between reloads of the page of an import that is moving. */
 const REFRESH_SECONDS = 3;
+/** Seconds between reloads while the archive is read: a year takes a few seconds. */
+const READING_REFRESH_SECONDS = 2;
 /** The longest upload file name kept to show the person. */
 const NAME_MAX = 200;
 
@@ -37,7 +40,6 @@ const isTooLarge = (error: unknown) => (error as { code?: string } | null)?.code
 
 export async function accountImportPages(app: FastifyInstance): Promise<void> {
   const { stores, clock, config } = app.ctx;
-  const limits = archiveLimits(config.takeout.maxArchiveBytes);
   const dir = config.takeout.archiveDir;
 
   // Multipart bodies are read only by the upload below, as a stream to disk: never whole in memory.
@@ -110,13 +112,14 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
     }
     if (!upload) return reply;
     try {
-      const previewed = await previewImport(stores, session.user, { path: upload.path, name: upload.name, ownedByServer: true }, limits, clock());
-      return reply.redirect(`/account/imports/${previewed.id}`, 303);
+      // Answered now: a runner reads the archive, and the import's page shows the preview once it is there.
+      const bytes = (await stat(upload.path)).size;
+      const reading = await importToRead(stores, session.user, { path: upload.path, name: upload.name, ownedByServer: true, bytes }, clock());
+      return reply.redirect(`/account/imports/${reading.id}`, 303);
     } catch (error) {
-      // Nothing will read a refused archive: it goes at once, as does one whose preview failed.
+      // Nothing would ever read or remove it.
       await rm(upload.path, { force: true });
-      if (!(error instanceof ArchiveRefused)) throw error;
-      return sendErrorPage(reply, 400, 'Archive refused', `The archive “${upload.name}” ${error.message}.`, BACK);
+      throw error;
     }
   });
 
@@ -127,10 +130,10 @@ export async function accountImportPages(app: FastifyInstance): Promise<void> {
     const view = await importOf(stores, session.user.id, id);
     if (!view) return notFound(reply);
     const page = importPageData(view, clock());
-    const title = view.state === 'previewed' ? 'Check your Fitbit archive' : 'Your Fitbit import';
+    const title = view.state === 'previewed' ? 'Check your Fitbit archive' : view.state === 'reading' ? 'Reading your Fitbit archive' : 'Your Fitbit import';
     return sendPage(reply, './account-import', {
       ...signedInLayout(session, title, 'account'),
-      ...(inProgress(view) ? { refreshSeconds: REFRESH_SECONDS } : {}),
+      ...(inProgress(view) ? { refreshSeconds: view.state === 'reading' ? READING_REFRESH_SECONDS : REFRESH_SECONDS } : {}),
       imported: page,
     });
   });

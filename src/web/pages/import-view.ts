@@ -19,12 +19,14 @@ const KIND_NAMES: Record<string, string> = {
 };
 
 const STATE_WORDS: Record<ImportView['state'], string> = {
+  reading: 'Reading your archive…',
   previewed: 'Read, waiting for you to confirm',
   queued: 'Waiting to start',
   running: 'Importing',
   done: 'Done',
   cancelled: 'Cancelled',
   failed: 'Failed',
+  expired: 'Expired: it was not confirmed in time, and the archive was removed',
 };
 
 const ZONE_FROM = { archive: 'named by the archive (Profile.csv)', profile: 'your Stride profile’s: the archive names none this server knows' } as const;
@@ -46,8 +48,17 @@ export function bytesText(bytes: number): string {
   return `${amount(value, 1)} ${units[unit]}`;
 }
 
-/** Still moving: the page reloads itself until the import ends. */
-export const inProgress = (view: Pick<ImportView, 'state'>) => view.state === 'queued' || view.state === 'running';
+/** Still moving: the page reloads itself until the archive is read, and until the import ends. */
+export const inProgress = (view: Pick<ImportView, 'state'>) => view.state === 'reading' || view.state === 'queued' || view.state === 'running';
+
+/** Refused when it was read: nothing was ever found in it, nor imported. */
+const refusedOnReading = (view: Pick<ImportView, 'state' | 'preview'>) => view.state === 'failed' && view.preview === null;
+
+function stateText(view: ImportView): string {
+  if (view.state === 'cancelled' && view.started_at === null) return 'Discarded before it started: nothing was imported';
+  if (refusedOnReading(view)) return 'Refused: nothing was imported';
+  return STATE_WORDS[view.state];
+}
 
 /**
  * What is left, guessed from the pace so far (files done since the start); null until there is a
@@ -68,25 +79,29 @@ export function timeLeft(view: ImportView, now: number): string | null {
 export function importPageData(view: ImportView, now: number) {
   const preview = view.preview;
   const skipped = view.report.skipped;
+  const refused = refusedOnReading(view);
   return {
     id: view.id,
     state: view.state,
-    stateText: view.state === 'cancelled' && view.started_at === null ? 'Discarded before it started: nothing was imported' : STATE_WORDS[view.state],
+    stateText: stateText(view),
+    reading: view.state === 'reading',
+    refused,
+    expired: view.state === 'expired',
     cancelRequested: view.cancel_requested,
     error: view.error,
     archiveName: view.archive.name,
     archiveSize: bytesText(view.archive.bytes),
-    zone: { name: preview.timezone.name, from: ZONE_FROM[preview.timezone.from] },
-    unit: { name: UNIT_NAMES[preview.weight_unit.unit], from: UNIT_FROM[preview.weight_unit.from] },
-    found: Object.entries(preview.kinds).map(([kind, found]) => ({
+    zone: preview ? { name: preview.timezone.name, from: ZONE_FROM[preview.timezone.from] } : null,
+    unit: preview ? { name: UNIT_NAMES[preview.weight_unit.unit], from: UNIT_FROM[preview.weight_unit.from] } : null,
+    found: Object.entries(preview?.kinds ?? {}).map(([kind, found]) => ({
       name: kindName(kind),
       files: amount(found!.files),
       entries: amount(found!.entries),
       days: amount(found!.days),
       dates: found!.first_date && found!.last_date ? dateRange(found!.first_date, found!.last_date) : '—',
     })),
-    notRead: Object.entries(preview.not_read).map(([kind, files]) => ({ kind, files: amount(files) })),
-    unreadable: preview.unreadable.map((entry) => ({ file: entry.file, reason: entry.reason })),
+    notRead: Object.entries(preview?.not_read ?? {}).map(([kind, files]) => ({ kind, files: amount(files) })),
+    unreadable: (preview?.unreadable ?? []).map((entry) => ({ file: entry.file, reason: entry.reason })),
     percent: view.progress.percent,
     filesDone: amount(view.progress.files_done),
     filesTotal: amount(view.progress.files_total),
@@ -105,9 +120,12 @@ export function importPageData(view: ImportView, now: number) {
     skippedByCode: Object.entries(skipped.by_code).map(([code, count]) => ({ code, count: amount(count) })),
     skips: skipped.entries.slice(0, SKIPS_SHOWN).map((entry) => ({ file: entry.file, entry: entry.entry === null ? 'the whole file' : String(entry.entry), code: entry.code, reason: entry.reason })),
     skipsNotShown: Math.max(0, skipped.total - Math.min(SKIPS_SHOWN, skipped.entries.length)),
-    canStart: view.state === 'previewed',
+    canStart: view.state === 'previewed' && preview !== null,
+    canDiscard: view.state === 'reading',
     canCancel: (view.state === 'queued' || view.state === 'running') && !view.cancel_requested,
-    ended: view.state === 'done' || view.state === 'cancelled' || view.state === 'failed',
+    // Progress is shown of an import that started (or was queued): not of an archive refused, discarded or expired unread.
+    showsProgress: !refused && view.state !== 'expired' && !(view.state === 'cancelled' && view.report.kinds.length === 0),
+    ended: view.state === 'done' || view.state === 'cancelled' || view.state === 'failed' || view.state === 'expired',
   };
 }
 

@@ -107,7 +107,7 @@ forEachDialect('bad Takeout archives', (dialect) => {
       [`${GLOBAL}/weight-2024-03-31.json`, JSON.stringify([{ logId: 1, weight: 1000, bmi: 300, date: '03/31/24', time: '07:00:00', source: 'API' }, { logId: 2, weight: 70.5, bmi: 22, fat: 90, date: '03/31/24', time: '07:05:00', source: 'API' }])],
     ]);
     const previewed = await preview(path);
-    assert.deepEqual(previewed.preview.unreadable.map((entry) => entry.file), ['Fitbit/Global Export Data/calories-2024-03-31.json']);
+    assert.deepEqual(previewed.preview!.unreadable.map((entry) => entry.file), ['Fitbit/Global Export Data/calories-2024-03-31.json']);
     assert.ok('queued' in (await startImport(t.database.stores, person.id, previewed.id, t.clock())));
     const limits = archiveLimits(t.config.takeout.maxArchiveBytes);
     assert.equal(await claimAndRun(t.database.stores, 'runner', { leaseSeconds: 30, coalesceSeconds: 0, limits, clock: t.clock }, previewed.id), 'finished');

@@ -93,8 +93,8 @@ forEachDialect('Takeout imports', (dialect) => {
     assert.equal(view.state, 'done', view.error ?? '');
     assert.deepEqual(await everythingRead(t, app.token, expected, 'Europe/Berlin', dates), asRead(expected));
 
-    assert.equal(view.preview.timezone.name, 'Europe/Berlin');
-    assert.equal(view.preview.timezone.from, 'archive');
+    assert.equal(view.preview!.timezone.name, 'Europe/Berlin');
+    assert.equal(view.preview!.timezone.from, 'archive');
     const kinds = Object.fromEntries(view.report.kinds.map((kind) => [kind.kind, kind]));
     for (const kind of ['steps', 'distance', 'calories', 'heartrate', 'sleep'] as const) {
       assert.equal(kinds[kind]!.days_imported, 8, kind);
@@ -127,8 +127,8 @@ forEachDialect('Takeout imports', (dialect) => {
     const { path, expected, dates } = await archiveOf({ zone: 'Asia/Kolkata', dates: datesFrom('2024-06-01', 3), profileZone: null, weightUnit: 'lb', weighEvery: 1 });
     const view = await imported({ ...person, timezone: 'Asia/Kolkata' }, path);
     assert.equal(view.state, 'done', view.error ?? '');
-    assert.deepEqual(view.preview.timezone, { name: 'Asia/Kolkata', from: 'profile' });
-    assert.deepEqual(view.preview.weight_unit, { unit: 'lb', from: 'bmi' });
+    assert.deepEqual(view.preview!.timezone, { name: 'Asia/Kolkata', from: 'profile' });
+    assert.deepEqual(view.preview!.weight_unit, { unit: 'lb', from: 'bmi' });
     assert.deepEqual(await everythingRead(t, app.token, expected, 'Asia/Kolkata', dates), asRead(expected));
   });
 
