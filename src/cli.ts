@@ -24,6 +24,8 @@ Commands:
                                             for a person who cannot sign in; ends their sessions;
                                             --password-stdin instead of --password P reads it from
                                             standard input, out of ps and the shell's history
+  users reset-link --email E                a link to set a new password: usable once, for one hour;
+                                            using it ends every session of theirs
   users delete --email E                    the account and all its data (not while it owns apps)
   apps create --owner E --name N --redirect-uri U [--redirect-uri U2 …] --scopes s1,s2 [--public]
                                             [--grant-types g1,g2] [--require-dpop] [--require-par yes|no]

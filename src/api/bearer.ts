@@ -84,11 +84,12 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     const now = clock();
     // The jti's record and the token's lookup go to the database together (each with the other
     // requests' of the turn); a replayed proof is refused whatever the token.
-    const [, grant] = await Promise.all([rememberProof(app.ctx, verified, PROOF_STATUS), lookup.find(tokenKey(token), now)]);
+    const key = tokenKey(token);
+    const [, grant] = await Promise.all([rememberProof(app.ctx, verified, PROOF_STATUS), lookup.find(key, now)]);
     // §4.3 step 12: the proof's key must be the one the token is bound to; a bearer token has none.
-    if (grant && grant.jkt === null) return invalidToken('the access token is not bound to a DPoP key: send it as Authorization: Bearer', true, 'DPoP');
-    if (grant && grant.jkt !== verified.jkt) return invalidToken('the access token is bound to another DPoP key', true, 'DPoP');
-    return accept(request, grant, now, 'DPoP');
+    if (grant && grant.jkt === null) return refuse(request, key, invalidToken('the access token is not bound to a DPoP key: send it as Authorization: Bearer', true, 'DPoP'));
+    if (grant && grant.jkt !== verified.jkt) return refuse(request, key, invalidToken('the access token is bound to another DPoP key', true, 'DPoP'));
+    return accept(request, grant, now, key, 'DPoP');
   }
 
   app.addHook('onRequest', (request, _reply, done) => {
@@ -101,23 +102,24 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     if (token === null) return done(invalidToken('an access token is required (Authorization: Bearer …)', false));
     if (token === '') return done(invalidToken('the Authorization header is not a Bearer or DPoP token', true));
     const now = clock();
+    const key = tokenKey(token);
     let found: ReturnType<BearerLookup['find']>;
     try {
-      found = lookup.find(tokenKey(token), now);
+      found = lookup.find(key, now);
     } catch (error) {
       return done(error as Error);
     }
     if (found instanceof Promise) {
-      found.then((grant) => done(accept(request, grant, now)), done);
+      found.then((grant) => done(accept(request, grant, now, key)), done);
     } else {
-      done(accept(request, found, now));
+      done(accept(request, found, now, key));
     }
   });
 
-  function accept(request: FastifyRequest, grant: BearerGrant | undefined, now: number, scheme: 'Bearer' | 'DPoP' = 'Bearer'): ApiError | undefined {
-    if (!grant) return invalidToken('the access token is unknown, expired or revoked', true, scheme);
+  function accept(request: FastifyRequest, grant: BearerGrant | undefined, now: number, key: string, scheme: 'Bearer' | 'DPoP' = 'Bearer'): ApiError | undefined {
+    if (!grant) return refuse(request, key, invalidToken('the access token is unknown, expired or revoked', true, scheme));
     // RFC 9449 §7.2: a DPoP-bound token is never accepted as a bearer token.
-    if (scheme === 'Bearer' && grant.jkt !== null) return invalidToken('the access token is bound to a DPoP key: send it as Authorization: DPoP with a proof', true);
+    if (scheme === 'Bearer' && grant.jkt !== null) return refuse(request, key, invalidToken('the access token is bound to a DPoP key: send it as Authorization: DPoP with a proof', true));
     request.auth = grant;
     if (grant.grantLastUsedAt === null || now - grant.grantLastUsedAt >= LAST_USED_RESOLUTION_SECONDS) {
       const warn = (error: unknown) => request.log.warn({ err: error }, 'could not record when the grant was last used');
@@ -130,6 +132,15 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     }
     return undefined;
   }
+}
+
+/**
+ * A refused token's key, kept for usage (http/usage.ts): the app it was issued to, if any, is found
+ * when the counts are written, so a refusal costs no query here and a valid token none at all.
+ */
+function refuse(request: FastifyRequest, key: string, error: ApiError): ApiError {
+  request.refusedTokenKey = key;
+  return error;
 }
 
 /** An onRequest hook that answers 403 `insufficient_scope` unless the token carries `scope`. */

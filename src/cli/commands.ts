@@ -11,6 +11,7 @@ import { DATA_KINDS, firstStoredOverlap, SleepOverlapError, writePersonData, typ
 import { addTestPeople, LIFE_NAMES } from '../domain/test-people.js';
 import { isLifeName } from '../domain/synthetic-person.js';
 import { createAccount, deleteAccount, setPassword } from '../domain/users.js';
+import { createResetLink } from '../domain/password-resets.js';
 import { parseScopeString } from '../domain/scopes.js';
 import type { App } from '../store/apps.js';
 import type { TestPerson } from '../store/test-people.js';
@@ -274,6 +275,19 @@ export const COMMANDS: Record<string, Command> = {
     return {
       text: `set a new password for ${user.email}; every session of theirs has ended`,
       json: { id: user.id, email: user.email },
+    };
+  },
+
+  async 'users reset-link'({ config, values }) {
+    const email = required(values, 'email');
+    const { user, link } = await withStores(config, async (stores) => {
+      const user = await userByEmail(stores, email);
+      return { user, link: await createResetLink(stores.passwordResets, systemClock, config.publicUrl, user) };
+    });
+    const expires = new Date(link.expiresAt * 1000).toISOString();
+    return {
+      text: `a link for ${user.email} to set a new password, usable once until ${expires} (using it ends every session of theirs):\n${link.url}`,
+      json: { id: user.id, email: user.email, url: link.url, expires_at: link.expiresAt },
     };
   },
 

@@ -31,6 +31,7 @@ import * as testPeople from './migrations/013_test_people.js';
 import * as strideChanges from './migrations/014_stride_changes.js';
 import * as requestedScope from './migrations/015_requested_scope.js';
 import * as heartRateProfile from './migrations/016_heart_rate_profile.js';
+import * as resetsAndEndedTokens from './migrations/017_resets_and_ended_tokens.js';
 import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
 import * as takeoutImports from './migrations/019_takeout_imports.js';
 
@@ -52,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '014_stride_changes': strideChanges,
   '015_requested_scope': requestedScope,
   '016_heart_rate_profile': heartRateProfile,
+  '017_resets_and_ended_tokens': resetsAndEndedTokens,
   '018_fitbit_subscriptions': fitbitSubscriptions,
   '019_takeout_imports': takeoutImports,
 };

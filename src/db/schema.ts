@@ -377,7 +377,27 @@ export interface WebhookDeliveryTable {
   last_status: number | null;
   last_error: string | null;
   last_latency_ms: number | null;
+  /** The first 1 KB of the receiver's last answer (UTF-8, cut at a character). */
+  last_response_body: string | null;
   created_at: number;
+}
+
+/** A single-use link to set a new password (store/password-resets.ts). */
+export interface PasswordResetTable {
+  /** hashCredential(token): never the token itself. */
+  token_hash: string;
+  user_id: string;
+  expires_at: number;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** The app a deleted access token was issued to, written by a trigger (migration 017). */
+export interface EndedAccessTokenTable {
+  token_key: string;
+  app_id: string;
+  /** The token's expiry, copied; the sweeper forgets the row ENDED_TOKEN_KEPT_SECONDS after it. */
+  expires_at: number;
 }
 
 /** Counters per app, UTC day and metric (store/usage.ts). */
@@ -410,6 +430,8 @@ export interface Database {
   authorization_codes: AuthorizationCodeTable;
   device_codes: DeviceCodeTable;
   access_tokens: AccessTokenTable;
+  ended_access_tokens: EndedAccessTokenTable;
+  password_resets: PasswordResetTable;
   refresh_tokens: RefreshTokenTable;
   sessions: SessionTable;
   series_days: SeriesDayTable;

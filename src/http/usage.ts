@@ -3,13 +3,14 @@
  * counted in memory when it is sent, and the counts go to the database in one transaction every
  * USAGE_FLUSH_SECONDS (and when the server stops), as additions, so every process's counts sum.
  *
- * Whose request it was: an API request's, the app of its access token (a request with no valid
- * token belongs to no app). A token, revocation or introspection request's, the client it proved
+ * Whose request it was: an API request's, the app of its access token — a token that was refused
+ * (revoked, expired, bound to another key) included, found by its key when the counts are written;
+ * a token never issued belongs to no app. A token, revocation or introspection request's, the client it proved
  * itself to be (`authenticatedClient`, set by the route: oauth/client-auth.ts) — a
  * confidential client by its secret, a public one only by a code or token issued to it — so naming
  * someone else's client id, with made-up codes or none, counts nothing.
  */
-import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import { grantTypeRule } from '../oauth/grant-types.js';
 
@@ -26,6 +27,8 @@ declare module 'fastify' {
      * proven itself (by the end of the request), for no app otherwise.
      */
     authenticatedClient?: { readonly app: { readonly clientId: string }; readonly proven: boolean };
+    /** The key (tokenKey) of an access token the bearer hook refused (api/bearer.ts); unset otherwise. */
+    refusedTokenKey?: string;
   }
 }
 
@@ -33,6 +36,13 @@ export const USAGE_FLUSH_SECONDS = 10;
 
 /** Apps and clients counted between flushes at most; beyond, new ones wait for the next flush. */
 const MAX_OWNERS = 50_000;
+/**
+ * Refused tokens counted between flushes at most, apart from the apps' and clients' own counts: a
+ * flood of well-formed but made-up tokens fills only this, never the others.
+ */
+const MAX_REFUSED_TOKENS = 10_000;
+/** How tokenKey begins for a token this server never issued (security/secrets.ts): counted for no app. */
+const NOT_ISSUED_HERE = '-';
 
 /** The metric of an answer, by endpoint group and status, made once rather than per request. */
 const metricsOf = (group: string) => ({ ok: `${group}.2xx`, clientError: `${group}.4xx`, limited: `${group}.429`, serverError: `${group}.5xx` });
@@ -69,7 +79,9 @@ export function countUsage(app: FastifyInstance): UsageCounter {
   /** Tallies by UTC day, then by owner ("a:" app id, "c:" client id). */
   let days = new Map<string, Map<string, Tally>>();
   let owners = 0;
+  let refusedTokens = 0;
   let errors: UsageBatch['errors'] = [];
+  let refusedErrors: UsageBatch['errors'] = [];
   /** The flush under way, or the last one, settled either way. */
   let writing: Promise<void> = Promise.resolve();
 
@@ -90,23 +102,25 @@ export function countUsage(app: FastifyInstance): UsageCounter {
   const tallyOf = (key: string, owner: UsageOwner, now: number): Tally | undefined => {
     const tallies = todayOf(now);
     let tally = tallies.get(key);
-    if (tally === undefined && owners < MAX_OWNERS) {
+    const refused = 'tokenKey' in owner;
+    if (tally === undefined && (refused ? refusedTokens < MAX_REFUSED_TOKENS : owners < MAX_OWNERS)) {
       tally = { owner, metrics: new Map(), busiestWindow: 0 };
       tallies.set(key, tally);
-      owners += 1;
+      if (refused) refusedTokens += 1;
+      else owners += 1;
     }
     return tally;
   };
   const add = (tally: Tally, metric: string) => tally.metrics.set(metric, (tally.metrics.get(metric) ?? 0) + 1);
   const noteError = (request: FastifyRequest, owner: UsageOwner, at: number, status: number) => {
-    if (errors.length < MAX_OWNERS) errors.push({ owner, at, status, error: request.errorCode ?? String(status), route: request.routeOptions.url ?? '' });
+    const list = 'tokenKey' in owner ? refusedErrors : errors;
+    if (list.length < ('tokenKey' in owner ? MAX_REFUSED_TOKENS : MAX_OWNERS)) list.push({ owner, at, status, error: request.errorCode ?? String(status), route: request.routeOptions.url ?? '' });
   };
 
   return {
     countApiAnswer(request, reply, done) {
       const auth = request.auth as { appId: string } | null;
-      // A request without a valid access token is no app's.
-      if (!auth) return done();
+      if (!auth) return countRefused(request, reply, done);
       const status = reply.statusCode;
       const now = clock();
       const owner = { appId: auth.appId };
@@ -148,12 +162,31 @@ export function countUsage(app: FastifyInstance): UsageCounter {
     },
   };
 
+  /**
+   * An API request whose token was refused: counted for the token's key, which the store turns into
+   * the app it was issued to (or drops). A request with no token, or one never issued here, is no app's.
+   */
+  function countRefused(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+    const key = request.refusedTokenKey;
+    if (key === undefined || key.startsWith(NOT_ISSUED_HERE)) return done();
+    const status = reply.statusCode;
+    const now = clock();
+    const owner = { tokenKey: key };
+    const tally = tallyOf(`t:${key}`, owner, now);
+    if (tally === undefined) return done();
+    add(tally, metricFor(request.method === 'GET' ? API_READ : API_WRITE, status));
+    noteError(request, owner, now, status);
+    done();
+  }
+
   async function writeCounted(): Promise<void> {
-    if (owners === 0 && errors.length === 0) return;
-    const kept = { days, errors };
+    if (owners === 0 && refusedTokens === 0 && errors.length === 0 && refusedErrors.length === 0) return;
+    const kept = { days, errors: [...errors, ...refusedErrors] };
     days = new Map();
     owners = 0;
+    refusedTokens = 0;
     errors = [];
+    refusedErrors = [];
     dayMinute = -1; // today's tallies are looked up again, in the new map
     const batch: UsageBatch = { counts: [], peaks: [], errors: kept.errors };
     for (const [day, tallies] of kept.days) {
@@ -173,14 +206,16 @@ export function countUsage(app: FastifyInstance): UsageCounter {
           const counted = since.get(key);
           if (counted === undefined) {
             since.set(key, tally);
-            owners += 1;
+            if ('tokenKey' in tally.owner) refusedTokens += 1;
+            else owners += 1;
             continue;
           }
           for (const [metric, count] of tally.metrics) counted.metrics.set(metric, (counted.metrics.get(metric) ?? 0) + count);
           counted.busiestWindow = Math.max(counted.busiestWindow, tally.busiestWindow);
         }
       }
-      errors = [...kept.errors, ...errors].slice(-MAX_OWNERS);
+      errors = [...kept.errors.filter(({ owner }) => !('tokenKey' in owner)), ...errors].slice(-MAX_OWNERS);
+      refusedErrors = [...kept.errors.filter(({ owner }) => 'tokenKey' in owner), ...refusedErrors].slice(-MAX_REFUSED_TOKENS);
       throw error;
     }
   }

@@ -19,6 +19,8 @@ export const CREDENTIAL_PREFIX = {
   registrationAccessToken: 'sra_',
   /** RFC 7591's initial access token, made with `stride registration-token create`. */
   initialAccessToken: 'sia_',
+  /** A single-use link to set a new password (`stride users reset-link`). */
+  passwordReset: 'spw_',
 } as const;
 
 export type CredentialKind = keyof typeof CREDENTIAL_PREFIX;

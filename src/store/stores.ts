@@ -21,6 +21,7 @@ import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.
 import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
 import { sqliteRefreshRotation } from './sqlite/refresh-rotation.js';
 import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
+import { createPasswordResetStore, type PasswordResetStore } from './password-resets.js';
 import { createSessionStore, type SessionStore } from './sessions.js';
 import { createMinuteSeriesStore, SUM_METRIC_STORAGE, type MinuteSeriesStore } from './minute-series.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
@@ -49,6 +50,7 @@ import { createUserStore, type UserStore } from './users.js';
 export interface Stores {
   apps: AppStore;
   users: UserStore;
+  passwordResets: PasswordResetStore;
   sessions: SessionStore;
   grants: GrantStore;
   codes: CodeStore;
@@ -122,6 +124,7 @@ export function createStores(db: Db, replica?: Db): Stores {
   return {
     apps: createAppStore(db),
     users: createUserStore(db),
+    passwordResets: createPasswordResetStore(db),
     sessions: createSessionStore(db),
     grants: createGrantStore(db),
     codes: createCodeStore(db),

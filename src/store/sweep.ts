@@ -16,6 +16,8 @@ import type { Database } from '../db/schema.js';
 import { ENDED_SESSION_KEPT_SECONDS } from './sessions.js';
 
 export const SWEEP_BATCH = 1000;
+/** How long past its expiry a deleted access token's app is remembered (docs/decisions/0040-usage-of-refused-tokens.md). */
+export const ENDED_TOKEN_KEPT_SECONDS = 7 * 86_400;
 /** Between two batches: time for the requests that queued behind one to run. */
 export const SWEEP_PAUSE_MS = 10;
 
@@ -26,6 +28,10 @@ const TABLES = {
   // Kept a while past expiry: a consent page shown for one is answered within that time (0020).
   pushed_authorization_requests: { key: 'request_uri_hash', done: (before: number) => sql`expires_at <= ${before - 3600}` },
   access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
+  // Which app a deleted token was issued to, for the usage of requests still carrying it (docs/decisions/0040-usage-of-refused-tokens.md).
+  ended_access_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before - ENDED_TOKEN_KEPT_SECONDS}` },
+  // Kept a day past expiry, so that a late click is told the link expired rather than unknown.
+  password_resets: { key: 'token_hash', done: (before: number) => sql`expires_at <= ${before - 86_400}` },
   refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   dpop_proofs: { key: 'proof_key', done: (before: number) => sql`expires_at <= ${before}` },
   sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before - ENDED_SESSION_KEPT_SECONDS}` },

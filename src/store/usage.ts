@@ -8,8 +8,14 @@ import type { Database } from '../db/schema.js';
 
 type Q = Kysely<Database>;
 
-/** Who a counted request belongs to: an app by id (API requests), or by client id (to be resolved). */
-export type UsageOwner = { appId: string } | { clientId: string };
+/**
+ * Who a counted request belongs to: an app by id (API requests), by client id, or by the key of a
+ * refused access token (both to be resolved: the token's app, whether it still exists or was deleted).
+ */
+export type UsageOwner = { appId: string } | { clientId: string } | { tokenKey: string };
+
+/** Keys of refused tokens looked up in one statement at most (well under either dialect's limit of parameters). */
+const TOKEN_KEYS_PER_QUERY = 500;
 
 export interface UsageBatch {
   counts: Array<{ owner: UsageOwner; day: string; metric: string; count: number }>;
@@ -48,7 +54,8 @@ async function addBatch(trx: Q, batch: UsageBatch): Promise<void> {
   const clientIds = [...new Set([...batch.counts, ...batch.errors].flatMap(({ owner }) => ('clientId' in owner ? [owner.clientId] : [])))];
   const apps = clientIds.length === 0 ? [] : await trx.selectFrom('apps').select(['id', 'client_id']).where('client_id', 'in', clientIds).execute();
   const byClient = new Map(apps.map((app) => [app.client_id, app.id]));
-  const appOf = (owner: UsageOwner) => ('appId' in owner ? owner.appId : byClient.get(owner.clientId));
+  const byToken = await appsOfTokens(trx, [...new Set([...batch.counts, ...batch.errors].flatMap(({ owner }) => ('tokenKey' in owner ? [owner.tokenKey] : [])))]);
+  const appOf = (owner: UsageOwner) => ('appId' in owner ? owner.appId : 'clientId' in owner ? byClient.get(owner.clientId) : byToken.get(owner.tokenKey));
 
   const added = new Map<string, { app_id: string; day: string; metric: string; count: number }>();
   for (const { owner, day, metric, count } of batch.counts) {
@@ -91,6 +98,25 @@ async function addBatch(trx: Q, batch: UsageBatch): Promise<void> {
     const kept = trx.selectFrom('app_usage_errors').select('id').where('app_id', '=', appId).orderBy('id', 'desc').limit(KEPT_ERRORS);
     await trx.deleteFrom('app_usage_errors').where('app_id', '=', appId).where('id', 'not in', kept).execute();
   }
+}
+
+/**
+ * The app each access token was issued to: a live row (expired, or refused for its DPoP key), or the
+ * row the deletion left (migration 017's trigger). A key in neither is no app's.
+ */
+async function appsOfTokens(trx: Q, keys: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (let start = 0; start < keys.length; start += TOKEN_KEYS_PER_QUERY) {
+    const some = keys.slice(start, start + TOKEN_KEYS_PER_QUERY);
+    const rows = await trx
+      .selectFrom('access_tokens')
+      .select(['token_key', 'app_id'])
+      .where('token_key', 'in', some)
+      .unionAll(trx.selectFrom('ended_access_tokens').select(['token_key', 'app_id']).where('token_key', 'in', some))
+      .execute();
+    for (const row of rows) found.set(row.token_key, row.app_id);
+  }
+  return found;
 }
 
 async function readUsage(q: Q, appId: string, since: string, sinceSeconds: number): Promise<AppUsage> {

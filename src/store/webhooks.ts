@@ -41,6 +41,8 @@ export interface AttemptOutcome {
   status: number | null;
   error: string | null;
   latencyMs: number;
+  /** The first RESPONSE_BODY_KEPT_BYTES of the receiver's answer (a delivery's page shows it). */
+  responseBody?: string;
   at: number;
   /** When to try again; null: give up. */
   retryAt: number | null;
@@ -80,8 +82,10 @@ export interface WebhookStore {
   deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]>;
   /** Sends the delivery again now (a new attempt of the same message); false for no such delivery of the endpoint. */
   redeliver(endpointId: string, deliveryId: string, now: number): Promise<boolean>;
-  /** A `webhook.test` message to the endpoint. */
-  sendTest(endpointId: string, now: number): Promise<boolean>;
+  /** A `webhook.test` message to the endpoint: its delivery's id, or false for no such endpoint. */
+  sendTest(endpointId: string, now: number): Promise<string | false>;
+  /** One delivery of the endpoint; undefined for none. */
+  delivery(endpointId: string, deliveryId: string): Promise<WebhookDelivery | undefined>;
   /** Due deliveries and verifications, leased for `leaseSeconds`. */
   claim(now: number, leaseSeconds: number, limit: number): Promise<ClaimedMessage[]>;
   finish(message: ClaimedMessage, outcome: AttemptOutcome, retryFor: number): Promise<void>;
@@ -192,12 +196,14 @@ export function createWebhookStore(db: Db): WebhookStore {
       const endpoint = await find(endpointId);
       if (!endpoint) return false;
       const data = { endpoint_id: endpointId, message: 'A test event sent from Stride.' };
+      const id = newMessageId();
       await q
         .insertInto('webhook_deliveries')
-        .values({ id: newMessageId(), endpoint_id: endpointId, event_id: newEventId(), type: 'webhook.test', user_id: null, payload: messageBody('webhook.test', now, data), state: 'pending', attempts: 0, next_attempt_at: now, created_at: now })
+        .values({ id, endpoint_id: endpointId, event_id: newEventId(), type: 'webhook.test', user_id: null, payload: messageBody('webhook.test', now, data), state: 'pending', attempts: 0, next_attempt_at: now, created_at: now })
         .execute();
-      return true;
+      return id;
     },
+    delivery: (endpointId, deliveryId) => q.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('id', '=', deliveryId).executeTakeFirst(),
     claim: (now, leaseSeconds, limit) => claim(q, db.dialect, now, leaseSeconds, limit),
     finish: (message, outcome, retryFor) => finish(q, message, outcome, retryFor),
     feed: (appId, cursor, limit) => feedPage(q, db.dialect, appId, cursor, limit),
@@ -285,6 +291,7 @@ async function finish(q: Q, message: ClaimedMessage, outcome: AttemptOutcome, re
         last_status: outcome.status,
         last_error: outcome.error,
         last_latency_ms: outcome.latencyMs,
+        last_response_body: outcome.responseBody ?? null,
       })
       .where('id', '=', message.id)
       .execute();

@@ -17,6 +17,7 @@ import { fitbitSubscriberPages } from './pages/fitbit-subscriber.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
 import { devicePages } from './pages/device.js';
 import { loginPages } from './pages/login.js';
+import { passwordResetPages } from './pages/password-reset.js';
 import { signupPages } from './pages/signup.js';
 import { testPeoplePages } from './pages/test-people.js';
 import { testPersonConnectPage } from './pages/test-person-connect.js';
@@ -45,6 +46,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', async (_request, reply) => reply.redirect('/account', 302));
   await app.register(loginPages);
   await app.register(signupPages);
+  await app.register(passwordResetPages);
   await app.register(authorizePages);
   await app.register(devicePages);
   // The pages of a signed-in person: their session is checked before any handler (signed-in.ts).

@@ -28,6 +28,19 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/** How much of a receiver's answer a delivery keeps, for its page (docs/webhooks.md). */
+export const RESPONSE_BODY_KEPT_BYTES = 1024;
+
+/** The longest start of `text` of at most `limit` UTF-8 bytes, never cutting a character. */
+export function firstBytes(text: string, limit: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return text;
+  let end = limit;
+  // A continuation byte (10xxxxxx) belongs to the character before: cut before that character.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
 export function createDeliveryWorker(ctx: AppContext, log: FastifyBaseLogger): DeliveryWorker {
   const { allowPrivate, retryForSeconds } = ctx.config.webhooks;
   let agent: Promise<Agent> | undefined;
@@ -39,7 +52,7 @@ export function createDeliveryWorker(ctx: AppContext, log: FastifyBaseLogger): D
     const error = ok ? null : (answer.error ?? 'the answer did not echo the challenge as {"challenge": "…"}');
     const at = ctx.clock();
     const retryAt = ok ? null : at + retryDelay(message.attempts + 1);
-    await ctx.stores.webhooks.finish(message, { ok, status: answer.status, error, latencyMs: answer.latencyMs, at, retryAt }, retryForSeconds);
+    await ctx.stores.webhooks.finish(message, { ok, status: answer.status, error, latencyMs: answer.latencyMs, responseBody: firstBytes(answer.body, RESPONSE_BODY_KEPT_BYTES), at, retryAt }, retryForSeconds);
     ctx.metrics.webhookAttempts.inc({ outcome: ok ? 'succeeded' : 'failed' });
     if (!ok) log.info({ endpoint: message.endpointId, kind: message.kind, status: answer.status, error }, 'webhook attempt failed');
   };

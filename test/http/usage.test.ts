@@ -16,6 +16,7 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { SHARED_REDIS_URL, sharedRedisUnavailable } from '../support/redis-server.js';
+import { sweepExpired } from '../../src/store/sweep.js';
 import { bearer } from '../support/tokens.js';
 import { newAccount, signedIn } from '../web/pages-support.js';
 
@@ -188,6 +189,36 @@ forEachDialect('app usage', (dialect) => {
     await t.app.usage.flush();
     assert.deepEqual(await usageOf(f.publicApp.id), { 'token.2xx': 3, 'token.4xx': 1, 'tokens.issued': 1, 'tokens.refreshed': 1 });
     assert.deepEqual((await errorsOf(f.publicApp.id)).map((e) => [Number(e.status), e.error, e.route]), [[400, 'invalid_grant', '/oauth2/token']]);
+  });
+
+  it('counts a request with a revoked or expired token as the app it was issued to, and one never issued as nobody\'s', async () => {
+    const g = await createFixture(t);
+    const revokedTokens = await obtainTokens(t, g, { scope: 'read_profile' });
+    const revoke = await t.app.inject({
+      method: 'POST',
+      url: '/oauth2/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: encodeForm({ token: revokedTokens.access_token, client_id: g.app.clientId, client_secret: g.secret }),
+    });
+    assert.equal(revoke.statusCode, 200);
+    assert.equal((await read(revokedTokens.access_token)).statusCode, 401, 'revoked');
+    // Well formed, with an issue time as this server writes one, but never issued.
+    const neverIssued = `sat_${revokedTokens.access_token.slice(4, 16)}${'A'.repeat(43)}`;
+    assert.equal((await read(neverIssued)).statusCode, 401);
+    await t.app.usage.flush();
+    assert.deepEqual(await usageOf(g.app.id), { 'token.2xx': 2, 'tokens.issued': 1, 'api_read.4xx': 1 });
+
+    // Expired: refused while its row waits for the sweeper, and still the app's once swept.
+    const expiring = await obtainTokens(t, g, { scope: 'read_profile' });
+    t.clock.advance(expiring.expires_in + 1);
+    assert.equal((await read(expiring.access_token)).statusCode, 401, 'expired');
+    await sweepExpired(t.database.db.kysely, t.database.db.dialect, t.clock(), 0);
+    assert.equal((await read(expiring.access_token)).statusCode, 401, 'expired and swept');
+    await t.app.usage.flush();
+    assert.deepEqual(await usageOf(g.app.id), { 'token.2xx': 3, 'tokens.issued': 2, 'api_read.4xx': 3 });
+    const errors = await t.database.db.kysely.selectFrom('app_usage_errors').selectAll().where('app_id', '=', g.app.id).orderBy('id').execute();
+    assert.deepEqual(errors.map((e) => [Number(e.status), e.error, e.route]), Array(3).fill([401, 'invalid_token', '/v1/users/me']));
+    assert.deepEqual(await usageOf(f.publicApp.id), { 'token.2xx': 3, 'token.4xx': 1, 'tokens.issued': 1, 'tokens.refreshed': 1 }, 'no other app counted the made-up one');
   });
 });
 

@@ -62,9 +62,9 @@ forEachDialect('sweeping expired rows', (dialect) => {
     await db.insertInto('dpop_proofs').values([{ proof_key: 'old-proof', expires_at: now + 10 }, { proof_key: 'live-proof', expires_at: now + 61 }]).execute();
 
     const first = await sweepExpired(db, dialect, now, now - 50);
-    assert.deepEqual(first.deleted, { authorization_codes: 0, device_codes: 0, access_tokens: 0, refresh_tokens: 0, dpop_proofs: 0, sessions: 0, events: 1, webhook_deliveries: 0, pushed_authorization_requests: 0 });
+    assert.deepEqual(first.deleted, { authorization_codes: 0, device_codes: 0, access_tokens: 0, refresh_tokens: 0, dpop_proofs: 0, sessions: 0, events: 1, webhook_deliveries: 0, pushed_authorization_requests: 0, ended_access_tokens: 0, password_resets: 0 });
     const second = await sweepExpired(db, dialect, now + 11, now - 50);
-    assert.deepEqual(second.deleted, { authorization_codes: 1, device_codes: 1, access_tokens: 1, refresh_tokens: 1, dpop_proofs: 1, sessions: 1, events: 0, webhook_deliveries: 0, pushed_authorization_requests: 0 });
+    assert.deepEqual(second.deleted, { authorization_codes: 1, device_codes: 1, access_tokens: 1, refresh_tokens: 1, dpop_proofs: 1, sessions: 1, events: 0, webhook_deliveries: 0, pushed_authorization_requests: 0, ended_access_tokens: 0, password_resets: 0 });
     assert.deepEqual((await db.selectFrom('dpop_proofs').select('proof_key').execute()).map((r) => r.proof_key), ['live-proof']);
     assert.deepEqual((await db.selectFrom('authorization_codes').select('code_hash').execute()).map((r) => r.code_hash), ['live-code']);
     assert.deepEqual((await db.selectFrom('refresh_tokens').select('token_key').orderBy('token_key').execute()).map((r) => r.token_key), ['live-refresh', 'rotated-refresh'], 'a rotated token stays until its own expiry');

@@ -31,6 +31,7 @@ type Form = Record<string, unknown>;
 /** Why the person is on the sign-in page, when they did not come by themselves. */
 function loginNotice(query: Form): string | null {
   if (query.signed_up === '1') return SIGNED_UP_NOTICE;
+  if (query.reset === '1') return 'Your new password is set, and every session of the account has ended. Sign in with the new password.';
   if (query.signed_out === '1') return 'You are signed out.';
   if (query.signed_out === PASSWORD_CHECKS_SPENT) return 'You are signed out: your current password was not right too many times. Sign in again to go on.';
   if (query.ended === 'kept') return 'Your session ended before the form was sent. Sign in again: you will be back on the form with what you typed, to send it again.';

@@ -47,6 +47,7 @@ export async function webhookPages(scope: FastifyInstance): Promise<void> {
   scope.get('/webhooks/:id', { preHandler: findEndpoint }, show);
   scope.post('/webhooks/:id', { preHandler: findEndpoint }, save);
   // The buttons are on the endpoint's page.
+  scope.get('/webhooks/:id/deliveries/:deliveryId', { preHandler: findEndpoint }, showDelivery);
   scope.post('/webhooks/:id/:action', { preHandler: findEndpoint, config: { formPage: pageAbove } }, act);
 }
 
@@ -167,6 +168,40 @@ async function sendDetail(reply: FastifyReply, session: Session, app: App, endpo
   }, status);
 }
 
+/** While a delivery waits for its first attempt, its page reloads itself this often. */
+const DELIVERY_REFRESH_SECONDS = 2;
+
+const deliveryPath = (app: App, endpoint: WebhookEndpoint, deliveryId: string) => `${endpointPath(app, endpoint)}/deliveries/${encodeURIComponent(deliveryId)}`;
+
+/** A delivery's page: the payload sent, the receiver's status and the first 1 KB of its answer. */
+async function showDelivery(request: FastifyRequest, reply: FastifyReply) {
+  const { session, app, endpoint } = endpointOf(request);
+  const deliveryId = (request.params as { deliveryId: string }).deliveryId;
+  const delivery = await request.server.ctx.stores.webhooks.delivery(endpoint.id, deliveryId);
+  if (!delivery) return sendErrorPage(reply, 404, 'Not found', 'This endpoint has no such delivery: old ones are deleted after EVENT_RETENTION.', { href: endpointPath(app, endpoint), label: 'Back to the endpoint' });
+  const waiting = delivery.state === 'pending' && delivery.attempts === 0;
+  let payload = delivery.payload;
+  try {
+    payload = JSON.stringify(JSON.parse(delivery.payload), null, 2);
+  } catch {
+    // Shown as sent.
+  }
+  return sendPage(reply, './webhook-delivery', {
+    ...signedInLayout(session, `Delivery of ${delivery.type}`, 'dashboard'),
+    ...(waiting && { refreshSeconds: DELIVERY_REFRESH_SECONDS }),
+    app,
+    appPath: appPath(app),
+    listPath: listPath(app),
+    endpointPath: endpointPath(app, endpoint),
+    endpointUrl: endpoint.url,
+    path: deliveryPath(app, endpoint, delivery.id),
+    delivery,
+    waiting,
+    payload,
+    lastAttempt: delivery.last_attempt_at === null ? null : formatTime(delivery.last_attempt_at, session.user.timezone),
+  });
+}
+
 async function save(request: FastifyRequest, reply: FastifyReply) {
   const { stores, config, clock } = request.server.ctx;
   const { session, app, endpoint } = endpointOf(request);
@@ -193,9 +228,11 @@ async function act(request: FastifyRequest, reply: FastifyReply) {
     case 'resume':
       await stores.webhooks.update(endpoint.id, { state: 'active' }, clock());
       return done('resumed');
-    case 'test':
-      await stores.webhooks.sendTest(endpoint.id, clock());
-      return done('test');
+    case 'test': {
+      // Its delivery's page, which reloads itself until the receiver answered.
+      const deliveryId = await stores.webhooks.sendTest(endpoint.id, clock());
+      return deliveryId ? reply.redirect(deliveryPath(app, endpoint, deliveryId), 303) : done('test');
+    }
     case 'rotate-secret':
       await stores.webhooks.rotateSecret(endpoint.id, clock(), SECRET_OVERLAP_SECONDS, { showOnce: true });
       return done('rotated');
