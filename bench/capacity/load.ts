@@ -51,9 +51,6 @@ function summarize(samples: number[], seconds: number): Latencies {
   return { count: sorted.length, perSecond: round(sorted.length / seconds), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)) };
 }
 
-/** Mean uploads of a sync, to pace syncs for a rate of uploads (steps, calories, heart rate; sparse steps sometimes absent). */
-const UPLOADS_PER_SYNC = 2.7;
-
 export async function runStep(target: LoadTarget, uploadsPerSecond: number, seconds: number): Promise<StepResult> {
   const pools = new Map(target.origins.map((origin) => [origin, new Pool(origin, { connections: 64, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 })]));
   const uploadMs: number[] = [];
@@ -85,13 +82,11 @@ export async function runStep(target: LoadTarget, uploadsPerSecond: number, seco
     }
   };
 
-  const sync = async (person: SimulatedPerson) => {
+  const sync = async (person: SimulatedPerson, date: string, uploads: Upload[]) => {
     busy.add(person.index);
     try {
       const origin = target.origins[person.index % target.origins.length]!;
       const reader = target.origins[(person.index + 1) % target.origins.length]!;
-      const date = person.date;
-      const uploads: Upload[] = person.nextSync();
       const headers = { authorization: `Bearer ${person.token}`, 'content-type': 'application/json' };
       await Promise.all(uploads.map((upload) => timed(origin, upload.path, 'POST', headers, upload.body, uploadMs)));
       await timed(reader, `/v1/users/me/summary/daily/?start_date=${date}&end_date=${date}`, 'GET', { authorization: `Bearer ${person.token}` }, undefined, readMs);
@@ -110,29 +105,35 @@ export async function runStep(target: LoadTarget, uploadsPerSecond: number, seco
     }
   };
 
-  const syncsPerSecond = uploadsPerSecond / UPLOADS_PER_SYNC;
   const started = performance.now();
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
     pending.add(work);
     void work.finally(() => pending.delete(work));
   };
-  let syncsDue = 0;
+  let uploadsDue = 0;
   let feedsDue = 0;
   let next = 0;
   for (;;) {
     const elapsed = (performance.now() - started) / 1000;
     if (elapsed >= seconds) break;
-    while (syncsDue < elapsed * syncsPerSecond) {
-      syncsDue++;
+    // Syncs until the uploads sent catch up with the rate (a quiet quarter-hour sends less).
+    for (let started = 0; uploadsDue < elapsed * uploadsPerSecond && started < target.people.length; started++) {
       // The next person not still sending their last sync; none free or too much out: skipped.
       let person: SimulatedPerson | undefined;
       for (let tries = 0; tries < target.people.length && !person; tries++) {
         const candidate = target.people[next++ % target.people.length]!;
         if (!busy.has(candidate.index)) person = candidate;
       }
-      if (!person || inFlight >= target.maxInFlight) skipped++;
-      else track(sync(person));
+      if (!person || inFlight >= target.maxInFlight) {
+        skipped++;
+        uploadsDue += 3;
+        continue;
+      }
+      const date = person.date;
+      const uploads = person.nextSync();
+      uploadsDue += uploads.length;
+      track(sync(person, date, uploads));
     }
     while (feedsDue < elapsed * target.feedPerSecond) {
       feedsDue++;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runCapacity, type CapacityOptions } from '../../bench/capacity/capacity.js';
-import { pgbouncerUnavailable } from '../support/pgbouncer.js';
+import { missing } from '../support/dependencies.js';
 import { postgresClusterUnavailable } from '../support/postgres-cluster.js';
 
 /** Processes whose command line names one of the capacity run's folders (its postgres, replica, pgbouncer). */
@@ -20,6 +20,12 @@ function capacityProcesses(): string[] {
   return found;
 }
 
+/** The run's own PgBouncer, at the path the run starts it from. */
+function pgbouncerMissing(): string | null {
+  const binary = process.env.CAPACITY_PGBOUNCER ?? '/usr/sbin/pgbouncer';
+  return existsSync(binary) ? null : missing(`no pgbouncer at ${binary} (apt-get install pgbouncer, or set CAPACITY_PGBOUNCER)`);
+}
+
 const SMALL: CapacityOptions = {
   people: 3,
   rates: [30],
@@ -30,7 +36,7 @@ const SMALL: CapacityOptions = {
   limits: { uploadP99Ms: 5000, readP99Ms: 5000 },
 };
 
-describe('the capacity run, small', { skip: postgresClusterUnavailable() ?? pgbouncerUnavailable() ?? false }, () => {
+describe('the capacity run, small', { skip: postgresClusterUnavailable() ?? pgbouncerMissing() ?? false }, () => {
   it('syncs a few people through two Stride processes, PgBouncer and a replica, and reports what it cost', async () => {
     const report = await runCapacity(SMALL);
     const [step] = report.steps;
