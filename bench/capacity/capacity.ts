@@ -122,10 +122,8 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
   const cluster = await startCapacityCluster();
   const strides: ServerProcess[] = [];
   const reader = new pg.Client({ connectionString: cluster.primaryUrl });
-  const replicaReader = new pg.Client({ connectionString: cluster.replicaUrl });
   try {
     await reader.connect();
-    await replicaReader.connect();
     log(`creating ${options.people} people and an app…`);
     const password = `capacity-${randomBytes(9).toString('base64url')}`;
     const emails = Array.from({ length: options.people }, (_, index) => `person${index}@example.com`);
@@ -219,7 +217,6 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
     };
   } finally {
     await reader.end().catch(() => undefined);
-    await replicaReader.end().catch(() => undefined);
     await Promise.all(strides.map((server) => stopServer(server)));
     await cluster.stop();
   }
