@@ -148,6 +148,28 @@ forEachDialect('password reset by email', (dialect) => {
   });
 });
 
+forEachDialect('password reset by email, per client address', (dialect) => {
+  let t: TestApp;
+  let smtp: Awaited<ReturnType<typeof smtpReceiver>>;
+  before(async () => {
+    smtp = await smtpReceiver();
+    t = await createOAuthTestApp(dialect, { SMTP_URL: smtp.url, RATE_LIMIT: 'on', RATE_LIMIT_LOGIN: '3/min', RATE_LIMIT_LOGIN_ACCOUNT: '100/15min' });
+  });
+  after(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it('shares the sign-in attempts of a client address', async () => {
+    const browser = new Browser(t.app);
+    const page = await browser.get('/forgot-password');
+    const fields = formFields(page.body, '/forgot-password');
+    for (let i = 0; i < 2; i++) assert.equal((await browser.post('/forgot-password', { ...fields, email: `someone-${i}@example.com` })).status, 200);
+    assert.equal((await signIn(browser, 'someone@example.com', 'not the password')).status, 401);
+    assert.equal((await browser.post('/forgot-password', { ...fields, email: 'someone-3@example.com' })).status, 429, 'the fourth attempt from this address, sign-in included');
+  });
+});
+
 forEachDialect('password reset by email, when the mail cannot be sent', (dialect) => {
   let t: TestApp;
   before(async () => {
