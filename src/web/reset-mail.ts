@@ -32,7 +32,9 @@ interface Needs {
 }
 
 export function resetMailer({ smtp, publicUrl, users, resets, clock, log }: Needs): ResetMailer {
-  const transport = nodemailer.createTransport(smtp.url);
+  // nodemailer waits minutes by default; a server that does not answer in seconds is down, and a
+  // mail still pending holds the server's shutdown (settled()).
+  const transport = nodemailer.createTransport({ url: smtp.url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   const pending = new Set<Promise<void>>();
 
   async function send(email: string): Promise<void> {
