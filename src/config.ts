@@ -62,6 +62,16 @@ export interface Config {
   registration: RegistrationSettings;
   sandbox: SandboxConfig;
   takeout: TakeoutConfig;
+  /** SMTP_URL and SMTP_FROM: where "Forgot your password?" mails are sent through; undefined: Stride sends no email. */
+  smtp: SmtpConfig | undefined;
+}
+
+/** Outgoing email (docs/configuration.md, "Email"). */
+export interface SmtpConfig {
+  /** smtp://user:pass@host:587 (STARTTLS when the server offers it) or smtps://…:465 (TLS from the start). */
+  url: string;
+  /** The sender, e.g. `Stride <stride@example.com>`. */
+  from: string;
 }
 
 /** Imports of Google Takeout archives (docs/takeout.md). */
@@ -273,6 +283,24 @@ function boolean(env: Env, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function smtpConfig(env: Env, publicUrl: string): SmtpConfig | undefined {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL must be smtp://USER:PASSWORD@HOST:PORT or smtps://…, got a value that is not a URL');
+  }
+  // The password in the URL stays out of the message.
+  if (!['smtp:', 'smtps:'].includes(parsed.protocol) || parsed.hostname === '') {
+    throw new ConfigError(`SMTP_URL must be smtp://USER:PASSWORD@HOST:PORT or smtps://…, got one starting "${parsed.protocol}//"`);
+  }
+  const from = env.SMTP_FROM && env.SMTP_FROM !== '' ? env.SMTP_FROM : `Stride <stride@${new URL(publicUrl).hostname}>`;
+  if (!/@[^\s@>]+/.test(from) || /[\r\n]/.test(from)) throw new ConfigError(`SMTP_FROM must be an email address, optionally with a name ("Stride <stride@example.com>"), got "${from}"`);
+  return { url: raw, from };
+}
+
 function metricsAccess(env: Env): Config['metrics'] {
   const token = env.METRICS_TOKEN && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : undefined;
   // It guards operational data on the public port: no short, guessable value.
@@ -351,5 +379,6 @@ export function loadConfig(env: Env = process.env): Config {
       archiveDir: takeoutDir(env, databaseUrl(env)),
       unconfirmedKeptSeconds: integer(env, 'TAKEOUT_UNCONFIRMED_KEPT', 86400, 60, 365 * 86400),
     },
+    smtp: smtpConfig(env, publicUrl),
   };
 }

@@ -30,6 +30,18 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ REGISTRATION: 'open', REGISTRATION_OWNER: 'nobody' }), /REGISTRATION_OWNER must be an email address/);
   });
 
+  it('sends no email without SMTP_URL, and reads SMTP_URL and SMTP_FROM', () => {
+    assert.equal(loadConfig({}).smtp, undefined);
+    assert.deepEqual(loadConfig({ SMTP_URL: 'smtp://user:pass@mail.example.com:587', PUBLIC_URL: 'https://stride.example.com' }).smtp, {
+      url: 'smtp://user:pass@mail.example.com:587',
+      from: 'Stride <stride@stride.example.com>',
+    });
+    assert.equal(loadConfig({ SMTP_URL: 'smtps://mail.example.com', SMTP_FROM: 'Ops <ops@example.com>' }).smtp?.from, 'Ops <ops@example.com>');
+    assert.throws(() => loadConfig({ SMTP_URL: 'http://user:secret@mail.example.com' }), (error: Error) => error instanceof ConfigError && /SMTP_URL must be smtp:/.test(error.message) && !error.message.includes('secret'));
+    assert.throws(() => loadConfig({ SMTP_URL: 'mail.example.com' }), /SMTP_URL must be smtp:/);
+    assert.throws(() => loadConfig({ SMTP_URL: 'smtp://mail.example.com', SMTP_FROM: 'nobody' }), /SMTP_FROM must be an email address/);
+  });
+
   it('puts uploaded Takeout archives in TAKEOUT_DIR, else beside the SQLite file, else in the temp dir', () => {
     assert.equal(loadConfig({}).takeout.archiveDir, resolve('data', 'takeout'));
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/srv/stride/db.sqlite' }).takeout.archiveDir, '/srv/stride/takeout');

@@ -16,6 +16,7 @@ import { webhookPages } from './pages/webhooks.js';
 import { fitbitSubscriberPages } from './pages/fitbit-subscriber.js';
 import { demoCallbackPage } from './pages/demo-callback.js';
 import { devicePages } from './pages/device.js';
+import { forgotPasswordPages } from './pages/forgot-password.js';
 import { loginPages } from './pages/login.js';
 import { passwordResetPages } from './pages/password-reset.js';
 import { signupPages } from './pages/signup.js';
@@ -47,6 +48,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   await app.register(loginPages);
   await app.register(signupPages);
   await app.register(passwordResetPages);
+  await app.register(forgotPasswordPages);
   await app.register(authorizePages);
   await app.register(devicePages);
   // The pages of a signed-in person: their session is checked before any handler (signed-in.ts).

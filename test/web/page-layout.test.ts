@@ -128,7 +128,8 @@ describe('every page at 390 and 1280 px, light and dark', { skip: skip ?? false 
     const launched = launchBrowser();
     t = await createOAuthTestApp('sqlite');
     f = await createFixture(t);
-    served = await serveDatabase(t.database);
+    // SMTP_URL gives the sign-in page its "Forgot your password?" form (nothing is mailed here).
+    served = await serveDatabase(t.database, { SMTP_URL: 'smtp://127.0.0.1:9' });
     const { stores } = t.database;
     const now = Math.floor(Date.now() / 1000);
     // A person with two weeks of every kind, as `stride demo` writes them.
@@ -177,6 +178,7 @@ describe('every page at 390 and 1280 px, light and dark', { skip: skip ?? false 
     for (const [name, path] of [
       ['login', '/login'],
       ['signup', '/signup'],
+      ['forgot-password', '/forgot-password'],
       ['demo-callback', '/demo/callback?code=Zm9vYmFyYmF6cXV4cXV1eGNvZGVvZmFkZW1vcnVuMTIz&state=0b8f1c2a9d'],
       ['demo-callback-denied', '/demo/callback?error=access_denied&state=0b8f1c2a9d'],
       ['account-deleted', '/account/deleted'],
@@ -184,6 +186,15 @@ describe('every page at 390 and 1280 px, light and dark', { skip: skip ?? false 
       await go(anonymous, path);
       await checkEveryWay(anonymous, name);
     }
+  });
+
+  it('lays out the answer to "Forgot your password?"', async () => {
+    await go(anonymous, '/forgot-password');
+    await anonymous.getByLabel('Email').fill('nobody-has-this-address@example.com');
+    await anonymous.getByRole('button', { name: 'Send me a link' }).click();
+    await anonymous.locator('#notice').waitFor();
+    assert.match(await anonymous.locator('#notice').innerText(), /If an account uses that address/);
+    await checkEveryWay(anonymous, 'forgot-password-sent');
   });
 
   it('tells someone signed out at /device that a device is waiting for them to sign in', async () => {

@@ -44,6 +44,8 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 const isDevicePage = (returnTo: string) => returnTo === '/device' || returnTo.startsWith('/device?');
 
 export async function loginPages(app: FastifyInstance): Promise<void> {
+  // "Forgot your password?" leads to a form when Stride can send email (forgot-password.ts).
+  const mailsResetLinks = app.ctx.config.smtp !== undefined;
   app.get('/login', async (request, reply) => {
     const query = request.query as Form;
     const returnTo = safeReturnTo(query.return_to);
@@ -58,6 +60,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       error: null,
       notice: loginNotice(query),
       deviceWaiting: isDevicePage(returnTo),
+      mailsResetLinks,
     });
   });
 
@@ -90,6 +93,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
         error: LOGIN_FAILED_MESSAGE,
         notice: null,
         deviceWaiting: isDevicePage(returnTo),
+        mailsResetLinks,
       }, 401);
     }
     await startSession(request, reply, user);
