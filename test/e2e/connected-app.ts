@@ -139,15 +139,15 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.ok(rows.length >= 1, 'a row for today');
       // Summed over the rows, in case the flow ran across midnight UTC.
       const total = (column: string) => rows.reduce((sum, row) => sum + Number(row[columns.indexOf(column)]), 0);
-      // The code exchange and the failed refresh (token), the one API read; the 401 after the
-      // revocation had no valid token, so it is no app's request.
+      // The code exchange and the failed refresh (token), and two API reads: the one before the
+      // revocation and the 401 after it, which carried a token issued to the app, so it is the app's.
       assert.deepEqual(
         Object.fromEntries(['API reads', 'API writes', 'Token', '2xx', '4xx', '429', '5xx', 'Issued', 'Refreshed'].map((column) => [column, total(column)])),
-        { 'API reads': 1, 'API writes': 0, Token: 2, '2xx': 2, '4xx': 1, '429': 0, '5xx': 0, Issued: 1, Refreshed: 0 },
+        { 'API reads': 2, 'API writes': 0, Token: 2, '2xx': 2, '4xx': 2, '429': 0, '5xx': 0, Issued: 1, Refreshed: 0 },
       );
       const connections = rows.map((row) => /^\+(\d+) \/ −(\d+)$/.exec(row[columns.indexOf('Connected')]!)!.slice(1).map(Number));
       assert.deepEqual(connections.reduce(([joined, left], [j, l]) => [joined! + j!, left! + l!], [0, 0]), [1, 1], 'one person connected and left');
-      assert.match((await devPage.locator('#usage-heading + p').textContent())!.replace(/\s+/g, ' '), /^3 requests · 1 token issued · 0 refreshed · 1 person connected, 1 left · 0 rate-limited/);
+      assert.match((await devPage.locator('#usage-heading + p').textContent())!.replace(/\s+/g, ' '), /^4 requests · 1 token issued · 0 refreshed · 1 person connected, 1 left · 0 rate-limited/);
       // The chart's scale reaches the busiest day: its top tick is at least the day's requests.
       const ticks = (await devPage.locator('#usage-chart .tick-y').allTextContents()).map(Number);
       assert.equal(ticks[0], 0);
