@@ -34,6 +34,7 @@ import * as heartRateProfile from './migrations/016_heart_rate_profile.js';
 import * as resetsAndEndedTokens from './migrations/017_resets_and_ended_tokens.js';
 import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
 import * as takeoutImports from './migrations/019_takeout_imports.js';
+import * as takeoutImportChanges from './migrations/020_takeout_import_changes.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -56,6 +57,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '017_resets_and_ended_tokens': resetsAndEndedTokens,
   '018_fitbit_subscriptions': fitbitSubscriptions,
   '019_takeout_imports': takeoutImports,
+  '020_takeout_import_changes': takeoutImportChanges,
 };
 
 export class MigrationError extends Error {}

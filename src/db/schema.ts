@@ -49,6 +49,15 @@ export interface StrideChangeTable {
   done_through: number | null;
 }
 
+/** A change one step of an import wrote, of one event type, waiting for the import's end to be told. */
+export interface TakeoutImportChangeTable {
+  seq: Generated<number>;
+  import_id: string;
+  event_type: string;
+  /** JSON: DatedChange (store/dated-ranges.ts). */
+  change: string;
+}
+
 /** An import of a Google Takeout archive (store/takeout-imports.ts). */
 export interface TakeoutImportTable {
   id: string;
@@ -68,7 +77,7 @@ export interface TakeoutImportTable {
   next_part: number;
   /** JSON: ImportReport. */
   report: string;
-  /** JSON: the changes written that no event has told yet, per event type. */
+  /** Empty ('{}') since migration 020: the waiting changes are rows of takeout_import_changes. */
   pending_events: string;
   cancel_requested: number;
   lease_owner: string | null;
@@ -423,6 +432,7 @@ export interface Database {
   test_people: TestPersonTable;
   stride_changes: StrideChangeTable;
   takeout_imports: TakeoutImportTable;
+  takeout_import_changes: TakeoutImportChangeTable;
   apps: AppTable;
   pushed_authorization_requests: PushedAuthorizationRequestTable;
   registration_tokens: RegistrationTokenTable;

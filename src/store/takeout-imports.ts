@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, TakeoutImportTable } from '../db/schema.js';
-import { joinChanges } from './dated-ranges.js';
+import { joinAllChanges } from './dated-ranges.js';
 import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
 import { isId } from './identifiers.js';
 import { withOwnerLocked } from './owner-lock.js';
@@ -265,35 +265,20 @@ export function reportAfter(report: ImportReport, step: ImportStep, outcome: Ste
   };
 }
 
-/** The waiting changes with `changes` joined in. */
-export function pendingAfter(pending: PendingEvents, changes: StepOutcome['changes']): PendingEvents {
-  const next: PendingEvents = { ...pending };
-  for (const [type, change] of Object.entries(changes) as Array<[DataEventType, PendingChange]>) {
-    // Per date, one range covering every write of it (store/dated-ranges.ts).
-    next[type] = joinChanges(next[type], change);
-  }
-  return next;
-}
-
 /**
  * Inside a step's write transaction: moves the import on past the step (its position, report and
- * waiting changes, and its lease). Throws ImportLeaseLost when the step's process lost the lease,
- * which rolls the whole step back.
+ * lease) and notes the step's changes as rows of their own, so that a step's cost does not grow
+ * with the steps before it. Throws ImportLeaseLost when the step's process lost the lease, which
+ * rolls the whole step back.
  */
 export async function noteImportStep(trx: Q, step: ImportStep, outcome: StepOutcome): Promise<void> {
-  const row = await trx
-    .selectFrom('takeout_imports')
-    .select(['report', 'pending_events', 'lease_owner'])
-    .where('id', '=', step.importId)
-    .executeTakeFirst();
+  const row = await trx.selectFrom('takeout_imports').select(['report', 'lease_owner']).where('id', '=', step.importId).executeTakeFirst();
   if (!row || row.lease_owner !== step.leaseOwner) throw new ImportLeaseLost(step.importId);
   const report = reportAfter(JSON.parse(row.report) as ImportReport, step, outcome);
-  const pending = pendingAfter(JSON.parse(row.pending_events) as PendingEvents, outcome.changes);
   const updated = await trx
     .updateTable('takeout_imports')
     .set({
       report: JSON.stringify(report),
-      pending_events: JSON.stringify(pending),
       next_file: step.position.file,
       next_part: step.position.part,
       lease_until: step.leaseUntil,
@@ -303,6 +288,31 @@ export async function noteImportStep(trx: Q, step: ImportStep, outcome: StepOutc
     .where('lease_owner', '=', step.leaseOwner)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw new ImportLeaseLost(step.importId);
+  const changes = (Object.entries(outcome.changes) as Array<[DataEventType, PendingChange]>).filter(([, change]) => change.dates.length > 0);
+  if (changes.length > 0) {
+    await trx
+      .insertInto('takeout_import_changes')
+      .values(changes.map(([type, change]) => ({ import_id: step.importId, event_type: type, change: JSON.stringify(change) })))
+      .execute();
+  }
+}
+
+/** The import's waiting changes, joined per event type (read once, when it ends). */
+async function pendingOf(trx: Q, importId: string): Promise<PendingEvents> {
+  const rows = await trx.selectFrom('takeout_import_changes').select(['event_type', 'change']).where('import_id', '=', importId).orderBy('seq').execute();
+  const byType = new Map<DataEventType, PendingChange[]>();
+  for (const row of rows) {
+    const type = row.event_type as DataEventType;
+    const changes = byType.get(type) ?? [];
+    changes.push(JSON.parse(row.change) as PendingChange);
+    byType.set(type, changes);
+  }
+  const pending: PendingEvents = {};
+  for (const [type, changes] of byType) {
+    const joined = joinAllChanges(changes);
+    if (joined) pending[type] = joined;
+  }
+  return pending;
 }
 
 /** What starting an import gave. */
@@ -394,12 +404,13 @@ function importOf(row: Selectable<TakeoutImportTable>): TakeoutImport {
 
 /** The import's waiting changes as events, and its end, in the caller's transaction. */
 async function endImport(trx: Q, row: Selectable<TakeoutImportTable>, state: FinishedState, error: string | null, now: number, coalesceSeconds: number): Promise<TakeoutImport> {
-  const pending = JSON.parse(row.pending_events) as PendingEvents;
+  const pending = await pendingOf(trx, row.id);
   for (const [type, change] of Object.entries(pending) as Array<[DataEventType, PendingChange]>) {
     if (change.dates.length === 0) continue;
     await recordEvent(trx, { type, userId: row.user_id, data: { ...(change.ranges ? { ranges: change.ranges } : {}), dates: change.dates }, now }, coalesceSeconds);
   }
-  const ended = { state, error, pending_events: '{}', lease_owner: null, lease_until: null, cancel_requested: state === 'cancelled' ? 1 : Number(row.cancel_requested), finished_at: now, updated_at: now };
+  await trx.deleteFrom('takeout_import_changes').where('import_id', '=', row.id).execute();
+  const ended = { state, error, lease_owner: null, lease_until: null, cancel_requested: state === 'cancelled' ? 1 : Number(row.cancel_requested), finished_at: now, updated_at: now };
   await trx.updateTable('takeout_imports').set(ended).where('id', '=', row.id).execute();
   return importOf({ ...row, ...ended });
 }

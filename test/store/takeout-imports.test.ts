@@ -2,11 +2,13 @@
  * The store of Takeout imports (src/store/takeout-imports.ts): one process holds an import's lease
  * at a time, another takes it over once it runs out, and a step of the process that lost it is
  * rolled back with its data; one import queued per person however many starts arrive at once; an
- * import's waiting changes become one event per type when it ends, once.
+ * import's waiting changes become one event per type when it ends, once; a step reads and writes
+ * as much at the end of a long import as at its start.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ImportLeaseLost, type ImportStep, type TakeoutPreview } from '../../src/store/takeout-imports.js';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import { ImportLeaseLost, noteImportStep, type ImportStep, type TakeoutPreview } from '../../src/store/takeout-imports.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { ALL_RESOURCE_SCOPES, createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
@@ -19,6 +21,20 @@ const PREVIEW: TakeoutPreview = {
   unreadable: [],
   files_total: 1,
 };
+
+/** Counts the statements run through it and the characters of the rows they return. */
+class ReadCounter implements KyselyPlugin {
+  statements = 0;
+  charactersRead = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.statements++;
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    for (const row of args.result.rows) for (const value of Object.values(row)) this.charactersRead += String(value).length;
+    return args.result;
+  }
+}
 
 forEachDialect('the store of Takeout imports', (dialect) => {
   let t: TestApp;
@@ -94,5 +110,44 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     assert.equal(ended.state, 'done');
     assert.equal(ended.leaseOwner, null);
     assert.equal(ended.report.kinds.steps!.kept, 2, 'the second write of the same minutes kept them');
+  });
+
+  it('notes a step with as many statements and as much read at its 300th step as at its first, and tells every step\'s change at the end', async () => {
+    const { takeoutImports } = t.database.stores;
+    const user = await createUser(t);
+    const app = await issueAccessToken(t, user, ALL_RESOURCE_SCOPES);
+    const now = t.clock();
+    const imported = await newImport(user, now);
+    await takeoutImports.start(user.id, imported.id, now);
+    await takeoutImports.claim('a', now, now + 30, imported.id);
+    const FIRST_DAY = 19723;
+    const STEPS = 300;
+    const costs: Array<{ statements: number; charactersRead: number }> = [];
+    for (let i = 0; i < STEPS; i++) {
+      const day = FIRST_DAY + i;
+      const date = new Date(day * 86_400_000).toISOString().slice(0, 10);
+      const start = day * 86_400 + 3600;
+      const step: ImportStep = { ...stepOf(imported.id, 'a', now), position: { file: i + 1, part: 0 }, day };
+      const counter = new ReadCounter();
+      const changes = { 'steps.updated': { dates: [date], ranges: [{ start_time: start, end_time: start + 600 }] }, 'heartrate.updated': { dates: [date] } };
+      await t.database.db.kysely.transaction().execute((trx) => noteImportStep(trx.withPlugin(counter), step, { written: 10, kept: 0, changes }));
+      costs.push({ statements: counter.statements, charactersRead: counter.charactersRead });
+    }
+    const [second, last] = [costs[1]!, costs[STEPS - 1]!];
+    const seen = JSON.stringify([costs[0], second, last]);
+    assert.equal(last.statements, second.statements, `as many statements: ${seen}`);
+    // The report's counts gain digits (2 entries, then 600), nothing more.
+    assert.ok(last.charactersRead - second.charactersRead < 20, `as much read: ${seen}`);
+
+    assert.equal(await takeoutImports.finish(imported.id, 'a', 'done', null, now, 0), true);
+    const told = await t.database.db.kysely.selectFrom('events').select(['type', 'data']).where('app_id', '=', app.appId).orderBy('type').execute();
+    assert.deepEqual(told.map((event) => event.type), ['heartrate.updated', 'steps.updated']);
+    const steps = JSON.parse(told[1]!.data) as { dates: string[]; ranges: Array<{ start_time: number; end_time: number }> };
+    assert.equal(steps.dates.length, STEPS);
+    assert.equal(steps.dates[0], '2024-01-01');
+    assert.deepEqual(steps.ranges[STEPS - 1], { start_time: (FIRST_DAY + STEPS - 1) * 86_400 + 3600, end_time: (FIRST_DAY + STEPS - 1) * 86_400 + 4200 });
+    assert.equal((JSON.parse(told[0]!.data) as { dates: string[] }).dates.length, STEPS);
+    const left = await t.database.db.kysely.selectFrom('takeout_import_changes').select('seq').where('import_id', '=', imported.id).execute();
+    assert.deepEqual(left, [], 'the told changes are forgotten');
   });
 });
