@@ -33,6 +33,7 @@ import * as requestedScope from './migrations/015_requested_scope.js';
 import * as heartRateProfile from './migrations/016_heart_rate_profile.js';
 import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
 import * as takeoutImports from './migrations/019_takeout_imports.js';
+import * as postgresPartitions from './migrations/021_postgres_partitions.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -54,6 +55,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '016_heart_rate_profile': heartRateProfile,
   '018_fitbit_subscriptions': fitbitSubscriptions,
   '019_takeout_imports': takeoutImports,
+  '021_postgres_partitions': postgresPartitions,
 };
 
 export class MigrationError extends Error {}
