@@ -104,7 +104,7 @@ export async function postgresParts(reader: import('pg').Client): Promise<Record
       // a partitioned table's own relation holds no rows.
       `SELECT sum(pg_total_relation_size(c.oid)) AS total, sum(pg_relation_size(c.oid, 'main')) AS heap, sum(pg_indexes_size(c.oid)) AS indexes,
               sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)) AS toast
-         FROM pg_partition_tree($1::regclass) t JOIN pg_class c ON c.oid = t.relid`,
+         FROM (SELECT relid FROM pg_partition_tree($1::regclass) UNION SELECT $1::regclass) t JOIN pg_class c ON c.oid = t.relid`,
       [table],
     );
     const [total, heap, indexes, toast] = [rows[0]!.total, rows[0]!.heap, rows[0]!.indexes, rows[0]!.toast].map(Number) as [number, number, number, number];
