@@ -67,10 +67,10 @@ async function postgresSize(url: string, withSteps: boolean): Promise<number> {
   const db = openDatabase(url, { schema });
   try {
     await migrateToLatest(db);
-    const before = await admin.query<{ bytes: string }>(`select pg_total_relation_size($1::regclass) as bytes`, [`${schema}.series_days`]);
+    const before = await admin.query<{ bytes: string }>(`select sum(pg_total_relation_size(relid)) as bytes from pg_partition_tree($1::regclass)`, [`${schema}.series_days`]);
     await load(db, withSteps);
     await admin.query(`vacuum ${schema}.series_days`);
-    const after = await admin.query<{ bytes: string }>(`select pg_total_relation_size($1::regclass) as bytes`, [`${schema}.series_days`]);
+    const after = await admin.query<{ bytes: string }>(`select sum(pg_total_relation_size(relid)) as bytes from pg_partition_tree($1::regclass)`, [`${schema}.series_days`]);
     return (Number(after.rows[0]!.bytes) - Number(before.rows[0]!.bytes)) / (PERSONS * DAYS);
   } finally {
     await db.close();

@@ -126,8 +126,7 @@ async function postgresSize(url: string, kind: keyof typeof KINDS): Promise<void
     const rate = await load(db, KINDS[kind]);
     await admin.query(`set search_path = ${schema}`);
     const { rows } = await admin.query<{ bytes: string }>(
-      `select pg_total_relation_size(c.oid) as bytes from pg_class c join pg_namespace n on n.oid = c.relnamespace
-       where n.nspname = $1 and c.relname = 'series_days'`, [schema]);
+      `select sum(pg_total_relation_size(t.relid)) as bytes from pg_partition_tree(format('%I.series_days', $1::text)::regclass) t`, [schema]);
     console.log(`postgres, ${kind}: ${(Number(rows[0]!.bytes) / (PERSONS * DAYS)).toFixed(0)} bytes per person-day; upload ${rate.toFixed(0)} samples/s (a day per call)`);
   } finally {
     await db.close();

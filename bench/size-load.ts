@@ -95,14 +95,16 @@ export function sqliteMeasurer(file: string): Measurer {
   };
 }
 
-/** Per table, where pg_total_relation_size's bytes are: heap, indexes, TOAST with its index, and the maps. */
+/** Per table (its partitions together), where pg_total_relation_size's bytes are: heap, indexes, TOAST with its index, and the maps. */
 export async function postgresParts(reader: import('pg').Client): Promise<Record<string, number>> {
   const parts: Record<string, number> = {};
   for (const table of [...DATA_TABLES, ...EVENT_TABLES]) {
     const { rows } = await reader.query<{ total: string; heap: string; indexes: string; toast: string }>(
-      `SELECT pg_total_relation_size(c.oid) AS total, pg_relation_size(c.oid, 'main') AS heap, pg_indexes_size(c.oid) AS indexes,
-              coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) AS toast
-         FROM pg_class c WHERE c.oid = $1::regclass`,
+      // Summed over the table's partitions, if it has any (docs/decisions/0039-postgres-partitions.md):
+      // a partitioned table's own relation holds no rows.
+      `SELECT sum(pg_total_relation_size(c.oid)) AS total, sum(pg_relation_size(c.oid, 'main')) AS heap, sum(pg_indexes_size(c.oid)) AS indexes,
+              sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)) AS toast
+         FROM (SELECT relid FROM pg_partition_tree($1::regclass) UNION SELECT $1::regclass) t JOIN pg_class c ON c.oid = t.relid`,
       [table],
     );
     const [total, heap, indexes, toast] = [rows[0]!.total, rows[0]!.heap, rows[0]!.indexes, rows[0]!.toast].map(Number) as [number, number, number, number];

@@ -35,13 +35,13 @@ export async function serve(config: Config): Promise<void> {
   const sweep = async () => {
     try {
       const now = systemClock();
-      const { deleted, batches, seconds } = await stores.sweepExpired(now, now - config.webhooks.eventRetentionSeconds);
+      const { deleted, batches, seconds, partitions } = await stores.sweepExpired(now, now - config.webhooks.eventRetentionSeconds);
       await stores.resumeStrideChanges(now);
       // Uploaded Takeout archives never confirmed: removed, their imports marked expired.
       const expiredImports = (await expireUnconfirmedImports(stores, now, config.takeout.unconfirmedKeptSeconds)).length;
       metrics.sweeps.inc({ outcome: 'succeeded' });
       for (const [table, rows] of Object.entries(deleted)) metrics.sweptRows.inc({ table }, rows);
-      app.log.info({ swept: deleted, expiredImports, batches, seconds: Math.round(seconds * 1000) / 1000 }, 'swept expired rows');
+      app.log.info({ swept: deleted, partitions, expiredImports, batches, seconds: Math.round(seconds * 1000) / 1000 }, 'swept expired rows');
     } catch (error) {
       metrics.sweeps.inc({ outcome: 'failed' });
       app.log.error({ err: error }, 'sweeping expired rows failed');

@@ -35,6 +35,7 @@ import * as resetsAndEndedTokens from './migrations/017_resets_and_ended_tokens.
 import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
 import * as takeoutImports from './migrations/019_takeout_imports.js';
 import * as takeoutImportChanges from './migrations/020_takeout_import_changes.js';
+import * as postgresPartitions from './migrations/021_postgres_partitions.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -58,6 +59,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '018_fitbit_subscriptions': fitbitSubscriptions,
   '019_takeout_imports': takeoutImports,
   '020_takeout_import_changes': takeoutImportChanges,
+  '021_postgres_partitions': postgresPartitions,
 };
 
 export class MigrationError extends Error {}

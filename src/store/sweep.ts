@@ -1,6 +1,8 @@
 /**
  * Deletes expired codes, tokens and sessions, and events and finished deliveries past
- * EVENT_RETENTION, so tables do not grow without end (docs/operations.md, "The sweeper").
+ * EVENT_RETENTION, so tables do not grow without end (docs/operations.md, "The sweeper"). On
+ * PostgreSQL it also makes the coming days' and months' partitions and drops the days of events and
+ * deliveries past retention whole (docs/decisions/0039-postgres-partitions.md).
  * Rotated refresh tokens are kept until their own expiry: reuse detection needs them. Sessions
  * are kept ENDED_SESSION_KEPT_SECONDS past theirs, to know whose a form sent after it ended was.
  *
@@ -12,6 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
+import { dropPartitionsBefore, ensurePartitionsAhead, partitioned } from '../db/partitions.js';
 import type { Database } from '../db/schema.js';
 import { ENDED_SESSION_KEPT_SECONDS } from './sessions.js';
 
@@ -46,6 +49,8 @@ export interface SweepResult {
   deleted: Record<SweptTable, number>;
   batches: number;
   seconds: number;
+  /** PostgreSQL: the partitions made ahead and the expired ones dropped whole (docs/decisions/0039-postgres-partitions.md). */
+  partitions: { made: string[]; dropped: string[] };
 }
 
 /** Codes and tokens expired at `now`, sessions ENDED_SESSION_KEPT_SECONDS before; events and finished deliveries made before `eventsBefore`. */
@@ -60,6 +65,13 @@ export async function sweepExpired(
   const deleted = {} as Record<SweptTable, number>;
   const skipLocked = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   let batches = 0;
+  const partitions = { made: [] as string[], dropped: [] as string[] };
+  if (dialect === 'postgres') {
+    partitions.made = await ensurePartitionsAhead(db, now);
+    // Whole days of events and deliveries first; the rows left (the DEFAULT partition's, the
+    // cut-off day's, a day's still holding a pending delivery) go in batches below.
+    for (const table of ['events', 'webhook_deliveries'] as const) partitions.dropped.push(...(await dropPartitionsBefore(db, partitioned(table), eventsBefore)));
+  }
   for (const table of Object.keys(TABLES) as SweptTable[]) {
     const { key, done } = TABLES[table];
     const before = table === 'events' || table === 'webhook_deliveries' ? eventsBefore : now;
@@ -75,5 +87,5 @@ export async function sweepExpired(
       await sleep(pauseMs);
     }
   }
-  return { deleted, batches, seconds: (performance.now() - started) / 1000 };
+  return { deleted, batches, seconds: (performance.now() - started) / 1000, partitions };
 }

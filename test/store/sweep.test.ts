@@ -83,7 +83,8 @@ forEachDialect('sweeping expired rows', (dialect) => {
     const sweeperDb = t.database.db.kysely.withPlugin({
       transformQuery: (args) => args.node,
       transformResult: async (args) => {
-        statements++;
+        // Deletes only: the partitions' upkeep on PostgreSQL (lookups and DDL) is not a batch.
+        if (args.result.numAffectedRows !== undefined) statements++;
         if (Number(args.result.numAffectedRows ?? 0n) > 0) batches++;
         return args.result;
       },
