@@ -153,8 +153,10 @@ export function connectedAppFlow(flows: BrowserFlows): void {
       assert.equal(ticks[0], 0);
       assert.ok(ticks.at(-1)! >= Math.max(...rows.map((row) => Number(row[columns.indexOf('2xx')]) + Number(row[columns.indexOf('4xx')]))), `ticks ${ticks}`);
       const errors = await devPage.locator('#usage-errors li').allTextContents();
-      assert.equal(errors.length, 1);
-      assert.match(errors[0]!, /400 invalid_grant · \/oauth2\/token/);
+      // The failed refresh, and the API's 401 to the revoked token (the app's request too).
+      assert.equal(errors.length, 2, errors.join('; '));
+      assert.ok(errors.some((line) => /400 invalid_grant · \/oauth2\/token/.test(line)), errors.join('; '));
+      assert.ok(errors.some((line) => /401 .*\/v1\/users\/me/.test(line)), errors.join('; '));
       await keepScreenshot(flows, devPage.getByRole('heading', { name: 'Usage, last 30 days' }).locator('..'), 'app-usage');
     });
   });
