@@ -415,6 +415,11 @@ async function endImport(trx: Q, row: Selectable<TakeoutImportTable>, state: Fin
   return importOf({ ...row, ...ended });
 }
 
+/** The columns every new import starts with, whatever is known of its archive yet. */
+function startingColumns(now: number) {
+  return { next_file: 0, next_part: 0, pending_events: '{}', cancel_requested: 0, lease_owner: null, lease_until: null, error: null, created_at: now, updated_at: now, started_at: null, finished_at: null };
+}
+
 const ACTIVE: ImportState[] = ['queued', 'running'];
 /** Imports waiting for the person: the sweep expires those left too long. */
 const UNCONFIRMED: ImportState[] = ['reading', 'previewed'];
@@ -436,18 +441,8 @@ export function createTakeoutImportStore(db: Db): TakeoutImportStore {
         timezone: input.timezone,
         preview: JSON.stringify(input.preview),
         files_total: input.preview.files_total,
-        next_file: 0,
-        next_part: 0,
         report: JSON.stringify(emptyReport(input.preview.not_read)),
-        pending_events: '{}',
-        cancel_requested: 0,
-        lease_owner: null,
-        lease_until: null,
-        error: null,
-        created_at: input.now,
-        updated_at: input.now,
-        started_at: null,
-        finished_at: null,
+        ...startingColumns(input.now),
       };
       await q.insertInto('takeout_imports').values(row).execute();
       return importOf(row);
@@ -467,18 +462,8 @@ export function createTakeoutImportStore(db: Db): TakeoutImportStore {
         timezone: input.timezone,
         preview: 'null',
         files_total: 0,
-        next_file: 0,
-        next_part: 0,
         report: JSON.stringify(emptyReport({})),
-        pending_events: '{}',
-        cancel_requested: 0,
-        lease_owner: null,
-        lease_until: null,
-        error: null,
-        created_at: input.now,
-        updated_at: input.now,
-        started_at: null,
-        finished_at: null,
+        ...startingColumns(input.now),
       };
       await q.insertInto('takeout_imports').values(row).execute();
       return importOf(row);
