@@ -68,29 +68,73 @@ export async function partitionsOf(db: Kysely<any>, table: string): Promise<stri
 }
 
 /**
- * Makes the partition of the period holding `epochSeconds`, unless it exists. A period whose rows
- * already sit in the DEFAULT partition (written while no partition covered them) cannot be made
- * without moving them: those rows are moved in the same transaction.
+ * The `pg_try_advisory_xact_lock` key (one per schema) held while one process changes partitions: the others
+ * skip the work instead of racing it ("already exists") or queueing behind it.
+ */
+const UPKEEP_LOCK = sql`hashtext(current_schema() || '.stride_partition_upkeep')`;
+
+/**
+ * Making or dropping a partition locks the parent table ACCESS EXCLUSIVE: while it waits, every
+ * request reading or writing the table waits behind it. A short lock timeout keeps that wait
+ * short; the upkeep is tried again at the next sweep.
+ */
+const UPKEEP_LOCK_TIMEOUT = '1s';
+
+/** SQLSTATE 55P03 (lock_not_available): the lock timeout passed. */
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '55P03';
+}
+
+/**
+ * Runs `change` in a transaction of its own holding the upkeep lock and `spec`'s table locked
+ * first (so it is never part of a deadlock), or returns undefined where another process holds the
+ * upkeep lock or the table stayed busy past the timeout. Inside a transaction already (a
+ * migration, which holds the migration lock), `change` runs there.
+ */
+async function underUpkeepLock<T>(db: Kysely<any>, spec: PartitionedTable, change: (trx: Kysely<any>) => Promise<T>): Promise<T | undefined> {
+  if (db.isTransaction) return change(db);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const got = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(${UPKEEP_LOCK}) as got`.execute(trx);
+      if (!got.rows[0]?.got) return undefined;
+      await sql`set local lock_timeout = ${sql.lit(UPKEEP_LOCK_TIMEOUT)}`.execute(trx);
+      await sql`lock table ${sql.table(spec.table)} in access exclusive mode`.execute(trx);
+      return change(trx);
+    });
+  } catch (error) {
+    if (isLockTimeout(error)) return undefined;
+    throw error;
+  }
+}
+
+async function partitionExists(db: Kysely<any>, name: string): Promise<boolean> {
+  return (await sql<{ found: boolean }>`select to_regclass(${name}) is not null as found`.execute(db)).rows[0]?.found === true;
+}
+
+/**
+ * Makes the partition of the period holding `epochSeconds`, unless it exists; true when made. A
+ * period whose rows already sit in the DEFAULT partition (written while no partition covered them)
+ * cannot be made without moving them: those rows are moved in the same transaction.
  */
 export async function ensurePartition(db: Kysely<any>, spec: PartitionedTable, epochSeconds: number): Promise<boolean> {
   const { from, to } = periodOf(spec.unit, epochSeconds);
   const name = partitionName(spec, from);
-  const exists = await sql<{ found: boolean }>`select to_regclass(${name}) is not null as found`.execute(db);
-  if (exists.rows[0]?.found) return false;
-  const make = async (trx: Kysely<any>) => {
+  if (await partitionExists(db, name)) return false;
+  const made = await underUpkeepLock(db, spec, async (trx) => {
+    if (await partitionExists(trx, name)) return false;
     const fallback = sql.table(`${spec.table}_default`);
     const key = sql.ref(spec.column);
     const stray = await sql<{ n: number }>`select count(*)::int as n from ${fallback} where ${key} >= ${from} and ${key} < ${to}`.execute(trx);
     if ((stray.rows[0]?.n ?? 0) === 0) {
-      await sql`create table if not exists ${sql.table(name)} partition of ${sql.table(spec.table)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(trx);
-      return;
+      await sql`create table ${sql.table(name)} partition of ${sql.table(spec.table)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(trx);
+      return true;
     }
     await sql`create table ${sql.table(name)} (like ${sql.table(spec.table)} including defaults including constraints)`.execute(trx);
     await sql`with moved as (delete from ${fallback} where ${key} >= ${from} and ${key} < ${to} returning *) insert into ${sql.table(name)} select * from moved`.execute(trx);
     await sql`alter table ${sql.table(spec.table)} attach partition ${sql.table(name)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(trx);
-  };
-  await (db.isTransaction ? make(db) : db.transaction().execute(make));
-  return true;
+    return true;
+  });
+  return made === true;
 }
 
 /** The partitions of the current period and the `ahead` next ones, for every partitioned table. */
@@ -116,12 +160,17 @@ export async function dropPartitionsBefore(db: Kysely<any>, spec: PartitionedTab
   for (const name of await partitionsOf(db, spec.table)) {
     const period = periodOfName(spec, name);
     if (!period || period.to > before) continue;
-    if (spec.table === 'webhook_deliveries') {
-      const pending = await sql<{ found: boolean }>`select exists (select 1 from ${sql.table(name)} where state = 'pending') as found`.execute(db);
-      if (pending.rows[0]?.found) continue;
-    }
-    await sql`drop table if exists ${sql.table(name)}`.execute(db);
-    dropped.push(name);
+    const gone = await underUpkeepLock(db, spec, async (trx) => {
+      // Another process may have dropped it since the list was read.
+      if (!(await partitionExists(trx, name))) return false;
+      if (spec.table === 'webhook_deliveries') {
+        const pending = await sql<{ found: boolean }>`select exists (select 1 from ${sql.table(name)} where state = 'pending') as found`.execute(trx);
+        if (pending.rows[0]?.found) return false;
+      }
+      await sql`drop table if exists ${sql.table(name)}`.execute(trx);
+      return true;
+    });
+    if (gone) dropped.push(name);
   }
   return dropped;
 }

@@ -45,6 +45,11 @@ function tableRows(html: string, id: string, key: 'date' | 'start'): Map<string,
   return rows;
 }
 
+/** The rows of the table of a kind (`heart`, `sleep`, `weight`), or none where the page says it has none. */
+function kindRows(html: string, kind: string): Map<string, Record<string, string>> {
+  return html.includes(`id="${kind}-empty"`) ? new Map() : tableRows(html, `${kind}-table`, 'date');
+}
+
 /** A number as the pages write it: thousands separated by commas. */
 const numberOf = (text: string) => Number(text.replace(/,/g, ''));
 /** "7:05" in minutes. */
@@ -98,10 +103,10 @@ forEachDialect('your data in charts', (dialect) => {
       assert.equal(numberOf(row.distance!), Math.round(day.distance / 10) / 100, `distance of ${day.date} in km`);
       assert.equal(numberOf(row.calories!), day.calories, `calories of ${day.date}`);
     }
-    const resting = tableRows(html, 'heart-table', 'date');
+    const resting = kindRows(html, 'heart');
     assert.deepEqual([...resting.keys()].sort(), days.filter((day) => day.resting_heart_rate !== null).map((day) => day.date));
     for (const [date, row] of resting) assert.equal(numberOf(row.resting!), days.find((day) => day.date === date)!.resting_heart_rate, `resting heart rate of ${date}`);
-    const sleep = tableRows(html, 'sleep-table', 'date');
+    const sleep = kindRows(html, 'sleep');
     assert.deepEqual([...sleep.keys()].sort(), days.filter((day) => day.minutes_asleep > 0).map((day) => day.date));
     for (const [date, row] of sleep) {
       const asleep = days.find((day) => day.date === date)!.minutes_asleep;
@@ -109,7 +114,7 @@ forEachDialect('your data in charts', (dialect) => {
       // As shown: in hours and minutes.
       assert.equal(minutesOf(row.asleep!), asleep, `minutes asleep of ${date}, as shown`);
     }
-    const weight = tableRows(html, 'weight-table', 'date');
+    const weight = kindRows(html, 'weight');
     assert.deepEqual([...weight.keys()].sort(), days.filter((day) => day.weight !== null).map((day) => day.date));
     for (const [date, row] of weight) assert.equal(Number(row.weight), days.find((day) => day.date === date)!.weight, `weight of ${date}`);
   };

@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { openDatabase } from '../../../src/db/database.js';
 import { partitionsOf } from '../../../src/db/partitions.js';
 import { sweepExpired } from '../../../src/store/sweep.js';
 import { readMetric, upload } from '../../api/sum-metrics-support.js';
 import { utc } from '../../api/steps-support.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
-import { DIALECTS } from '../../support/databases.js';
+import { DIALECTS, POSTGRES_URL } from '../../support/databases.js';
 import { createUser, issueAccessToken, userWithToken } from '../../support/tokens.js';
 
 const DAY = 86_400;
@@ -69,6 +70,41 @@ if (DIALECTS.includes('postgres')) {
       assert.ok(!third.partitions.dropped.includes('webhook_deliveries_2031_01_31'), 'a pending delivery keeps its day');
       assert.equal(third.deleted.webhook_deliveries, 1);
       assert.deepEqual((await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', 'we_sweep').execute()).map((r) => r.id), ['wd_pending']);
+    });
+
+    it('several processes sweeping at once while events are written: each partition made once, no sweep or write fails', async () => {
+      const now = utc(2034, 7, 14, 12);
+      const user = await createUser(t);
+      const { appId } = await issueAccessToken(t, user, ['read_profile'], 3600);
+      const processes = [0, 1, 2].map(() => openDatabase(POSTGRES_URL!, { schema: t.database.schema!, poolSize: 3 }));
+      try {
+        let writing = true;
+        const written: string[] = [];
+        const writer = (async () => {
+          for (let i = 0; writing || i < 20; i++) {
+            const id = `evt_upkeep_${i}`;
+            await processes[i % 3]!.kysely.insertInto('events').values({ id, app_id: appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: now + (i % 8) * DAY }).execute();
+            written.push(id);
+          }
+        })();
+        const settled = await Promise.allSettled(processes.map((process) => sweepExpired(process.kysely, 'postgres', now, now - 30 * DAY)));
+        writing = false;
+        await writer;
+        const sweeps = settled.map((sweep) => {
+          if (sweep.status === 'rejected') throw sweep.reason;
+          return sweep.value;
+        });
+        const made = sweeps.flatMap((sweep) => sweep.partitions.made);
+        assert.equal(new Set(made).size, made.length, `made twice: ${made.join(', ')}`);
+        // Whatever one process skipped while another held the work, the next sweep makes.
+        await sweepExpired(t.database.db.kysely, 'postgres', now, now - 30 * DAY);
+        const events = await partitionsOf(t.database.db.kysely, 'events');
+        for (let day = 14; day <= 21; day++) assert.ok(events.includes(`events_2034_07_${day}`), `events_2034_07_${day}`);
+        const stored = await t.database.db.kysely.selectFrom('events').select('id').where('app_id', '=', appId).execute();
+        assert.deepEqual(stored.map((row) => row.id).sort(), [...written].sort());
+      } finally {
+        await Promise.all(processes.map((process) => process.close()));
+      }
     });
 
     it('a write for a month no partition covers lands in the DEFAULT one, and moves when its month is made', async () => {
