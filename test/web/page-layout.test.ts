@@ -5,21 +5,31 @@
  * SQLite only: the database plays no part in how a page is laid out. With TEST_SCREENSHOTS set,
  * each page's picture is kept under test-artifacts/layout/.
  *
+ * "Bring your Fitbit history" is laid out in each state of an import a person sees: an archive
+ * uploaded through the form, read, previewed, confirmed, under way and reported, each step taken
+ * by the test as a server's runner would.
+ *
  * The small things a newcomer met on these pages are asserted here too, where the browser is the
  * judge: the gap between a form's error and its first label, buttons of one card alike in width,
  * the consent page naming the test person who answers, the email carried from sign-up to sign-in.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
 import { writePersonData } from '../../src/domain/person-data.js';
+import { archiveLimits } from '../../src/domain/takeout/imports.js';
+import { claimAndPreview, claimAndRun } from '../../src/domain/takeout/runner.js';
 import { LIVES, synthesizePerson } from '../../src/domain/synthetic-person.js';
 import { EVENT_TYPES } from '../../src/store/events.js';
 import { authorizeUrl, createFixture, createOAuthTestApp, REDIRECT_URI, type Fixture } from '../oauth/flow.js';
 import { serveDatabase, type ServedStride, type TestApp } from '../support/app.js';
 import { browserUnavailable, launchBrowser, screenshotPath } from '../support/browser.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
+import { datesFrom, GLOBAL, takeoutHistory, writeTakeoutZip, type TakeoutFile } from '../support/takeout-archive.js';
 
 cheapPasswordHashing();
 
@@ -75,20 +85,63 @@ function measure(page: Page): Promise<Found> {
   });
 }
 
+/**
+ * `look` at the page, again once it has loaded if the page reloaded itself meanwhile: a page that
+ * follows work in progress (an import, a delivery) does, every few seconds, the same content again.
+ */
+async function steadily<T>(page: Page, look: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await look();
+    } catch (error) {
+      if (attempt >= 5 || !/Execution context was destroyed|because of a navigation/.test(String(error))) throw error;
+      await page.waitForLoadState('load');
+    }
+  }
+}
+
 /** The page at every width and scheme: it fits, and its charts' text is legible. */
 async function checkEveryWay(page: Page, name: string): Promise<void> {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     for (const scheme of SCHEMES) {
       await page.emulateMedia({ colorScheme: scheme });
-      const found = await measure(page);
+      const found = await steadily(page, () => measure(page));
+      // Taken before the checks: the picture of a page that fails them is the one to look at.
+      if (SCREENSHOTS) await steadily(page, () => page.screenshot({ path: screenshotPath(`layout/${name}-${width}-${scheme}`), fullPage: true }));
       const where = `${name} (${new URL(page.url()).pathname}) at ${width} px, ${scheme}`;
       assert.ok(found.pageWidth <= found.window, `${where}: the page is ${found.pageWidth} px wide`);
       assert.deepEqual(found.tooWide, [], `${where}: wider than the window`);
       assert.deepEqual(found.smallText, [], `${where}: chart text under 11 px`);
-      if (SCREENSHOTS) await page.screenshot({ path: screenshotPath(`layout/${name}-${width}-${scheme}`), fullPage: true });
     }
   }
+}
+
+/** The page's tables that a phone would cut: neither laid out as stacked rows nor in a marked scroll container. */
+function unmarkedTables(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...document.querySelectorAll('main table')]
+    .filter((table) => getComputedStyle(table).display === 'table' && !table.closest('[data-scroll]'))
+    .map((table) => `table${table.id ? `#${table.id}` : ''}.${[...table.classList].join('.')}`));
+}
+
+/**
+ * A week of every kind as Fitbit's export writes it, with what real archives also hold: a file cut
+ * short, minutes out of range, not a number or repeated, and a kind Stride does not hold.
+ */
+function messyArchive(): TakeoutFile[] {
+  const { files } = takeoutHistory({ zone: 'Europe/Berlin', dates: datesFrom('2024-05-01', 7), heartRateEvery: 60, weighEvery: 2, sleep: true });
+  const steps = [
+    { dateTime: '05/08/24 09:00:00', value: '30' },
+    { dateTime: '05/08/24 09:01:00', value: 5000 },
+    { dateTime: '05/08/24 09:02:00', value: 'many' },
+    { dateTime: '05/08/24 09:00:00', value: '31' },
+  ];
+  return [
+    ...files,
+    { name: `${GLOBAL}/steps-2024-05-08.json`, content: () => JSON.stringify(steps) },
+    { name: `${GLOBAL}/calories-2024-05-08.json`, content: () => '[{"dateTime": "05/08/24 09:00:00", "value": "1.5"' },
+    { name: `${GLOBAL}/altitude-2024-05-01.json`, content: () => '[]' },
+  ];
 }
 
 /** The top of `below` minus the bottom of `above`, in CSS px. */
@@ -124,12 +177,14 @@ describe('every page at 390 and 1280 px, light and dark', { skip: skip ?? false 
     assert.ok(response && response.status() < 500, `${path}: ${response?.status()}`);
   };
 
+  const archives = mkdtempSync(join(tmpdir(), 'stride-page-layout-'));
+
   before(async () => {
     const launched = launchBrowser();
     t = await createOAuthTestApp('sqlite');
     f = await createFixture(t);
     // SMTP_URL gives the sign-in page its "Forgot your password?" form (nothing is mailed here).
-    served = await serveDatabase(t.database, { SMTP_URL: 'smtp://127.0.0.1:9' });
+    served = await serveDatabase(t.database, { SMTP_URL: 'smtp://127.0.0.1:9', TAKEOUT_DIR: join(archives, 'uploads') });
     const { stores } = t.database;
     const now = Math.floor(Date.now() / 1000);
     // A person with two weeks of every kind, as `stride demo` writes them.
@@ -172,6 +227,7 @@ describe('every page at 390 and 1280 px, light and dark', { skip: skip ?? false 
     await browser?.close();
     await served?.close();
     await t?.close();
+    rmSync(archives, { recursive: true, force: true });
   });
 
   it('lays out the pages of someone signed out', async () => {
@@ -241,6 +297,60 @@ describe('every page at 390 and 1280 px, light and dark', { skip: skip ?? false 
     await go(person, authorizeUrl({ response_type: 'code', client_id: f.app.clientId, redirect_uri: REDIRECT_URI, scope: 'read_profile read_activity', state: 's' }));
     await person.getByRole('button', { name: 'Allow' }).waitFor();
     await checkEveryWay(person, 'consent');
+  });
+
+  it('lays out "Bring your Fitbit history": the upload, the archive read, its preview, the import under way, and its report', async () => {
+    // The server under test runs no import runner: the test takes each step as a server's runner would.
+    const settings = { leaseSeconds: 30, limits: archiveLimits(t.config.takeout.maxArchiveBytes), clock: () => Math.floor(Date.now() / 1000) };
+    const archive = join(archives, 'takeout-fitbit.zip');
+    await writeTakeoutZip(archive, messyArchive());
+    await go(person, '/account');
+    await person.getByLabel('Your Takeout archive').setInputFiles(archive);
+    await person.getByRole('button', { name: 'Upload and preview' }).click();
+    await person.waitForURL((url) => /^\/account\/imports\/imp_/.test(url.pathname));
+    const location = new URL(person.url()).pathname;
+    const id = location.split('/').pop()!;
+    const state = () => steadily(person, () => person.locator('#import-state').innerText());
+    const phoneTables = async (name: string) => {
+      await person.setViewportSize({ width: 390, height: 900 });
+      assert.deepEqual(await steadily(person, () => unmarkedTables(person)), [], `${name}: every table is stacked or scrolls on its own`);
+    };
+    assert.match(await state(), /^State: Reading your archive…$/, 'said once, with no full stop after the ellipsis');
+    await checkEveryWay(person, 'import-reading');
+
+    assert.equal(await claimAndPreview(t.database.stores, 'layout-reader', settings, id), 'previewed');
+    await go(person, location);
+    assert.match(await state(), /waiting for you to confirm/);
+    assert.ok(await person.locator('#unreadable').isVisible(), 'the file cut short is named');
+    assert.ok(await person.locator('#not-read').isVisible(), 'the kind Stride does not hold is named');
+    await checkEveryWay(person, 'import-preview');
+    await phoneTables('import-preview');
+
+    await person.getByRole('button', { name: 'Confirm and import' }).click();
+    await person.locator('#import-progress').waitFor();
+    assert.match(await state(), /Waiting to start/);
+    await checkEveryWay(person, 'import-queued');
+
+    // A runner reads four files and stops, as a server shutting down does: the import is under way.
+    let filesDone = 0;
+    const run = { ...settings, coalesceSeconds: t.config.webhooks.coalesceSeconds };
+    assert.equal(await claimAndRun(t.database.stores, 'layout-runner', { ...run, shouldStop: () => filesDone >= 4, onProgress: (at) => (filesDone = at.filesDone) }, id), 'stopped');
+    await go(person, location);
+    assert.match(await state(), /Importing/);
+    await checkEveryWay(person, 'import-running');
+    await person.setViewportSize({ width: 390, height: 900 });
+    assert.ok((await steadily(person, () => gap(person, 'p.hint >> text=Cancelling keeps', 'button >> text=Cancel the import'))) >= 8, 'the hint stands apart from the button');
+
+    assert.equal(await claimAndRun(t.database.stores, 'layout-runner', run, id), 'finished');
+    await go(person, location);
+    assert.match(await state(), /Done/);
+    assert.ok(await person.locator('#report').isVisible() && await person.locator('#skipped').isVisible(), 'the report names what was imported and what was skipped');
+    await checkEveryWay(person, 'import-report');
+    await phoneTables('import-report');
+
+    await go(person, '/account');
+    assert.match(await person.locator('#imports').innerText(), /takeout-fitbit\.zip: Done/);
+    await checkEveryWay(person, 'account-imports');
   });
 
   it('offers "Add test people" to connect a test person while there are none', async () => {

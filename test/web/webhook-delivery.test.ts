@@ -1,11 +1,14 @@
 /**
  * A webhook delivery's page, with a real receiver: the payload sent, the receiver's status and the
  * first 1 KB of its answer; "Send a test event" lands on its delivery's page, which reloads itself
- * (no script needed) until the receiver answered.
+ * (no script needed) until the receiver answered. In Chromium too: the page a developer watches
+ * shows the outcome without being touched, and a page with nothing pending stays as it is.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { TestApp } from '../support/app.js';
+import type { Browser as Chromium, BrowserContext, Page } from 'playwright-core';
+import { serveDatabase, type TestApp } from '../support/app.js';
+import { browserUnavailable, launchBrowser } from '../support/browser.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
@@ -14,6 +17,19 @@ import { formPage, signedIn, submit, textOf } from './pages-support.js';
 import { createDeliveryWorker, firstBytes, RESPONSE_BODY_KEPT_BYTES, type DeliveryWorker } from '../../src/webhooks/worker.js';
 
 cheapPasswordHashing();
+
+/** One Chromium for both databases' runs, launched by the first test that needs it. */
+let chromium: Promise<Chromium> | undefined;
+after(async () => (await chromium)?.close());
+
+/** Counts the page's own loads from now on (its main frame's navigations), reloads included. */
+function loadsOf(page: Page): () => number {
+  let loads = 0;
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) loads++;
+  });
+  return () => loads;
+}
 
 forEachDialect('webhook delivery page', (dialect) => {
   let t: TestApp;
@@ -86,5 +102,52 @@ forEachDialect('webhook delivery page', (dialect) => {
 
   it('answers 404 for a delivery the endpoint does not have', async () => {
     assert.equal((await developer.get(`${detailPath}/deliveries/msg_none`)).status, 404);
+  });
+
+  it('in a browser, shows a pending delivery, then its outcome once delivered, without being touched; a page with nothing pending does not reload', { skip: browserUnavailable() ?? false }, async () => {
+    // A delivery with its outcome already: its page has nothing to wait for.
+    const sent = await submit(developer, detailPath, `${detailPath}/test`, {});
+    await worker.runOnce();
+    const deliveredPath = sent.location().pathname;
+    const served = await serveDatabase(t.database, { WEBHOOK_ALLOW_PRIVATE: 'true' });
+    let context: BrowserContext | undefined;
+    try {
+      context = await (await (chromium ??= launchBrowser())).newContext({ viewport: { width: 1280, height: 900 } });
+      const settled = await context.newPage();
+      await settled.goto(`${served.url}/login`);
+      await settled.getByLabel('Email').fill(f.developer.email);
+      await settled.getByLabel('Password').fill(f.password);
+      await settled.getByRole('button', { name: 'Sign in' }).click();
+      await settled.waitForURL((url) => url.pathname === '/account');
+      await settled.goto(served.url + deliveredPath);
+      assert.equal(await settled.locator('#delivery-state').innerText(), 'succeeded');
+      const settledLoads = loadsOf(settled);
+
+      // Opened after it, the page of a new test event: pending until the server's worker sends it.
+      const watched = await context.newPage();
+      await watched.goto(served.url + detailPath);
+      await watched.getByRole('button', { name: 'Send a test event' }).click();
+      await watched.waitForURL((url) => url.pathname.startsWith(`${detailPath}/deliveries/`));
+      assert.equal(await watched.locator('#delivery-state').innerText(), 'pending');
+      assert.match(await watched.locator('#delivery-waiting').innerText(), /reloads itself/);
+      const watchedLoads = loadsOf(watched);
+      const before = receiver.received.length;
+      // The page's server made the delivery at the real time: the worker's clock is brought to it.
+      t.clock.set(Math.max(t.clock(), Math.floor(Date.now() / 1000)));
+      await worker.runOnce();
+      assert.ok(receiver.received.length > before, 'the receiver was sent the test event');
+
+      // The test does nothing to the page: it reloads itself until the outcome is there.
+      const shown = await watched.locator('#delivery-state', { hasText: 'succeeded' }).waitFor({ timeout: 30_000 }).then(() => true, () => false);
+      assert.ok(shown, 'the page showed the outcome by itself within 30 s');
+      assert.ok(watchedLoads() >= 1, 'the page loaded itself again');
+      assert.equal(await watched.locator('#delivery-status').innerText(), '200');
+      assert.equal(await watched.locator('#delivery-waiting').count(), 0);
+      // The settled page was loaded before the watched one: had it a reload of its own, it would have come first.
+      assert.equal(settledLoads(), 0, 'the page of a delivered message did not reload');
+    } finally {
+      await context?.close();
+      await served.close();
+    }
   });
 });
