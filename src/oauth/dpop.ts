@@ -1,35 +1,22 @@
 /**
  * DPoP proofs (RFC 9449, docs/oauth.md "Sender-constrained tokens (DPoP)"): verified with `jose`
  * against the public key in their header, and later proofs with the same header against that key,
- * kept (keptKeys below). A valid proof is a JWT of `typ` dpop+jwt, signed with an
+ * kept (./dpop-kept-keys.ts). A valid proof is a JWT of `typ` dpop+jwt, signed with an
  * asymmetric algorithm of DPOP_ALGORITHMS, whose `htm` and `htu` name this request (§4.3: the URI
  * without query and fragment, against the server's public URL), whose `iat` is within
  * DPOP_IAT_WINDOW seconds of now, and whose `jti` was never seen before for that key — across every
  * process (store/dpop-proofs.ts). At the resource API it also carries `ath`, the hash of the
  * access token (§4.3, §7). When the server asks for nonces it also carries a current `nonce` (§8).
  */
-import { constants, createHash, createHmac, KeyObject, timingSafeEqual, verify, type VerifyKeyObjectInput } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ApiError } from '../errors.js';
 import type { AppContext } from '../context.js';
-
-/**
- * How a signature of each accepted algorithm is checked with node:crypto once its key is kept
- * (RFC 7518 §3.3–§3.5, RFC 8037 §3.1): the digest, and the signature's encoding or padding.
- */
-const SIGNATURES: Readonly<Record<string, { digest: string | null; options: Omit<VerifyKeyObjectInput, 'key'> }>> = {
-  // §3.4: ECDSA signatures are R ‖ S, not DER.
-  ES256: { digest: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
-  ES384: { digest: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
-  EdDSA: { digest: null, options: {} },
-  Ed25519: { digest: null, options: {} },
-  // §3.5: the salt is as long as the digest.
-  PS256: { digest: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
-  RS256: { digest: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
-};
+import { isOn } from '../speed-switches.js';
+import { InvalidProof, keptProofKeys, NO_KEPT_KEYS, type KeptProofKeys } from './dpop-kept-keys.js';
 
 /** Exactly the algorithms accepted, and advertised as `dpop_signing_alg_values_supported`. */
-export const DPOP_ALGORITHMS = Object.keys(SIGNATURES);
+export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];
 /** How far a proof's `iat` may be from the server's clock, either way (seconds). */
 export const DPOP_IAT_WINDOW = 60;
 
@@ -63,31 +50,8 @@ export interface VerifiedProof {
   jkt: string;
 }
 
-/** Keys kept, at most; beyond, the oldest is let go. */
-const MAX_KEPT_KEYS = 10_000;
-/** A protected header longer than this (no key of the accepted algorithms needs it) is not kept. */
-const MAX_KEPT_HEADER_LENGTH = 2048;
-
-interface KeptKey {
-  /** The proof's key as node:crypto uses it. */
-  key: KeyObject;
-  signature: (typeof SIGNATURES)[string];
-  /** RFC 7638 thumbprint (SHA-256, base64url) of the key. */
-  jkt: string;
-}
-
-/**
- * A client signs every proof with the same key (RFC 9449 §2), and sends it in the same protected
- * header. The first proof with a header is verified by jose (EmbeddedJWK: the header's `typ`,
- * `alg` among DPOP_ALGORITHMS, `crit`, the key imported from `jwk` and fit for `alg`, the
- * signature) and its key is refused if private; the key is then kept by the exact text of the
- * encoded header. A later proof whose header is that same text has passed every check of the
- * header already, so only its signature is checked, with node:crypto against the kept key, in the
- * request's turn: jose's WebCrypto check costs a thread-pool round trip and the key's import each
- * time. Any other header (another key, another `kid` or `alg`, the same members in another order)
- * goes through jose.
- */
-const keptKeys = new Map<string, KeptKey>();
+/** Keys of proofs seen before (./dpop-kept-keys.ts), or none when STRIDE_PLAIN switches them off. */
+const keptKeys: KeptProofKeys = isOn('dpop-keys') ? keptProofKeys() : NO_KEPT_KEYS;
 
 /**
  * A compact JWS: three parts of base64url, each without padding, whitespace or any other character
@@ -97,41 +61,6 @@ const keptKeys = new Map<string, KeptKey>();
  */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** A proof's signature or claims set was refused; the caller answers with the generic refusal. */
-class InvalidProof extends Error {}
-
-/**
- * The claims set of a proof (a COMPACT_JWS) whose encoded header is a kept key's, once its
- * signature is checked with that key — refused in the cases jose refuses a JWT for (RFC 7515 §7.1,
- * RFC 7519 §7.2): a bad signature, a claims set that is not a JSON object, `iat`, `nbf` or `exp`
- * that is not a number, `nbf` in the future, `exp` past.
- */
-function claimsSignedBy(kept: KeptKey, proof: string, headerEnd: number, now: number): JWTPayload {
-  const payloadEnd = proof.indexOf('.', headerEnd + 1);
-  const encodedPayload = proof.slice(headerEnd + 1, payloadEnd);
-  const encodedSignature = proof.slice(payloadEnd + 1);
-  let valid: boolean;
-  try {
-    const signingInput = Buffer.from(proof.slice(0, payloadEnd), 'latin1');
-    valid = verify(kept.signature.digest, signingInput, { key: kept.key, ...kept.signature.options }, Buffer.from(encodedSignature, 'base64url'));
-  } catch {
-    valid = false;
-  }
-  if (!valid) throw new InvalidProof('bad signature');
-  let claims: unknown;
-  try {
-    claims = JSON.parse(strictUtf8.decode(Buffer.from(encodedPayload, 'base64url')));
-  } catch {
-    throw new InvalidProof('the claims set is not JSON');
-  }
-  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw new InvalidProof('the claims set is not an object');
-  const { iat, nbf, exp } = claims as JWTPayload;
-  for (const date of [iat, nbf, exp]) if (date !== undefined && typeof date !== 'number') throw new InvalidProof('a date is not a number');
-  if (nbf !== undefined && nbf > now) throw new InvalidProof('not yet valid');
-  if (exp !== undefined && exp <= now) throw new InvalidProof('expired');
-  return claims as JWTPayload;
-}
 
 /**
  * The largest RSA key a proof may carry (RFC 7518 §6.3.1): a modulus of 4096 bits, and a public
@@ -155,23 +84,22 @@ function isAffordableKey(encodedHeader: string): boolean {
   return Buffer.from(jwk.n, 'base64url').length <= MAX_RSA_MODULUS_BYTES && Buffer.from(jwk.e, 'base64url').length <= MAX_RSA_EXPONENT_BYTES;
 }
 
-/** Verifies the proof's signature and header (through a kept key when its header is one's); refuses a private `jwk`. */
-async function verifiedClaims(proof: string, check: ProofCheck, now: number): Promise<{ payload: JWTPayload; jkt: string }> {
+/**
+ * Verifies the proof's signature and header (through a kept key when its header is one's); refuses
+ * a private `jwk`. Its claims set are not yet checked against the request (checkProof does that).
+ */
+export async function verifiedClaims(proof: string, check: ProofCheck, now: number, keys: KeptProofKeys): Promise<{ payload: JWTPayload; jkt: string }> {
   if (!COMPACT_JWS.test(proof)) throw new InvalidProof('not three parts of base64url');
   const headerEnd = proof.indexOf('.');
+  const kept = keys.claims(proof, headerEnd, now);
+  if (kept !== undefined) return kept;
   const encodedHeader = proof.slice(0, headerEnd);
-  const kept = keptKeys.get(encodedHeader);
-  if (kept !== undefined) return { payload: claimsSignedBy(kept, proof, headerEnd, now), jkt: kept.jkt };
   if (!isAffordableKey(encodedHeader)) throw new InvalidProof('an RSA key over 4096 bits or with a public exponent over 32 bits');
   const { payload, protectedHeader, key } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: new Date(now * 1000) });
   const jwk = protectedHeader.jwk as JWK;
   if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw refuse(check, 'the jwk header of the DPoP proof must be a public key');
   const jkt = await calculateJwkThumbprint(jwk, 'sha256');
-  const signature = SIGNATURES[protectedHeader.alg!];
-  if (signature !== undefined && key instanceof CryptoKey && encodedHeader.length <= MAX_KEPT_HEADER_LENGTH) {
-    if (keptKeys.size >= MAX_KEPT_KEYS) keptKeys.delete(keptKeys.keys().next().value!);
-    keptKeys.set(encodedHeader, { key: KeyObject.from(key), signature, jkt });
-  }
+  keys.keep(encodedHeader, protectedHeader.alg!, key, jkt);
   return { payload, jkt };
 }
 
@@ -262,13 +190,16 @@ export interface CheckedProof extends VerifiedProof {
   expiresAt: number;
 }
 
-/** Verifies `proof` for this request (RFC 9449 §4.3), all but the `jti` not seen before: see rememberProof. */
-export async function checkProof(ctx: AppContext, proof: string, check: ProofCheck): Promise<CheckedProof> {
+/**
+ * Verifies `proof` for this request (RFC 9449 §4.3), all but the `jti` not seen before: see
+ * rememberProof. `keys`: where proofs' keys are kept (the plain path's NO_KEPT_KEYS keeps none).
+ */
+export async function checkProof(ctx: Pick<AppContext, 'clock'>, proof: string, check: ProofCheck, keys = keptKeys): Promise<CheckedProof> {
   if (proof.length === 0 || proof.length > MAX_PROOF_LENGTH) throw refuse(check, 'the DPoP proof is empty or too long');
   const now = ctx.clock();
   let verified: Awaited<ReturnType<typeof verifiedClaims>>;
   try {
-    verified = await verifiedClaims(proof, check, now);
+    verified = await verifiedClaims(proof, check, now, keys);
   } catch (error) {
     if (error instanceof ApiError) throw error;
     throw refuse(check, `the DPoP proof must be a JWT of typ dpop+jwt signed with one of ${DPOP_ALGORITHMS.join(', ')} by the public key in its jwk header`);
