@@ -19,7 +19,7 @@ import type { MinuteDays } from '../store/minute-days.js';
 import { activityOfDate, sessionAt, zonesByDate, type DayActivity } from './daily-activity.js';
 import type { HeartRateProfile } from './heart-rate-zones.js';
 import { datesOfDays, type DateRange } from './local-dates.js';
-import { keptPlans } from './step-series.js';
+import { keptPlans } from './kept-plans.js';
 
 /** About 10 MB of counts, per process. */
 export const MAX_KEPT_DATES = 10_000;

@@ -6,12 +6,16 @@
  * for byte — the kept bytes are the answer. Nothing is invalidated, so no write can leave a stale
  * answer behind: an upload, a deletion or another zone reads other days or another plan.
  *
- * A day by minute is 1,440 buckets and about 126 KB of JSON, and writing it cost several times what
- * sending it does (docs/performance.md; decision 0028). Bounded by the bytes kept, least recently
- * used first out.
+ * What it saves: a day by minute is 1,440 buckets and about 126 KB of JSON, and writing it cost
+ * several times what sending it does (docs/performance.md; decision 0028). Needed by rows 9 and 17
+ * of `npm run bench` (a day of minute heart rate, native and Fitbit-compatible). Bounded by the
+ * bytes kept, least recently used first out. Switch `heart-rate-answers` (src/speed-switches.ts):
+ * the plain path (NO_KEPT_ANSWERS) writes every answer; test/fuzz/speed-heart-rate-answers shows
+ * random uploads and reads answer the same bytes both ways.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import type { HeartRateDayRow } from '../store/heart-rate-series.js';
+import { isOn } from '../speed-switches.js';
 import type { SeriesRequest } from './step-series.js';
 
 /** About 64 answers of a day by minute, per process. */
@@ -87,4 +91,12 @@ export function keptHeartRateAnswers(maxBytes = MAX_KEPT_ANSWER_BYTES): KeptHear
       return bytes;
     },
   };
+}
+
+/** The plain path: nothing kept, every answer written. */
+export const NO_KEPT_ANSWERS: KeptHeartRateAnswers = { find: () => undefined, keep() {}, bytes: 0 };
+
+/** Answers kept for a reader, or none when STRIDE_PLAIN switches them off. */
+export function heartRateAnswers(): KeptHeartRateAnswers {
+  return isOn('heart-rate-answers') ? keptHeartRateAnswers() : NO_KEPT_ANSWERS;
 }

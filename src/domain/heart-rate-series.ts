@@ -5,9 +5,10 @@
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { bucketsFromDays, type HeartRateDays } from '../store/heart-rate-series.js';
-import { answerKey, keptHeartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
+import { answerKey, heartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
-import { keptPlans, type SeriesRequest } from './step-series.js';
+import { keptPlans } from './kept-plans.js';
+import type { SeriesRequest } from './step-series.js';
 
 export interface HeartRateBucket {
   start_time: number;
@@ -69,7 +70,7 @@ export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => 
  * The series from the days `days` reads; an answer written from the same days for the same query is
  * sent again as it was (./heart-rate-answers.ts).
  */
-export function createHeartRateSeriesReader(days: HeartRateDaySource, answers: KeptHeartRateAnswers = keptHeartRateAnswers()): HeartRateSeriesReader {
+export function createHeartRateSeriesReader(days: HeartRateDaySource, answers: KeptHeartRateAnswers = heartRateAnswers()): HeartRateSeriesReader {
   const planOf = keptPlans();
   return async (userId, request) => {
     const plan = planOf(request);

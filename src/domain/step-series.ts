@@ -7,7 +7,8 @@ import type { ErrorObject } from 'ajv';
 import { invalidRequest } from '../errors.js';
 import type { SeriesSums } from '../store/series-sums.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { planBuckets, startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
+import { keptPlans } from './kept-plans.js';
+import { startOfLocalDay, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
 
 /** The longest range each granularity may ask for (docs/api.md), in seconds. */
 export const RANGE_CAP_SECONDS: Readonly<Record<Granularity, number>> = {
@@ -170,28 +171,6 @@ export type SeriesReader<Name extends string = string> = (
 ) => Promise<SumSeries<Name>>;
 
 export type StepSeriesReader = SeriesReader<'steps'>;
-
-/** Plans a series reader keeps; when there are more, it starts over. */
-const MAX_KEPT_PLANS = 256;
-
-/**
- * The bucket plan of a request, kept (decision 0005): a plan depends only on the zone, granularity
- * and range, which apps ask for again and again for many users ("the last 7 days" in a zone), so
- * plans are shared between requests and readers of one metric; a plan is never modified.
- */
-export function keptPlans(): (request: SeriesRequest) => BucketPlan {
-  const plans = new Map<string, BucketPlan>();
-  return (request) => {
-    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
-    let plan = plans.get(key);
-    if (plan === undefined) {
-      plan = planBuckets(request.timezone, request.granularity, request.start, request.end);
-      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
-      plans.set(key, plan);
-    }
-    return plan;
-  };
-}
 
 /**
  * The series for [start, end) widened to whole local buckets: one query to the store whatever the

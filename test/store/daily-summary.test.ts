@@ -12,7 +12,7 @@ import { after, before, it } from 'node:test';
 import { heartRateChange, minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
 import { parseDateRange } from '../../src/domain/local-dates.js';
 import { seriesChange } from '../../src/domain/minute-samples.js';
-import { keptPlans } from '../../src/domain/step-series.js';
+import { keptPlans } from '../../src/domain/kept-plans.js';
 import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, synthesizePerson, type Life } from '../../src/domain/synthetic-person.js';
 import { createSummaryStore, SUMMARY_KINDS, type SummaryFigures } from '../../src/store/daily-summary.js';
 import { NO_STEPS } from '../../src/store/minute-days.js';

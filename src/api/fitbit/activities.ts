@@ -9,9 +9,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { profileZone } from '../../domain/local-dates.js';
-import { answerKey, keptHeartRateAnswers } from '../../domain/heart-rate-answers.js';
+import { answerKey, heartRateAnswers } from '../../domain/heart-rate-answers.js';
 import type { DayActivity } from '../../domain/daily-activity.js';
-import { createSeriesReader, keptPlans, type SeriesReader } from '../../domain/step-series.js';
+import { keptPlans } from '../../domain/kept-plans.js';
+import { createSeriesReader, type SeriesReader } from '../../domain/step-series.js';
 import { SUM_METRICS } from '../../domain/sum-metrics.js';
 import { bucketsFromDays, heartRateBuckets, heartRateDaysOf, type HeartRateBuckets } from '../../store/heart-rate-series.js';
 import type { SumMetric } from '../../store/minute-series.js';
@@ -49,7 +50,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
   const heartDates = keptDates(HEART_DATES);
   const oneDay = keptDates({ periods: ['1d'], maxDays: 1 });
   const planOf = keptPlans();
-  const heartAnswers = keptHeartRateAnswers();
+  const heartAnswers = heartRateAnswers();
 
   /**
    * A day of heart rate by `step` minutes, with the day's value: from one read of the day rows, and
