@@ -10,10 +10,12 @@
  * - an hour skipped when clocks go forward does not exist: 01:00–03:00 is one 60-minute bucket;
  * - a day whose midnight is skipped starts when the clock jumps (e.g. at 01:00).
  *
- * Offsets come from the runtime's tz database (Intl, through luxon) and are cached per zone in
- * spans of ~400 days, so computing a 3-year series costs a handful of lookups once warm.
+ * Offsets come from the runtime's tz database (Intl, through luxon) and are kept per zone in
+ * chunks of ~400 days (./zone-offsets.ts).
  */
 import { IANAZone } from 'luxon';
+import { isOn } from '../speed-switches.js';
+import { keptChunks } from './zone-offsets.js';
 
 export type Granularity = 'minute' | 'hour' | 'day';
 
@@ -33,18 +35,13 @@ export interface OffsetSpan {
 const CHUNK_SECONDS = 400 * 86_400;
 /** Offsets are sampled daily; no zone changes its offset twice within one day. */
 const SAMPLE_SECONDS = 86_400;
-const MAX_CACHED_CHUNKS = 5000;
-const chunkCache = new Map<string, OffsetSpan[]>();
 
 function offsetAt(zone: IANAZone, time: number): number {
   return Math.round(zone.offset(time * 1000) * 60);
 }
 
 /** The offset spans that start inside chunk `chunk` (the first one starts at the chunk start). */
-function chunkSpans(zoneName: string, chunk: number): OffsetSpan[] {
-  const key = `${zoneName}\u0000${chunk}`;
-  const cached = chunkCache.get(key);
-  if (cached) return cached;
+function chunkSpans(zoneName: string, chunk: number): readonly OffsetSpan[] {
   const zone = IANAZone.create(zoneName);
   const chunkStart = chunk * CHUNK_SECONDS;
   const chunkEnd = chunkStart + CHUNK_SECONDS;
@@ -67,18 +64,28 @@ function chunkSpans(zoneName: string, chunk: number): OffsetSpan[] {
     }
     previousTime = time;
   }
-  if (chunkCache.size >= MAX_CACHED_CHUNKS) chunkCache.clear();
-  chunkCache.set(key, spans);
   return spans;
 }
 
+/** The spans of a chunk: kept, or worked out each time when STRIDE_PLAIN switches zone-offsets off. */
+const spansOfChunk = isOn('zone-offsets') ? keptChunks(chunkSpans) : chunkSpans;
+
 /** The offset spans covering [from, to): the first starts at or before `from`. */
 export function offsetSpans(zoneName: string, from: number, to: number): OffsetSpan[] {
+  return spansWithin(spansOfChunk, zoneName, from, to);
+}
+
+/** offsetSpans on the plain path: every chunk worked out again (for the property test of ./zone-offsets.ts). */
+export function plainOffsetSpans(zoneName: string, from: number, to: number): OffsetSpan[] {
+  return spansWithin(chunkSpans, zoneName, from, to);
+}
+
+function spansWithin(spansOf: (zoneName: string, chunk: number) => readonly OffsetSpan[], zoneName: string, from: number, to: number): OffsetSpan[] {
   const spans: OffsetSpan[] = [];
   const firstChunk = Math.floor(from / CHUNK_SECONDS);
   const lastChunk = Math.floor((to - 1) / CHUNK_SECONDS);
   for (let chunk = firstChunk; chunk <= Math.max(firstChunk, lastChunk); chunk++) {
-    for (const span of chunkSpans(zoneName, chunk)) {
+    for (const span of spansOf(zoneName, chunk)) {
       const previous = spans[spans.length - 1];
       // Chunk starts repeat the offset in force; they are not changes.
       if (previous && previous.offset === span.offset) continue;

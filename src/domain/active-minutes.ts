@@ -12,6 +12,10 @@
  * are told apart by a number given to each the first time it is seen, so that nothing kept here
  * holds an array alive. Nothing is invalidated, so nothing can go stale. Bounded by the dates
  * kept, least recently used first out.
+ *
+ * The counts kept are a speed mechanism (switch `day-activity`, src/speed-switches.ts) needed by
+ * row 10 of `npm run bench` (the daily summary of 30 days); the plain path (plainDayActivity)
+ * counts every date; test/fuzz/speed-caches shows both give the same counts.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
@@ -20,6 +24,7 @@ import { activityOfDate, sessionAt, zonesByDate, type DayActivity } from './dail
 import type { HeartRateProfile } from './heart-rate-zones.js';
 import { datesOfDays, type DateRange } from './local-dates.js';
 import { keptPlans } from './kept-plans.js';
+import { isOn } from '../speed-switches.js';
 
 /** About 10 MB of counts, per process. */
 export const MAX_KEPT_DATES = 10_000;
@@ -94,8 +99,19 @@ export function keptDayActivity(maxDates = MAX_KEPT_DATES): KeptDayActivity {
   };
 }
 
-/** The counts of this process, shared by every route that counts. */
-export const countedActivity: KeptDayActivity = keptDayActivity();
+/** The plain path: every date counted from its minutes. */
+export const plainDayActivity: KeptDayActivity = (_userId, boundaries, dates, days, profile) => {
+  const zonesOn = zonesByDate(profile);
+  let sleepAt = 0;
+  return dates.map((date, index) => {
+    const from = boundaries[index]!;
+    sleepAt = sessionAt(days.sleep, from, sleepAt);
+    return activityOfDate(days, date, from, boundaries[index + 1]!, zonesOn(date), sleepAt);
+  });
+};
+
+/** The counts of this process, shared by every route that counts (counted each time when STRIDE_PLAIN switches them off). */
+export const countedActivity: KeptDayActivity = isOn('day-activity') ? keptDayActivity() : plainDayActivity;
 
 /** Whose zones and active minutes: the person's id and the profile fields the maximum comes from (a bearer check's `auth` will do). */
 export interface ActivityPerson {

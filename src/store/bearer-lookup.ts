@@ -13,6 +13,7 @@
  * connection; the checks of one turn of the event loop go as one statement).
  */
 import type { Profile } from './profiles.js';
+import { scopesOf } from './scope-lists.js';
 
 export interface BearerGrant {
   userId: string;
@@ -95,20 +96,6 @@ export function findRowOf(values: readonly unknown[]): FindRow {
     birth_year: values[13] as number | null,
     max_heart_rate: values[14] as number | null,
   };
-}
-
-/** Parsed scope strings: few distinct values (the sorted subsets of the four scopes). */
-const scopeLists = new Map<string, readonly string[]>();
-const MAX_SCOPE_LISTS = 256;
-
-function scopesOf(scope: string): readonly string[] {
-  let list = scopeLists.get(scope);
-  if (list === undefined) {
-    list = Object.freeze(scope === '' ? [] : scope.split(' '));
-    if (scopeLists.size >= MAX_SCOPE_LISTS) scopeLists.clear();
-    scopeLists.set(scope, list);
-  }
-  return list;
 }
 
 export function grantOf(row: FindRow): BearerGrant {

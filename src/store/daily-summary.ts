@@ -19,7 +19,7 @@ import type { BucketPlan } from '../calendar/step-buckets.js';
 import { dayStartOf } from '../db/codec/day.js';
 import { asleepSeconds } from '../db/codec/sleep-stages.js';
 import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
-import { keptMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
+import { switchedMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
 import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
@@ -160,7 +160,7 @@ export interface SummaryStore {
 }
 
 /** `minuteDays`: where the minutes read are unpacked, kept between reads (store/minute-days.ts). */
-export function createSummaryStore(read: SummaryReader, minuteDays: KeptMinuteDays = keptMinuteDays()): SummaryStore {
+export function createSummaryStore(read: SummaryReader, minuteDays: KeptMinuteDays = switchedMinuteDays()): SummaryStore {
   return {
     async figures(userId, plan, range, kinds, strideCm) {
       const { boundaries } = plan;

@@ -10,8 +10,13 @@
  * person, kind and day with the packed bytes they came from, and a day read again with the same
  * bytes is not unpacked again. Nothing is invalidated, so no write can leave a stale day behind: a
  * changed day has other bytes. Bounded by the bytes kept, least recently used first out.
+ *
+ * The days kept are a speed mechanism (switch `minute-days`, src/speed-switches.ts) needed by row
+ * 10 of `npm run bench` (the daily summary of 30 days); the plain path (PLAIN_MINUTE_DAYS) unpacks
+ * every day read; test/fuzz/speed-caches shows both give the same minutes.
  */
 import { ABSENT, unpackMinutes } from '../db/codec/minute-values.js';
+import { isOn } from '../speed-switches.js';
 import { unpackHeartRateAverages } from '../db/codec/heart-rate-minutes.js';
 
 /** A minute with no steps stored, in `MinuteDays.steps`. */
@@ -120,4 +125,23 @@ export function keptMinuteDays(maxBytes = MAX_KEPT_MINUTE_BYTES): KeptMinuteDays
       return bytes;
     },
   };
+}
+
+/** The plain path: every day unpacked from its bytes, nothing kept. */
+export const PLAIN_MINUTE_DAYS: KeptMinuteDays = {
+  daysOf(_userId, stepRows, heartRateRows, calorieRows, sleep) {
+    const unpacked = (rows: readonly MinuteRow[], unpack: (packed: Uint8Array) => ArrayLike<number>) => new Map(rows.map((row) => [Number(row.day_start), unpack(row.minutes)]));
+    return {
+      steps: unpacked(stepRows, unpackSteps),
+      heartRate: unpacked(heartRateRows, unpackHeartRateAverages),
+      calories: unpacked(calorieRows, unpackCalories),
+      sleep: sleep.sort((a, b) => a.start_time - b.start_time),
+    };
+  },
+  bytes: 0,
+};
+
+/** The days a summary store keeps, or none when STRIDE_PLAIN switches them off. */
+export function switchedMinuteDays(): KeptMinuteDays {
+  return isOn('minute-days') ? keptMinuteDays() : PLAIN_MINUTE_DAYS;
 }
