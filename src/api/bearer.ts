@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError, REALM } from '../errors.js';
 import { tokenKey } from '../security/secrets.js';
-import type { BearerGrant, BearerLookup } from '../store/bearer-lookup.js';
+import type { BearerGrant } from '../store/bearer-lookup.js';
 import { checkProof, DPOP_ALGORITHMS, proofHeader, rememberProof } from '../oauth/dpop.js';
 
 /** How stale a grant's "last used" time may get before a request refreshes it. */
@@ -66,7 +66,6 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
   app.decorateRequest('auth', null as unknown as BearerGrant);
   const { stores, clock } = app.ctx;
   const lookup = stores.bearer;
-  // A callback hook: on SQLite the lookup is synchronous, and the request goes on without a promise.
   const { config } = app.ctx;
   const nonceKey = config.dpopNonce ? stores.serverSecret('dpop_nonce', clock) : undefined;
 
@@ -103,17 +102,7 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     if (token === '') return done(invalidToken('the Authorization header is not a Bearer or DPoP token', true));
     const now = clock();
     const key = tokenKey(token);
-    let found: ReturnType<BearerLookup['find']>;
-    try {
-      found = lookup.find(key, now);
-    } catch (error) {
-      return done(error as Error);
-    }
-    if (found instanceof Promise) {
-      found.then((grant) => done(accept(request, grant, now, key)), done);
-    } else {
-      done(accept(request, found, now, key));
-    }
+    lookup.find(key, now).then((grant) => done(accept(request, grant, now, key)), done);
   });
 
   function accept(request: FastifyRequest, grant: BearerGrant | undefined, now: number, key: string, scheme: 'Bearer' | 'DPoP' = 'Bearer'): ApiError | undefined {
@@ -122,13 +111,7 @@ export async function bearerAuth(app: FastifyInstance): Promise<void> {
     if (scheme === 'Bearer' && grant.jkt !== null) return refuse(request, key, invalidToken('the access token is bound to a DPoP key: send it as Authorization: DPoP with a proof', true));
     request.auth = grant;
     if (grant.grantLastUsedAt === null || now - grant.grantLastUsedAt >= LAST_USED_RESOLUTION_SECONDS) {
-      const warn = (error: unknown) => request.log.warn({ err: error }, 'could not record when the grant was last used');
-      try {
-        const touched = lookup.touch(grant.grantId, now);
-        if (touched instanceof Promise) touched.catch(warn);
-      } catch (error) {
-        warn(error);
-      }
+      lookup.touch(grant.grantId, now).catch((error: unknown) => request.log.warn({ err: error }, 'could not record when the grant was last used'));
     }
     return undefined;
   }

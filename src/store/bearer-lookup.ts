@@ -9,7 +9,7 @@
  * about a token's validity is kept in the process.
  *
  * The statement and the row here; its execution per dialect in sqlite/bearer-lookup.ts
- * (better-sqlite3, synchronous) and postgres/bearer-lookup.ts (prepared by name on each pooled
+ * (the executor's read connection, with the other reads of the turn) and postgres/bearer-lookup.ts (prepared by name on each pooled
  * connection; the checks of one turn of the event loop go as one statement).
  */
 import type { Profile } from './profiles.js';
@@ -36,9 +36,9 @@ export interface BearerGrant {
 
 export interface BearerLookup {
   /** The live token whose hash is `tokenHash` at `now`, with its user's profile; undefined if none. */
-  find(tokenHash: string, now: number): BearerGrant | undefined | Promise<BearerGrant | undefined>;
+  find(tokenHash: string, now: number): Promise<BearerGrant | undefined>;
   /** Records that the grant was used at `now`. */
-  touch(grantId: string, now: number): void | Promise<void>;
+  touch(grantId: string, now: number): Promise<void>;
 }
 
 /** The columns of FindRow; the grant's and the user's under names of their own. */
