@@ -71,6 +71,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { ARGON2_OPTIONS } from '../src/security/passwords.js';
+import { plainMechanisms } from '../src/speed-switches.js';
 import {
   authorizationFlowWorkload,
   fixedRequestWorkload,
@@ -140,6 +141,8 @@ const settings: LoadSettings = {
 const selected = new Set((process.env.BENCH_LOADS ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17,18,19,20').split(',').map((s) => s.trim()));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const strideFlags = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+/** STRIDE_PLAIN reaches every Stride the bench starts (and its in-process benches): the mechanisms on their plain path. */
+const plainRun = [...plainMechanisms(process.env.STRIDE_PLAIN)];
 const postgresUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
 
 const rows: Row[] = [];
@@ -804,6 +807,7 @@ async function main(): Promise<number> {
     log('warning: libuv thread pool at its default size: the hashing bound (load 4) is not measured as stride hashes; run `npm run bench`');
   }
   log(`warm-up ${settings.warmupSeconds} s, ${settings.durationSeconds} s per load in interleaved slices, ${CONNECTIONS} connections; loads ${[...selected].join(',')}`);
+  if (plainRun.length > 0) log(`STRIDE_PLAIN: the plain path of ${plainRun.join(', ')}`);
 
   const sqliteLoads = new Set(['1', '2', '3', '4', '8', '9', '10', '11', '12', '13', '16', '17'].filter((load) => selected.has(load)));
   // Load 5 is loads 1–3 and 7–13 again on PostgreSQL: those of them selected, or all when none is.
@@ -891,7 +895,7 @@ async function main(): Promise<number> {
     started_at: new Date(started).toISOString(),
     elapsed_seconds: elapsed,
     machine: { ...machine(), load_average_start: loadAtStart, load_average_end: loadAtEnd },
-    settings: { ...settings, pipelining: 1, keep_alive: true, interleaved_slices: true, argon2: ARGON2_OPTIONS, uv_threadpool_size: process.env.UV_THREADPOOL_SIZE ?? null, postgres: postgresUrl !== undefined },
+    settings: { ...settings, pipelining: 1, keep_alive: true, interleaved_slices: true, argon2: ARGON2_OPTIONS, uv_threadpool_size: process.env.UV_THREADPOOL_SIZE ?? null, postgres: postgresUrl !== undefined, stride_plain: plainRun },
     rows,
     ...extras,
     targets_missed: failed,

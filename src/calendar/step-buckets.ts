@@ -41,7 +41,7 @@ function offsetAt(zone: IANAZone, time: number): number {
 }
 
 /** The offset spans that start inside chunk `chunk` (the first one starts at the chunk start). */
-function chunkSpans(zoneName: string, chunk: number): readonly OffsetSpan[] {
+export function chunkSpans(zoneName: string, chunk: number): readonly OffsetSpan[] {
   const zone = IANAZone.create(zoneName);
   const chunkStart = chunk * CHUNK_SECONDS;
   const chunkEnd = chunkStart + CHUNK_SECONDS;
@@ -68,7 +68,7 @@ function chunkSpans(zoneName: string, chunk: number): readonly OffsetSpan[] {
 }
 
 /** The spans of a chunk: kept, or worked out each time when STRIDE_PLAIN switches zone-offsets off. */
-const spansOfChunk = isOn('zone-offsets') ? keptChunks(chunkSpans) : chunkSpans;
+export const spansOfChunk = isOn('zone-offsets') ? keptChunks(chunkSpans) : chunkSpans;
 
 /** The offset spans covering [from, to): the first starts at or before `from`. */
 export function offsetSpans(zoneName: string, from: number, to: number): OffsetSpan[] {

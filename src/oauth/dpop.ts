@@ -51,7 +51,7 @@ export interface VerifiedProof {
 }
 
 /** Keys of proofs seen before (./dpop-kept-keys.ts), or none when STRIDE_PLAIN switches them off. */
-const keptKeys: KeptProofKeys = isOn('dpop-keys') ? keptProofKeys() : NO_KEPT_KEYS;
+export const keptKeys: KeptProofKeys = isOn('dpop-keys') ? keptProofKeys() : NO_KEPT_KEYS;
 
 /**
  * A compact JWS: three parts of base64url, each without padding, whitespace or any other character

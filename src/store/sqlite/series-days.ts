@@ -8,7 +8,7 @@ import { plainTotals, textTotals } from './series-totals.js';
 export const RANGE = 'from series_days where user_id = ? and metric = ? and day_start >= ? and day_start < ?';
 
 /** A daily series in UTC needs each day's start and total only (./series-totals.ts). */
-const readTotals = isOn('series-totals') ? textTotals(RANGE) : plainTotals(RANGE);
+export const readTotals = isOn('series-totals') ? textTotals(RANGE) : plainTotals(RANGE);
 
 const DETAIL_SQL: Readonly<Record<Exclude<DayDetail, 'totals'>, string>> = {
   hours: `select day_start, total, hours ${RANGE} order by day_start`,

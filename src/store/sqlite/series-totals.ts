@@ -19,13 +19,15 @@ export function textTotals(range: string): TotalsReader {
   // The subquery's order is the order the rows are joined in; rowsOfTotals does not rely on it.
   const sql = `select group_concat(day_start || ',' || total) from (select day_start, total ${range} order by day_start)`;
   // Integers are bound as BigInt: better-sqlite3 binds a JS number as REAL, and the key holds integers.
-  return (connection, userId, metric, from, to) => rowsOfTotals(connection.statement<string | null>(sql, 'pluck').get(userId, metric, BigInt(from), BigInt(to)) ?? null);
+  return function totalsAsText(connection, userId, metric, from, to) {
+    return rowsOfTotals(connection.statement<string | null>(sql, 'pluck').get(userId, metric, BigInt(from), BigInt(to)) ?? null);
+  };
 }
 
 /** The plain path: the days selected as rows (raw mode, an array of values each). */
 export function plainTotals(range: string): TotalsReader {
   const sql = `select day_start, total ${range} order by day_start`;
-  return (connection, userId, metric, from, to) => {
+  return function totalsAsRows(connection, userId, metric, from, to) {
     const arrays = connection.statement(sql, 'raw').all(userId, metric, BigInt(from), BigInt(to)) as Array<[number, number]>;
     return arrays.map(([day_start, total]) => ({ day_start, total, hours: NOT_READ, minutes: NOT_READ }));
   };
