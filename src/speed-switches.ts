@@ -12,7 +12,7 @@ export const SPEED_MECHANISMS = {
   'dpop-keys': 'oauth/dpop-kept-keys.ts: a proof whose header was seen before has only its signature checked (rows 11, 12)',
   'series-totals': 'store/sqlite/series-totals.ts: the daily totals of a series read as one text on SQLite (rows 2, 16)',
   'heart-rate-answers': 'domain/heart-rate-answers.ts: a heart-rate answer written from the same days sent again (rows 8, 9, 17)',
-  'bucket-plans': 'domain/step-series.ts keptPlans: a series\' buckets planned once per zone, granularity and range (rows 2, 8, 9, 16, 17)',
+  'bucket-plans': 'domain/kept-plans.ts: a series\' buckets planned once per zone, granularity and range (rows 2, 8, 9, 10, 16, 17)',
   'zone-offsets': 'calendar/zone-offsets.ts: a zone\'s UTC offsets worked out once per 400 days (every series row)',
   'scope-lists': 'store/scope-lists.ts: a token\'s scope string split once (rows 1, 11)',
   'minute-days': 'store/minute-days.ts: the daily summary\'s days unpacked once while their bytes are the same (row 10)',

@@ -7,7 +7,7 @@
  * (HEART_RATE_SERIES_JSON_SCHEMA) still describes it in the OpenAPI.
  *
  * Most of a bucket's text is its two instants, which depend only on the plan: they are written once
- * per kept plan (domain/step-series.ts keptPlans) and reused, and the numbers a bucket adds come from
+ * per kept plan (./kept-plans.ts) and reused, and the numbers a bucket adds come from
  * tables, not from number-to-text conversions.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
