@@ -17,6 +17,8 @@ export const SPEED_MECHANISMS = {
   'scope-lists': 'store/scope-lists.ts: a token\'s scope string split once (rows 1, 11)',
   'minute-days': 'store/minute-days.ts: the daily summary\'s days unpacked once while their bytes are the same (row 10)',
   'day-activity': 'domain/active-minutes.ts: a date\'s activity counted once while its days are the same (row 10)',
+  'date-ranges': 'domain/local-dates.ts keptDateRanges: the local days of a range of two dates worked out once (row 10)',
+  'fitbit-dates': 'api/fitbit/dates.ts keptDates: the dates of a Fitbit-compatible path worked out once (rows 16, 17)',
 } as const;
 
 export type SpeedMechanism = keyof typeof SPEED_MECHANISMS;

@@ -7,6 +7,7 @@
 import { DateTime } from 'luxon';
 import { invalidRequest } from '../errors.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
+import { isOn } from '../speed-switches.js';
 import { rangesByDate, type DatedSpan, type MinuteRange } from '../store/dated-ranges.js';
 import type { DataChange } from '../store/sleep.js';
 
@@ -73,9 +74,16 @@ const MAX_KEPT_RANGES = 256;
  * a range depends only on its zone and its two dates, which apps ask for again and again ("the
  * last 30 days" in a zone), and working it out with luxon cost a summary more than reading a
  * kind of data (docs/performance.md). A range ending today (no end_date) follows the clock and is
- * worked out each time; a query that is refused is never kept.
+ * worked out each time; a query that is refused is never kept. Switch `date-ranges`
+ * (src/speed-switches.ts), needed by row 10 of `npm run bench`; the plain path is parseDateRange,
+ * and test/fuzz/speed-caches shows both give the same ranges and refusals.
  */
 export function keptDateRanges(rules: DateRangeRules): (query: DateRangeQuery, personZone: string, now: number) => DateRange {
+  if (!isOn('date-ranges')) {
+    return function parsedEachTime(query, personZone, now) {
+      return parseDateRange(query, personZone, now, rules);
+    };
+  }
   const ranges = new Map<string, DateRange>();
   return (query, personZone, now) => {
     const timezone = zoneOf(query, personZone);

@@ -3,7 +3,9 @@
  * part: a zone's offset spans (src/calendar/zone-offsets.ts), scope lists
  * (src/store/scope-lists.ts), bucket plans (src/domain/kept-plans.ts), and the daily summary's
  * unpacked minutes and counted activity (src/store/minute-days.ts, src/domain/active-minutes.ts)
- * through random sequences of edits and reads. Each kept one is given little room, so that some
+ * through random sequences of edits and reads, the summary's date ranges
+ * (src/domain/local-dates.ts) and the Fitbit-compatible paths' dates (src/api/fitbit/dates.ts),
+ * refusals included. Each kept one is given little room, so that some
  * of what it keeps is let go.
  */
 import assert from 'node:assert/strict';
@@ -18,6 +20,8 @@ import { keptPlans, planOf } from '../../src/domain/kept-plans.js';
 import { datesOfDays } from '../../src/domain/local-dates.js';
 import { keptMinuteDays, PLAIN_MINUTE_DAYS, type MinuteDays, type MinuteRow, type SleepSpan } from '../../src/store/minute-days.js';
 import { keptScopeLists, scopeList } from '../../src/store/scope-lists.js';
+import { datesOf, keptDates, PERIODS } from '../../src/api/fitbit/dates.js';
+import { keptDateRanges, parseDateRange } from '../../src/domain/local-dates.js';
 import { propertyRuns } from './runs.js';
 
 const ZONES = ['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Kiritimati', 'Pacific/Honolulu', 'America/Sao_Paulo'];
@@ -27,10 +31,10 @@ const instant = fc.integer({ min: -160_000_000, max: 2_400_000_000 });
 
 it('gives the same offset spans with chunks kept as worked out each time', () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(zone, instant, fc.integer({ min: 1, max: 800 * 86_400 })), { minLength: 1, maxLength: 8 }), (ranges) => {
+    fc.property(fc.array(fc.tuple(zone, instant, fc.integer({ min: 1, max: 800 * 86_400 })), { minLength: 1, maxLength: 5 }), (ranges) => {
       for (const [name, from, length] of ranges) assert.deepEqual(offsetSpans(name, from, from + length), plainOffsetSpans(name, from, from + length));
     }),
-    propertyRuns(40),
+    propertyRuns(25),
   );
   // The mechanism's own keeping, with room for two chunks: what it answers is what it is given.
   let computed = 0;
@@ -144,4 +148,55 @@ it("gives the same minutes and activity with the summary's days and counts kept 
     propertyRuns(60),
   );
   assert.ok(reads > 60, `${reads} reads`);
+});
+
+/** What a call answers, or the refusal it throws, as a value to compare. */
+function outcome<T>(call: () => T): { value: T } | { refused: string } {
+  try {
+    return { value: call() };
+  } catch (error) {
+    return { refused: `${(error as Error).constructor.name}: ${(error as Error).message}` };
+  }
+}
+
+/** A few dates, so that a sequence asks for the same ones again (DST changes among them); now and then today or no date of the calendar. */
+const dateText = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('2024-03-09', '2024-03-10', '2024-03-31', '2024-10-27', '2024-11-03', '2025-01-01') },
+  { weight: 2, arbitrary: fc.constant('today') },
+  { weight: 1, arbitrary: fc.constantFrom('2024-02-30', '2024-13-01', '', '2024-1-1', '20240101') },
+);
+/** Minutes of 2024 and 2025, with their seconds. */
+const clock = fc.integer({ min: 1_704_067_200, max: 1_767_225_599 });
+
+it('gives the same date ranges and refusals with ranges kept as parsed each time', () => {
+  const rules = { defaultDays: 1, maxDays: 366 };
+  const query = fc.record({ start_date: dateText, end_date: dateText, timezone: fc.oneof(zone, fc.constantFrom('Mars/Olympus', 'europe/berlin')) }, { requiredKeys: [] });
+  fc.assert(
+    fc.property(fc.array(fc.tuple(query, zone, clock), { minLength: 1, maxLength: 10 }), (calls) => {
+      const kept = keptDateRanges(rules);
+      for (const [asked, personZone, now] of calls) assert.deepEqual(outcome(() => kept(asked, personZone, now)), outcome(() => parseDateRange(asked, personZone, now, rules)));
+    }),
+    propertyRuns(150),
+  );
+});
+
+it("gives the same dates and refusals with a Fitbit-compatible path's dates kept as worked out each time", () => {
+  const rules = { periods: ['1d', '7d', '30d', '1w', '1m'] as const, maxDays: 366 };
+  const second = fc.oneof(dateText, fc.constantFrom(...PERIODS, '2d'));
+  // The next request a few seconds, minutes or hours later.
+  const later = fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 3600, max: 86_400 }));
+  // A few paths per sequence, each asked again and again, as polling apps do.
+  const paths = fc.array(fc.tuple(dateText, second, zone), { minLength: 1, maxLength: 3 });
+  fc.assert(
+    fc.property(paths, fc.array(fc.tuple(fc.nat(), later), { minLength: 1, maxLength: 12 }), clock, (asked, calls, start) => {
+      const kept = keptDates(rules);
+      let now = start;
+      for (const [which, wait] of calls) {
+        const [first, last, name] = asked[which % asked.length]!;
+        now += wait;
+        assert.deepEqual(outcome(() => kept(first, last, name, now)), outcome(() => datesOf(first, last, name, now, rules)), `${first}/${last} in ${name} at ${now}`);
+      }
+    }),
+    propertyRuns(150),
+  );
 });

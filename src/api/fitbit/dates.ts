@@ -5,6 +5,7 @@
  * range, as Fitbit's.
  */
 import { DateTime } from 'luxon';
+import { isOn } from '../../speed-switches.js';
 import { validation } from './errors.js';
 
 export const PERIODS = ['1d', '7d', '30d', '1w', '1m', '3m', '6m', '1y'] as const;
@@ -54,8 +55,15 @@ const MAX_KEPT_SPANS = 256;
  * the same dates again and again ("the last 30 days"), and working them out with luxon costs more
  * than reading the data. `today` resolves per minute of the clock: a local date never changes
  * within one (every zone's midnight falls on a whole minute). A refused request is never kept.
+ * Switch `fitbit-dates` (src/speed-switches.ts), needed by rows 16 and 17 of `npm run bench`; the
+ * plain path is datesOf, and test/fuzz/speed-caches shows both give the same dates and refusals.
  */
 export function keptDates(rules: DateRules): (first: string, second: string, zone: string, now: number) => LocalDates {
+  if (!isOn('fitbit-dates')) {
+    return function datesEachTime(first, second, zone, now) {
+      return datesOf(first, second, zone, now, rules);
+    };
+  }
   const spans = new Map<string, LocalDates>();
   return (first, second, zone, now) => {
     const key = `${zone} ${first} ${second} ${first === 'today' || second === 'today' ? Math.floor(now / 60) : ''}`;
