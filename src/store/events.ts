@@ -1,7 +1,9 @@
 /**
  * Events (docs/webhooks.md): written in the transaction of the change that causes them — one row
- * per app that may hear of it, and one delivery per endpoint of that app that wants its type — so
- * that a crash loses neither the change nor its event. Read back as each app's feed.
+ * per app that may hear of it, holding the change's events of one kind
+ * (docs/decisions/0042-compact-events.md), and one delivery per endpoint of that app that wants
+ * an event's type — so that a crash loses neither the change nor its events. Read back as each
+ * app's feed (store/event-feed.ts).
  */
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import { encodeEventData } from '../db/codec/event-data.js';
