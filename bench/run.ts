@@ -780,7 +780,7 @@ async function sizeLoad(dialect: 'sqlite' | 'postgres'): Promise<void> {
   row(`${prefix}7 size, data`, label, 'B/person-day', measured(result.bytesPerPersonDay, `${uploads}; ${what} of ${DATA_TABLES.join(', ')}${file}; per person-day: ${listed(result.parts)}`), {}, [
     { target: `≤ ${target} bytes (${target / 1024} KB) per person-day, every kind of data`, pass: result.bytesPerPersonDay <= target, actual: `${result.bytesPerPersonDay.toFixed(0)} bytes` },
   ]);
-  row(`${prefix}7 size, events`, label, 'B/person-day', measured(result.eventBytesPerPersonDay, `${result.eventsPerPersonDay.toFixed(1)} events a person-day in one reading app's feed; ${what} of ${EVENT_TABLES.join(', ')}; per person-day: ${listed(result.eventParts)}`), {}, [
+  row(`${prefix}7 size, events`, label, 'B/person-day', measured(result.eventBytesPerPersonDay, `${result.eventsPerPersonDay.toFixed(1)} events (${result.eventRowsPerPersonDay.toFixed(1)} rows) a person-day in one reading app's feed; ${what} of ${EVENT_TABLES.join(', ')}; per person-day: ${listed(result.eventParts)}`), {}, [
     { target: `≤ ${EVENTS_TARGET} bytes (1 KB) per person-day, the events of its uploads`, pass: result.eventBytesPerPersonDay <= EVENTS_TARGET, actual: `${result.eventBytesPerPersonDay.toFixed(0)} bytes` },
   ]);
 }

@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, RUNNER, synthesizePerson, TRAVELLER, WEARABLE, type Life } from '../src/domain/synthetic-person.js';
+import { EVENT_TYPE_COUNTS, eventsIn } from './lib/event-counts.js';
 import { obtainTokens } from './lib/oauth-client.js';
 import { uploadPerson, WRITE_SCOPES } from './lib/person-upload.js';
 import { temporaryPostgresDatabase } from './lib/postgres.js';
@@ -44,6 +45,8 @@ export interface SizeResult {
   eventBytesPerPersonDay: number;
   /** Events written per person-day (one per upload and type the reading app hears of). */
   eventsPerPersonDay: number;
+  /** Rows of `events` per person-day (one per upload the reading app hears of: its types together). */
+  eventRowsPerPersonDay: number;
   /** SQLite: the file's growth per person-day, every table together; PostgreSQL: null. */
   fileBytesPerPersonDay: number | null;
   /** Growth per person-day of the data tables' parts (SQLite: table or index; PostgreSQL: table and heap, indexes, TOAST, maps). */
@@ -62,6 +65,7 @@ export interface Measured {
   /** Bytes by part: `table` or `table/index` (SQLite), `table/heap|indexes|toast|maps` (PostgreSQL). */
   parts: Record<string, number>;
   events: number;
+  eventRows: number;
 }
 
 export interface Measurer {
@@ -86,8 +90,8 @@ export function sqliteMeasurer(file: string): Measurer {
         .prepare(`SELECT d.name AS name, m.tbl_name AS tbl, sum(d.pgsize) AS bytes FROM dbstat d JOIN sqlite_master m ON m.name = d.name GROUP BY d.name`)
         .all() as Array<{ name: string; tbl: string; bytes: number }>;
       const parts = Object.fromEntries(rows.map((row) => [row.name === row.tbl ? row.name : `${row.tbl}/${row.name}`, row.bytes]));
-      const { n } = db.prepare('SELECT count(*) AS n FROM events').get() as { n: number };
-      return { file: statSync(file).size, parts, events: n };
+      const counted = eventsIn(db.prepare(EVENT_TYPE_COUNTS).all() as Array<{ types: number; n: number }>);
+      return { file: statSync(file).size, parts, events: counted.events, eventRows: counted.rows };
     },
     async close() {
       db.close();
@@ -149,8 +153,8 @@ export async function measureSize(workDir: string, postgresUrl: string | undefin
     measurer = temporary
       ? {
           async measure() {
-            const { rows } = await temporary.reader.query<{ n: string }>('SELECT count(*) AS n FROM events');
-            return { file: null, parts: await postgresParts(temporary.reader), events: Number(rows[0]!.n) };
+            const counted = eventsIn((await temporary.reader.query<{ types: number; n: string }>(EVENT_TYPE_COUNTS)).rows);
+            return { file: null, parts: await postgresParts(temporary.reader), events: counted.events, eventRows: counted.rows };
           },
           async close() {},
         }
@@ -181,6 +185,7 @@ export async function measureSize(workDir: string, postgresUrl: string | undefin
       bytesPerPersonDay: (sumOf(after.parts, DATA_TABLES) - sumOf(before.parts, DATA_TABLES)) / personDays,
       eventBytesPerPersonDay: (sumOf(after.parts, EVENT_TABLES) - sumOf(before.parts, EVENT_TABLES)) / personDays,
       eventsPerPersonDay: (after.events - before.events) / personDays,
+      eventRowsPerPersonDay: (after.eventRows - before.eventRows) / personDays,
       fileBytesPerPersonDay: after.file === null || before.file === null ? null : (after.file - before.file) / personDays,
       parts: partsOf(DATA_TABLES),
       eventParts: partsOf(EVENT_TABLES),

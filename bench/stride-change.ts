@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { openDatabase } from '../src/db/database.js';
+import { storedEvents } from '../src/store/event-feed.js';
 import type { Measurement } from './lib/loads.js';
 import { obtainTokens } from './lib/oauth-client.js';
 import { REDIRECT_URI, STRIDE_ENDPOINTS, cli, startStride } from './lib/servers.js';
@@ -79,7 +80,7 @@ export async function strideChangeLoad(databaseUrl: string, label: string, log: 
       }
       const user = await db.kysely.selectFrom('users').select('id').where('email', '=', person.username).executeTakeFirstOrThrow();
       const done = async () =>
-        (await db.kysely.selectFrom('events').select('seq').where('user_id', '=', user.id).where('type', '=', 'distance.updated').where('data', 'like', '%stride_length%').executeTakeFirst()) !== undefined;
+        (await storedEvents(db.kysely, { userId: user.id, type: 'distance.updated' })).some((event) => event.data.cause === 'stride_length');
       let polling = true;
       const poller = (async () => {
         while (polling) health.push((await timed(`${server.origin}/healthz`)).ms);

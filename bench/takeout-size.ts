@@ -51,7 +51,7 @@ async function freshDatabase(dialect: 'sqlite' | 'postgres', postgresUrl: string
         // The data tables only: an import tells its changes in events of its own shape.
         const all = await postgresParts(temporary.reader);
         const parts = Object.fromEntries(Object.entries(all).filter(([name]) => (DATA_TABLES as readonly string[]).includes(name.split('/')[0]!)));
-        return { file: null, parts, events: 0 };
+        return { file: null, parts, events: 0, eventRows: 0 };
       },
       async close() {},
     };

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/database.js';
 import { createStores } from '../../src/store/stores.js';
+import { EVENT_TYPE_COUNTS, eventsIn } from '../lib/event-counts.js';
 import { obtainTokens } from '../lib/oauth-client.js';
 import { stopServer, type ServerProcess } from '../lib/processes.js';
 import { ALL_SCOPES, REDIRECT_URI, STRIDE_ENDPOINTS, cli, startStride } from '../lib/servers.js';
@@ -190,7 +191,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
     const data = perDay(DATA_TABLES);
     const events = perDay(EVENT_TABLES);
 
-    log('one sweep deleting every event of the run…');
+    log('one sweep dropping the day of the run\'s events…');
     const sweeper = await measureSweep(cluster, reader);
 
     return {
@@ -222,19 +223,25 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
   }
 }
 
-/** The sweeper's cost for the run's events, measured on the primary as a server's sweep runs it. */
+/**
+ * The sweeper's cost for the run's events, measured on the primary as a server's sweep runs it:
+ * with retention ending at the next UTC midnight, so that the run's day of events goes whole, as
+ * every day of events goes (docs/decisions/0042-compact-events.md).
+ */
 async function measureSweep(cluster: CapacityCluster, reader: pg.Client): Promise<CapacityReport['sweeper']> {
   const db = openDatabase(cluster.primaryUrl);
   try {
     const stores = createStores(db);
+    const events = async () => eventsIn((await reader.query<{ types: number; n: string }>(EVENT_TYPE_COUNTS)).rows).events;
+    const before = await events();
     const lsn = await walLsn(reader);
     const cpu = treeCpuMs(cluster.primary.pid());
     const now = Math.floor(Date.now() / 1000);
     const began = performance.now();
-    const result = await stores.sweepExpired(now, now + 1);
+    await stores.sweepExpired(now, (Math.floor(now / 86_400) + 1) * 86_400);
     const seconds = (performance.now() - began) / 1000;
     return {
-      events: result.deleted.events,
+      events: before - (await events()),
       seconds: Math.round(seconds * 1000) / 1000,
       walBytes: await walBetween(reader, lsn, await walLsn(reader)),
       primaryCpuMs: Math.round(treeCpuMs(cluster.primary.pid()) - cpu),

@@ -38,7 +38,7 @@ export function renderReport(report: CapacityReport): string {
   lines.push(`CPU (cores busy on average): ${Object.entries(report.profile.cores).map(([part, cores]) => `${part} ${cores}`).join(', ')}`);
   const growth = report.growthPerPersonDay;
   lines.push(`growth per person-day: data ${growth.dataTotal} B (${Object.entries(growth.data).map(([table, bytes]) => `${table} ${bytes}`).join(', ')}), events ${growth.eventsTotal} B (${Object.entries(growth.events).map(([table, bytes]) => `${table} ${bytes}`).join(', ')})`);
-  lines.push(`sweeper: ${report.sweeper.events} events deleted in ${report.sweeper.seconds} s, ${report.sweeper.walBytes} WAL bytes, ${report.sweeper.primaryCpuMs} ms of the primary's CPU`);
+  lines.push(`sweeper: ${report.sweeper.events} events gone with their day's partition in ${report.sweeper.seconds} s, ${report.sweeper.walBytes} WAL bytes, ${report.sweeper.primaryCpuMs} ms of the primary's CPU`);
   return lines.join('\n');
 }
 

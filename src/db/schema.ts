@@ -91,6 +91,8 @@ export interface TakeoutImportTable {
 
 export interface AppTable {
   id: string;
+  /** A small number of the app's own, by which its events are kept (`events.app_number`). */
+  number: Generated<number>;
   client_id: string;
   /** SHA-256 of the client secret; null for public apps. */
   client_secret_hash: string | null;
@@ -352,15 +354,21 @@ export interface FitbitSubscriptionTable {
   created_at: number;
 }
 
-/** One event of an app's feed. `txid` (PostgreSQL only) is the writing transaction's id. */
+/**
+ * The events of one change for one app (docs/decisions/0042-compact-events.md): one per bit of
+ * `types`, each told with its id made from `seq` (store/event-ids.ts). `txid` (PostgreSQL only) is
+ * the writing transaction's id.
+ */
 export interface EventTable {
   seq: Generated<number>;
-  id: string;
-  app_id: string;
-  type: string;
-  user_id: string | null;
-  /** JSON. */
-  data: string;
+  /** `apps.number` of the app whose feed holds it. */
+  app_number: number;
+  /** The event types, as bits (db/event-rows.ts). */
+  types: number;
+  /** The person, as db/event-rows.ts stores an id. */
+  user_id: Buffer | null;
+  /** An entry per event (db/codec/event-data.ts). */
+  data: Buffer;
   created_at: number;
 }
 

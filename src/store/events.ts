@@ -1,13 +1,17 @@
 /**
  * Events (docs/webhooks.md): written in the transaction of the change that causes them — one row
- * per app that may hear of it, and one delivery per endpoint of that app that wants its type — so
- * that a crash loses neither the change nor its event. Read back as each app's feed.
+ * per app that may hear of it, holding the change's events of one kind
+ * (docs/decisions/0042-compact-events.md), and one delivery per endpoint of that app that wants
+ * an event's type — so that a crash loses neither the change nor its events. Read back as each
+ * app's feed (store/event-feed.ts).
  */
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db/database.js';
+import { encodeEventData } from '../db/codec/event-data.js';
+import { bitOf, maskOf, storedUserId, typesOf } from '../db/event-rows.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, WebhookEndpointFormat } from '../db/schema.js';
 import { joinChanges, mergeRanges, type DatedChange, type MinuteRange } from './dated-ranges.js';
+import { eventIdsOf } from './event-ids.js';
 import { recordFitbitNotifications } from './fitbit-notifications.js';
 import { newEventId, newMessageId } from './message-ids.js';
 import { holdsScope, scopeWordPattern } from './scope-words.js';
@@ -66,18 +70,6 @@ export interface NewEvent {
   now: number;
 }
 
-export interface FeedEvent {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-export interface FeedPage {
-  data: FeedEvent[];
-  next_cursor: string;
-}
-
 export { mergeRanges, newEventId, newMessageId, type MinuteRange };
 
 /** The Standard Webhooks body: `{type, timestamp, data}`. */
@@ -86,18 +78,69 @@ export function messageBody(type: string, createdAt: number, data: Record<string
 }
 
 /** Records `event` for its audience, with its deliveries; inside the caller's transaction. */
-export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: number): Promise<void> {
-  const audience = await audienceOf(trx, event);
+export function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: number): Promise<void> {
+  return recordEvents(trx, [event], coalesceSeconds);
+}
+
+/**
+ * Records `events`, in this order, for their audiences, with their deliveries; inside the
+ * caller's transaction. Events that follow each other about one person at one time, of one kind
+ * (read with one scope, so heard of by the same apps) and in the order of their bits are one row
+ * per app (docs/decisions/0042-compact-events.md): a steps upload's steps.updated and
+ * distance.updated. Apps read them as before, one event each, in this order.
+ */
+export async function recordEvents(trx: Q, events: readonly NewEvent[], coalesceSeconds: number): Promise<void> {
+  for (const row of rowsOf(events)) await recordRow(trx, row, coalesceSeconds);
+}
+
+/** The scope each scoped event is read with (EVENT_TYPES_READ_WITH the other way round). */
+const SCOPE_OF = new Map<string, string>(Object.entries(EVENT_TYPES_READ_WITH).flatMap(([scope, types]) => types.map((type) => [type, scope] as const)));
+
+function rowsOf(events: readonly NewEvent[]): NewEvent[][] {
+  const rows: NewEvent[][] = [];
+  for (const event of events) {
+    const row = rows[rows.length - 1];
+    const last = row?.[row.length - 1];
+    const joins =
+      last !== undefined && last.appId === undefined && event.appId === undefined && last.userId === event.userId && last.now === event.now &&
+      SCOPE_OF.get(last.type) !== undefined && SCOPE_OF.get(last.type) === SCOPE_OF.get(event.type) && bitOf(event.type) > bitOf(last.type);
+    if (joins) row!.push(event);
+    else rows.push([event]);
+  }
+  return rows;
+}
+
+async function recordRow(trx: Q, row: readonly NewEvent[], coalesceSeconds: number): Promise<void> {
+  const first = row[0]!;
+  const audience = await audienceOf(trx, first);
   if (audience.length === 0) return;
+  const numberOfApp = new Map(audience.map((member) => [member.app_id, Number(member.app_number)]));
+  const types = maskOf(row.map((event) => event.type));
+  const userId = storedUserId(first.userId);
+  const data = encodeEventData(row.map((event) => event.data));
+  const seqOfApp = new Map<string, number>();
+  for (const [appId, appNumber] of numberOfApp) {
+    const inserted = await insertEvent(trx, appNumber, types, userId, data, first.now);
+    seqOfApp.set(appId, Number(inserted.rows[0]!.seq));
+  }
+  // Only messages name their events: a row heard of by no endpoint needs no id.
+  if (!audience.some((member) => member.endpoint_id !== null)) return;
+  const ids = await eventIdsOf(trx);
+  for (const event of row) {
+    const bit = bitOf(event.type);
+    const apps = [...seqOfApp];
+    const named = ids.ids(apps.map(([, seq]) => [seq, bit] as const));
+    await recordMessages(trx, audience, event, new Map(apps.map(([appId], i) => [appId, named[i]!])), coalesceSeconds);
+  }
+}
+
+/** The messages of one event to the endpoints of its audience that want it. */
+async function recordMessages(trx: Q, audience: readonly AudienceMember[], event: NewEvent, eventOfApp: ReadonlyMap<string, string>, coalesceSeconds: number): Promise<void> {
   const data = { user_id: event.userId, ...event.data };
-  const eventOfApp = new Map<string, string>();
-  for (const { app_id } of audience) if (!eventOfApp.has(app_id)) eventOfApp.set(app_id, newEventId());
-  const json = JSON.stringify(data);
-  for (const [appId, id] of eventOfApp) await insertEvent(trx, id, appId, event.type, event.userId, json, event.now);
   // Fitbit-compatible subscribers hear in their own format, of the person's collections they subscribed to.
   const subscribers = audience.filter((row) => row.format === 'fitbit').map((row) => ({ appId: row.app_id, endpointId: row.endpoint_id! }));
   if (subscribers.length > 0) await recordFitbitNotifications(trx, { ...event, data }, subscribers, eventOfApp, coalesceSeconds);
-  const endpoints = audience.filter((row): row is { app_id: string; endpoint_id: string; event_types: string; format: 'standard' } =>
+  const endpoints = audience.filter((row): row is AudienceMember & { endpoint_id: string; event_types: string; format: 'standard' } =>
     row.endpoint_id !== null && row.format === 'standard' && row.event_types!.split(' ').includes(event.type));
   let fresh = endpoints;
   let slots = new Map<string, number>();
@@ -124,11 +167,20 @@ export async function recordEvent(trx: Q, event: NewEvent, coalesceSeconds: numb
     .execute();
 }
 
+interface AudienceMember {
+  app_id: string;
+  app_number: number;
+  endpoint_id: string | null;
+  event_types: string | null;
+  format: WebhookEndpointFormat | null;
+}
+
 /**
- * The apps that hear of `event`, each with its endpoints (null: none), in one read: its one app,
- * or every app holding a grant of the user whose scope has the one that reads the event's data.
+ * The apps that hear of `event`, each with its number and its endpoints (null: none), in one
+ * read: its one app, or every app holding a grant of the user whose scope has the one that reads
+ * the event's data.
  */
-async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: string; endpoint_id: string | null; event_types: string | null; format: WebhookEndpointFormat | null }>> {
+async function audienceOf(trx: Q, event: NewEvent): Promise<AudienceMember[]> {
   if (event.appId !== undefined) return (await appAudience(trx, event.appId)).rows;
   const pattern = GRANTS_READING.get(event.type);
   if (pattern === undefined) throw new Error(`${event.type} is heard of by one app: its event names the app`);
@@ -136,22 +188,52 @@ async function audienceOf(trx: Q, event: NewEvent): Promise<Array<{ app_id: stri
 }
 
 // Prepared (db/prepared-query.ts): they run in every upload's transaction.
-const insertEvent = preparedQuery((db: Q, id: string, appId: string, type: string, userId: string, data: string, createdAt: number) =>
-  db.insertInto('events').values({ id, app_id: appId, type, user_id: userId, data, created_at: createdAt }),
+const insertEvent = preparedQuery((db: Q, appNumber: number, types: number, userId: Buffer, data: Buffer, createdAt: number) =>
+  db.insertInto('events').values({ app_number: appNumber, types, user_id: userId, data, created_at: createdAt }).returning('seq'),
 );
 
 const appAudience = preparedQuery((db: Q, appId: string) =>
-  db.selectFrom('apps as a').leftJoin('webhook_endpoints as e', 'e.app_id', 'a.id').select(['a.id as app_id', 'e.id as endpoint_id', 'e.event_types', 'e.format']).where('a.id', '=', appId),
+  db
+    .selectFrom('apps as a')
+    .leftJoin('webhook_endpoints as e', 'e.app_id', 'a.id')
+    .select(['a.id as app_id', 'a.number as app_number', 'e.id as endpoint_id', 'e.event_types', 'e.format'])
+    .where('a.id', '=', appId),
 );
 
 const scopeAudience = preparedQuery((db: Q, userId: string, scopePattern: string) =>
   db
     .selectFrom('grants as g')
+    .innerJoin('apps as a', 'a.id', 'g.app_id')
     .leftJoin('webhook_endpoints as e', 'e.app_id', 'g.app_id')
-    .select(['g.app_id', 'e.id as endpoint_id', 'e.event_types', 'e.format'])
+    .select(['g.app_id', 'a.number as app_number', 'e.id as endpoint_id', 'e.event_types', 'e.format'])
     .where('g.user_id', '=', userId)
     .where(holdsScope('g.scope', scopePattern)),
 );
+
+/**
+ * Deletes an app's events about a person of any of `types` (its grant no longer reads them). A
+ * row holds one kind's types only (rowsOf), so a row goes whole.
+ */
+export async function deleteEventsAbout(q: Q, appId: string, userId: string, types: readonly string[]): Promise<void> {
+  await q
+    .deleteFrom('events')
+    .where('app_number', '=', (eb) => eb.selectFrom('apps').select('number').where('id', '=', appId))
+    .where('user_id', '=', storedUserId(userId))
+    .where(sql<number>`types & ${maskOf(types)}`, '<>', 0)
+    .execute();
+}
+
+/** When the app's events of `types` since `since` were made, one entry per event. */
+export async function eventTimes(q: Q, appId: string, types: readonly EventType[], since: number): Promise<Array<{ type: string; created_at: number }>> {
+  const rows = await q
+    .selectFrom('events')
+    .select(['types', 'created_at'])
+    .where('app_number', '=', (eb) => eb.selectFrom('apps').select('number').where('id', '=', appId))
+    .where(sql<number>`types & ${maskOf(types)}`, '<>', 0)
+    .where('created_at', '>=', since)
+    .execute();
+  return rows.flatMap((row) => typesOf(Number(row.types)).filter((type) => (types as readonly string[]).includes(type)).map((type) => ({ type, created_at: Number(row.created_at) })));
+}
 
 /** An endpoint's messages of one data event type for a user that are waiting, or made within the window (for the slot). */
 const recentDataMessages = preparedQuery((db: Q, endpointId: string, userId: string, type: string, windowStart: number) => {
@@ -199,51 +281,4 @@ async function coalesce(trx: Q, endpointIds: string[], event: NewEvent, data: Re
   const slots = new Map<string, number>();
   for (const row of recent) slots.set(row.endpoint_id, Math.max(slots.get(row.endpoint_id) ?? event.now, Number(row.created_at) + coalesceSeconds));
   return { joined, slots };
-}
-
-/**
- * A page of an app's feed after `cursor` (null: from the start). On PostgreSQL, events are
- * ordered by their transaction's id, then their own, and a page stops before any transaction
- * still running could commit (pg_snapshot_xmin), so an event committed late can never fall
- * behind a cursor already handed out. SQLite commits one transaction at a time, in order.
- */
-export async function feedPage(db: Q, dialect: Dialect, appId: string, cursor: string | null, limit: number): Promise<FeedPage | null> {
-  const after = cursor === null ? { txid: '0', seq: 0 } : decodeCursor(cursor);
-  if (after === null) return null;
-  const rows =
-    dialect === 'sqlite'
-      ? await db
-          .selectFrom('events')
-          .select(['seq', 'id', 'type', 'data', 'created_at', sql<string>`'0'`.as('txid')])
-          .where('app_id', '=', appId)
-          .where('seq', '>', after.seq)
-          .orderBy('seq')
-          .limit(limit)
-          .execute()
-      : (
-          await sql<{ seq: number; id: string; type: string; data: string; created_at: number; txid: string }>`
-            select seq, id, type, data, created_at, txid::text as txid from events
-            where app_id = ${appId} and (txid, seq) > (${after.txid}::xid8, ${after.seq})
-              and txid < pg_snapshot_xmin(pg_current_snapshot())
-            order by txid, seq limit ${limit}`.execute(db)
-        ).rows;
-  const last = rows[rows.length - 1];
-  return {
-    data: rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      timestamp: new Date(Number(row.created_at) * 1000).toISOString(),
-      data: JSON.parse(row.data) as Record<string, unknown>,
-    })),
-    next_cursor: last ? encodeCursor(String(last.txid), Number(last.seq)) : (cursor ?? encodeCursor('0', 0)),
-  };
-}
-
-function encodeCursor(txid: string, seq: number): string {
-  return Buffer.from(`${txid}.${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { txid: string; seq: number } | null {
-  const match = /^(\d{1,20})\.(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  return match ? { txid: match[1]!, seq: Number(match[2]) } : null;
 }

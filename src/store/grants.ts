@@ -11,7 +11,7 @@ import { insertAuthorizationCode, type AuthorizationCode } from './codes.js';
 import { approveDeviceCode } from './device-codes.js';
 import { isId } from './identifiers.js';
 import { holdsScope, scopeWordPattern } from './scope-words.js';
-import { EVENT_TYPES_READ_WITH, recordEvent, SCOPED_EVENT_TYPES } from './events.js';
+import { deleteEventsAbout, EVENT_TYPES_READ_WITH, recordEvent, SCOPED_EVENT_TYPES } from './events.js';
 import { fitbitMessageTypesAbout } from './fitbit-notifications.js';
 import { atomically } from './tokens.js';
 
@@ -225,7 +225,7 @@ async function dropMessagesAbout(db: Q, userId: string, appId: string, types: re
     .where('type', 'in', [...types, ...fitbitMessageTypesAbout(types)])
     .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('app_id', '=', appId))
     .execute();
-  await db.deleteFrom('events').where('app_id', '=', appId).where('user_id', '=', userId).where('type', 'in', types).execute();
+  await deleteEventsAbout(db, appId, userId, types);
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Database, SumMetric } from '../db/schema.js';
 import { ABSENT, emptyDay, isEmptyDay, packDay, sameMinutes, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 import { rewriteDistanceDays, type DayWrite } from './distance-days.js';
-import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
+import { recordEvents, type DataEventType, type MinuteRange } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { recordWritePosition } from './replica.js';
 import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
@@ -123,9 +123,9 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
   }
 
   /** The events of a write: the metric's, and distance.updated when a steps write changed distance as read. */
-  const recordBoth = (userId: string, event: SeriesChange) => async (trx: Kysely<Database>, distanceChanged: boolean) => {
-    await record(trx, userId, storage.event, event);
-    if (metric === 'steps' && distanceChanged) await record(trx, userId, 'distance.updated', event);
+  const recordBoth = (userId: string, change: SeriesChange) => async (trx: Kysely<Database>, distanceChanged: boolean) => {
+    const types: DataEventType[] = metric === 'steps' && distanceChanged ? [storage.event, 'distance.updated'] : [storage.event];
+    await recordEvents(trx, types.map((type) => eventOf(userId, type, change)), change.coalesceSeconds);
   };
 
   /** Writes the days back (an emptied day loses its row); returns whether distance as read changed. */
@@ -137,8 +137,7 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
     return metric === 'steps' ? rewriteDistanceDays(trx, userId, 'steps', writes) : false;
   }
 
-  const record = (trx: Kysely<Database>, userId: string, type: DataEventType, change: SeriesChange) =>
-    recordEvent(trx, { type, userId, data: { ranges: change.ranges, dates: change.dates }, now: change.now }, change.coalesceSeconds);
+  const eventOf = (userId: string, type: DataEventType, change: SeriesChange) => ({ type, userId, data: { ranges: change.ranges, dates: change.dates }, now: change.now });
 
   return {
     async upsertSamples(userId, samples, change) {

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** The names of the secrets the server keeps. */
-export type ServerSecretName = 'pre_session_csrf' | 'dpop_nonce' | 'sealed_client_secrets';
+export type ServerSecretName = 'pre_session_csrf' | 'dpop_nonce' | 'sealed_client_secrets' | 'event_ids';
 
 /**
  * The secret `name`, made (32 random bytes) by the first process that asks. Several processes

@@ -38,6 +38,7 @@ const TABLES = {
   refresh_tokens: { key: 'token_key', done: (before: number) => sql`expires_at <= ${before}` },
   dpop_proofs: { key: 'proof_key', done: (before: number) => sql`expires_at <= ${before}` },
   sessions: { key: 'id_hash', done: (before: number) => sql`expires_at <= ${before - ENDED_SESSION_KEPT_SECONDS}` },
+  // Its own batches below (eventsBatch): it has no index of its time.
   events: { key: 'seq', done: (before: number) => sql`created_at < ${before}` },
   webhook_deliveries: { key: 'id', done: (before: number) => sql`state <> 'pending' and created_at < ${before}` },
 } as const;
@@ -77,9 +78,13 @@ export async function sweepExpired(
     const before = table === 'events' || table === 'webhook_deliveries' ? eventsBefore : now;
     deleted[table] = 0;
     for (;;) {
-      const result = await sql`
+      const batch =
+        table === 'events'
+          ? eventsBatch(dialect, before, batchSize)
+          : sql`
         delete from ${sql.table(table)} where ${sql.ref(key)} in (
-          select ${sql.ref(key)} from ${sql.table(table)} where ${done(before)} limit ${batchSize} ${skipLocked})`.execute(db);
+          select ${sql.ref(key)} from ${sql.table(table)} where ${done(before)} limit ${batchSize} ${skipLocked})`;
+      const result = await batch.execute(db);
       const rows = Number(result.numAffectedRows ?? 0n);
       deleted[table] += rows;
       batches++;
@@ -88,4 +93,21 @@ export async function sweepExpired(
     }
   }
   return { deleted, batches, seconds: (performance.now() - started) / 1000, partitions };
+}
+
+/**
+ * A batch of expired events, found without an index of their time (docs/decisions/0042-compact-events.md).
+ * SQLite: among the oldest seqs — seq grows with time, so the expired ones are the first; a batch
+ * that finds fewer than its size reached the first event still kept (one written late, out of
+ * order, goes at a later sweep, never early). PostgreSQL: the days past retention went whole with
+ * their partitions; what remains are the rows of the DEFAULT partition (written while no
+ * partition covered their day), found by a scan of that small table, and the rows of the day
+ * that retention cuts, which wait for their day to go whole.
+ */
+function eventsBatch(dialect: Dialect, before: number, batchSize: number) {
+  if (dialect === 'sqlite') {
+    return sql`delete from events where seq in (select seq from events order by seq limit ${batchSize}) and created_at < ${before}`;
+  }
+  return sql`delete from events_default where ctid = any(array(
+    select ctid from events_default where created_at < ${before} limit ${batchSize} for update skip locked))`;
 }

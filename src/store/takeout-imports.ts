@@ -18,7 +18,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, TakeoutImportTable } from '../db/schema.js';
 import { joinAllChanges } from './dated-ranges.js';
-import { recordEvent, type DataEventType, type MinuteRange } from './events.js';
+import { recordEvents, type DataEventType, type MinuteRange } from './events.js';
 import { isId } from './identifiers.js';
 import { withOwnerLocked } from './owner-lock.js';
 
@@ -405,10 +405,10 @@ function importOf(row: Selectable<TakeoutImportTable>): TakeoutImport {
 /** The import's waiting changes as events, and its end, in the caller's transaction. */
 async function endImport(trx: Q, row: Selectable<TakeoutImportTable>, state: FinishedState, error: string | null, now: number, coalesceSeconds: number): Promise<TakeoutImport> {
   const pending = await pendingOf(trx, row.id);
-  for (const [type, change] of Object.entries(pending) as Array<[DataEventType, PendingChange]>) {
-    if (change.dates.length === 0) continue;
-    await recordEvent(trx, { type, userId: row.user_id, data: { ...(change.ranges ? { ranges: change.ranges } : {}), dates: change.dates }, now }, coalesceSeconds);
-  }
+  const events = (Object.entries(pending) as Array<[DataEventType, PendingChange]>)
+    .filter(([, change]) => change.dates.length > 0)
+    .map(([type, change]) => ({ type, userId: row.user_id, data: { ...(change.ranges ? { ranges: change.ranges } : {}), dates: change.dates }, now }));
+  await recordEvents(trx, events, coalesceSeconds);
   await trx.deleteFrom('takeout_import_changes').where('import_id', '=', row.id).execute();
   const ended = { state, error, lease_owner: null, lease_until: null, cancel_requested: state === 'cancelled' ? 1 : Number(row.cancel_requested), finished_at: now, updated_at: now };
   await trx.updateTable('takeout_imports').set(ended).where('id', '=', row.id).execute();

@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
+import { eventTimes } from './events.js';
 
 type Q = Kysely<Database>;
 
@@ -123,13 +124,7 @@ async function readUsage(q: Q, appId: string, since: string, sinceSeconds: numbe
   const [counts, errors, events] = await Promise.all([
     q.selectFrom('app_usage').select(['day', 'metric', 'count']).where('app_id', '=', appId).where('day', '>=', since).execute(),
     q.selectFrom('app_usage_errors').select(['at', 'status', 'error', 'route']).where('app_id', '=', appId).orderBy('id', 'desc').limit(KEPT_ERRORS).execute(),
-    q
-      .selectFrom('events')
-      .select(['type', 'created_at'])
-      .where('app_id', '=', appId)
-      .where('type', 'in', ['grant.created', 'grant.revoked'])
-      .where('created_at', '>=', sinceSeconds)
-      .execute(),
+    eventTimes(q, appId, ['grant.created', 'grant.revoked'], sinceSeconds),
   ]);
   const days = new Map<string, Map<string, number>>();
   for (const row of counts) {

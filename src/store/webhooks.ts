@@ -9,7 +9,8 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { Database, DeliveryState, WebhookDeliveryTable, WebhookEndpointFormat, WebhookEndpointState, WebhookEndpointTable } from '../db/schema.js';
 import { isId } from './identifiers.js';
-import { feedPage, messageBody, newEventId, newMessageId, type FeedPage } from './events.js';
+import { feedPage, type FeedPage } from './event-feed.js';
+import { messageBody, newEventId, newMessageId } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
 
 type Q = Kysely<Database>;

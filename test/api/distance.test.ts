@@ -12,6 +12,7 @@ import { pageWith } from '../support/feed.js';
 import { bearer, userWithToken } from '../support/tokens.js';
 import { readMetric, removeRange, upload } from './sum-metrics-support.js';
 import { utc } from './steps-support.js';
+import { eventRows } from '../support/events.js';
 
 const DAY = utc(2024, 4, 2);
 /** 10:00 UTC, so that the hour is cut in Asia/Kolkata (its hours start at half past). */
@@ -136,7 +137,7 @@ forEachDialect('distance derived from steps', (dialect) => {
     await upload(t, token, 'steps', stepSamples);
     const types = async () =>
       (await pageWith(
-        () => t.database.db.kysely.selectFrom('events').select(['type', 'data']).where('user_id', '=', user.id).orderBy('seq').execute(),
+        () => eventRows(t.database.db.kysely, { userId: user.id }),
         (rows) => rows.length >= 2,
       )).map((row) => [row.type, JSON.parse(row.data)]);
     const range = { ranges: [{ start_time: TEN, end_time: TEN + 240 }], dates: ['2024-04-02'] };
@@ -150,7 +151,7 @@ forEachDialect('distance derived from steps', (dialect) => {
     const { user, token } = await userWithToken(t, { timezone: 'Asia/Kolkata' });
     await upload(t, token, 'steps', [...stepSamples, { start_time: utc(2024, 4, 5, 20), value: 40 }]);
     const distanceEvents = async () =>
-      (await t.database.db.kysely.selectFrom('events').select('data').where('user_id', '=', user.id).where('type', '=', 'distance.updated').orderBy('seq').execute()).map((row) => JSON.parse(row.data));
+      (await eventRows(t.database.db.kysely, { userId: user.id, type: 'distance.updated' })).map((row) => JSON.parse(row.data));
     const before = (await distanceEvents()).length;
     const put = (payload: object) => t.app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload });
     t.clock.advance(60);

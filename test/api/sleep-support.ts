@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import type { TestApp } from '../support/app.js';
 import { bearer } from '../support/tokens.js';
+import { eventRows } from '../support/events.js';
 
 export const SLEEP = '/v1/users/me/sleep';
 export const WEIGHT = '/v1/users/me/body/weight';
@@ -54,6 +55,6 @@ export async function readSleep(t: TestApp, token: string, query: Record<string,
 
 /** The data events an app got about a user, oldest first. */
 export async function eventsOf(db: Kysely<Database>, appId: string, type: string): Promise<Array<Record<string, unknown>>> {
-  const rows = await db.selectFrom('events').select(['data', 'seq']).where('app_id', '=', appId).where('type', '=', type).orderBy('seq').execute();
+  const rows = await eventRows(db, { appId, type });
   return rows.map((row) => JSON.parse(row.data) as Record<string, unknown>);
 }

@@ -12,6 +12,7 @@ import { pageWith } from '../support/feed.js';
 import { bearer, createUser, issueAccessToken, userWithToken } from '../support/tokens.js';
 import { pathOf, readMetric, removeRange, upload, type Metric } from './sum-metrics-support.js';
 import { utc } from './steps-support.js';
+import { eventRows } from '../support/events.js';
 
 const DAY = utc(2024, 4, 2);
 const NOW = utc(2024, 6, 1);
@@ -25,7 +26,7 @@ forEachDialect('sum metric uploads and deletes', (dialect) => {
   after(() => t.close());
 
   const rowsOf = (userId: string) => t.database.db.kysely.selectFrom('series_days').select(['metric', 'day_start']).where('user_id', '=', userId).execute();
-  const eventsOf = (userId: string) => t.database.db.kysely.selectFrom('events').select(['type', 'data']).where('user_id', '=', userId).orderBy('seq').execute();
+  const eventsOf = (userId: string) => eventRows(t.database.db.kysely, { userId });
 
   it('keeps calories to the tenth: sums without floating-point residue', async () => {
     const { token } = await userWithToken(t);

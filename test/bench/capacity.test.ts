@@ -52,8 +52,10 @@ describe('the capacity run, small', { skip: postgresClusterUnavailable() ?? pgbo
     assert.ok(report.primaryCpuMsPerUpload > 0);
     assert.ok(report.profile.ms.stride > 0 && report.profile.ms.pgbouncer >= 0 && report.profile.ms.driver > 0);
     assert.ok(report.growthPerPersonDay.data.series_days! > 0, JSON.stringify(report.growthPerPersonDay));
-    assert.ok(report.growthPerPersonDay.eventsTotal > 0, JSON.stringify(report.growthPerPersonDay));
-    assert.ok(report.sweeper.events > 0 && report.sweeper.seconds >= 0, JSON.stringify(report.sweeper));
+    // Events grow by whole pages, and a small run's (about 90 bytes a row) may fit in the page its
+    // day's partition had already: that they were written shows in the sweep that drops them.
+    assert.ok(report.growthPerPersonDay.eventsTotal >= 0, JSON.stringify(report.growthPerPersonDay));
+    assert.ok(report.sweeper.events >= report.uploads && report.sweeper.seconds >= 0, JSON.stringify(report.sweeper));
     assert.deepEqual(capacityProcesses(), []);
   });
 

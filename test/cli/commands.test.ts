@@ -15,6 +15,7 @@ import { serveDatabase } from '../support/app.js';
 import { insertGrant } from '../support/tokens.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
 import { minutesOfDays } from '../support/series-days.js';
+import { eventRows } from '../support/events.js';
 
 const files = mkdtempSync(join(tmpdir(), 'stride-cli-'));
 after(() => rmSync(files, { recursive: true, force: true }));
@@ -313,7 +314,7 @@ forEachDialect('stride CLI', (dialect) => {
     assert.equal(await database.stores.users.findById(id), undefined);
     const db = database.db.kysely;
     assert.deepEqual(await db.selectFrom('grants').select('id').where('user_id', '=', id).execute(), []);
-    const told = await db.selectFrom('events').select('data').where('user_id', '=', id).where('type', '=', 'grant.revoked').execute();
+    const told = await eventRows(db, { userId: id, type: 'grant.revoked' });
     assert.deepEqual(told.map((event) => JSON.parse(event.data).reason), ['account_deleted']);
     await expectFailure(['users', 'delete', '--email', 'leaver@example.com'], /^stride: no user with email leaver@example.com$/m);
   });

@@ -17,6 +17,7 @@ import { cheapPasswordHashing } from '../support/passwords.js';
 import { dataOf, uploadEveryKind } from '../support/person-uploads.js';
 import { ALL_RESOURCE_SCOPES, issueAccessToken } from '../support/tokens.js';
 import { newAccount, signedIn } from '../web/pages-support.js';
+import { eventRows } from '../support/events.js';
 
 cheapPasswordHashing();
 
@@ -73,7 +74,7 @@ forEachDialect('stride import', (dialect) => {
     assert.deepEqual(JSON.parse(run.stdout), { user: to.email, imported: counts });
     assert.deepEqual(dataOf(await exportOf(to)), data, 'the new account exports what the old one did');
 
-    const types = await t.database.db.kysely.selectFrom('events').select('type').distinct().where('app_id', '=', listening.appId).execute();
+    const types = [...new Map((await eventRows(t.database.db.kysely, { appId: listening.appId })).map((row) => [row.type, { type: row.type }])).values()];
     assert.deepEqual(types.map((row) => row.type).sort(), ['body.updated', 'calories.updated', 'distance.updated', 'heartrate.updated', 'sleep.updated', 'steps.updated']);
 
     const text = await cli('import', '--user', to.email, path);

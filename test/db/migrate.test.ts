@@ -30,7 +30,8 @@ forEachDialect('migrations', (dialect) => {
     for (const table of TABLES) {
       // Counting rows succeeds only if the table exists in this database's own schema.
       const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(database.db.kysely);
-      assert.equal(Number(rows[0]!.n), 0, table);
+      // One secret is made with the tables: the key of the events' ids (migration 022).
+      assert.equal(Number(rows[0]!.n), table === 'server_secrets' ? 1 : 0, table);
     }
   });
 

@@ -38,6 +38,7 @@ import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { bearer } from '../support/tokens.js';
 import { newAccount, PASSWORD, signedIn } from '../web/pages-support.js';
+import { eventRows } from '../support/events.js';
 
 cheapPasswordHashing();
 
@@ -83,7 +84,7 @@ forEachDialect('test people', (dialect) => {
   /** The events about `userId`, as apps see them, without the user's id. */
   /** The user's events in the feeds, oldest first; after `afterSeq` when given. */
   async function eventsOf(userId: string, afterSeq = 0) {
-    const rows = await db().selectFrom('events').select(['type', 'data']).where('user_id', '=', userId).where('seq', '>', afterSeq).orderBy('seq').execute();
+    const rows = await eventRows(db(), { userId, afterSeq });
     return rows.map((row) => {
       const { user_id, ...data } = JSON.parse(row.data) as Record<string, unknown>;
       assert.equal(user_id, userId);

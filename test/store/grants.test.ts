@@ -11,6 +11,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { consentOutcome } from '../../src/oauth/authorize.js';
 import { createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
+import { eventRows } from '../support/events.js';
 
 forEachDialect('grant store', (dialect) => {
   let t: TestApp;
@@ -137,14 +138,12 @@ forEachDialect('grant store', (dialect) => {
 
     await t.database.stores.users.deleteAccount(person.id, t.clock());
     assert.deepEqual(await left(other.appId), { feed: ['grant.revoked'], messages: ['grant.revoked'] });
-    const revoked = await db.selectFrom('events').select('data').where('app_id', '=', other.appId).executeTakeFirstOrThrow();
-    assert.deepEqual(JSON.parse(revoked.data), { user_id: person.id, reason: 'account_deleted' });
+    const [revoked] = await eventRows(db, { appId: other.appId });
+    assert.deepEqual(JSON.parse(revoked!.data), { user_id: person.id, reason: 'account_deleted' });
   });
 
   /** The types of an app's events in its feed (about one person when named), sorted. */
   const feedTypes = async (appId: string, userId?: string) => {
-    let query = t.database.db.kysely.selectFrom('events').select('type').where('app_id', '=', appId);
-    if (userId !== undefined) query = query.where('user_id', '=', userId);
-    return (await query.execute()).map((row) => row.type).sort();
+    return (await eventRows(t.database.db.kysely, { appId, ...(userId === undefined ? {} : { userId }) })).map((row) => row.type).sort();
   };
 });

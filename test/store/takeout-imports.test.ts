@@ -12,6 +12,7 @@ import { ImportLeaseLost, noteImportStep, type ImportStep, type TakeoutPreview }
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { ALL_RESOURCE_SCOPES, createUser, issueAccessToken, type TestUser } from '../support/tokens.js';
+import { eventRows } from '../support/events.js';
 
 const PREVIEW: TakeoutPreview = {
   timezone: { name: 'UTC', from: 'profile' },
@@ -100,7 +101,7 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     await takeoutImports.claim('a', now, now + 30, imported.id);
     await steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now), changeOf);
     await steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now), changeOf);
-    const types = async () => (await t.database.db.kysely.selectFrom('events').select('type').where('app_id', '=', app.appId).execute()).map((row) => row.type).sort();
+    const types = async () => (await eventRows(t.database.db.kysely, { appId: app.appId })).map((row) => row.type).sort();
     assert.deepEqual(await types(), [], 'nothing told while it runs');
     assert.equal(await takeoutImports.finish(imported.id, 'b', 'done', null, now, 0), false);
     assert.equal(await takeoutImports.finish(imported.id, 'a', 'done', null, now, 0), true);
@@ -140,7 +141,7 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     assert.ok(last.charactersRead - second.charactersRead < 20, `as much read: ${seen}`);
 
     assert.equal(await takeoutImports.finish(imported.id, 'a', 'done', null, now, 0), true);
-    const told = await t.database.db.kysely.selectFrom('events').select(['type', 'data']).where('app_id', '=', app.appId).orderBy('type').execute();
+    const told = (await eventRows(t.database.db.kysely, { appId: app.appId })).sort((a, b) => (a.type < b.type ? -1 : 1));
     assert.deepEqual(told.map((event) => event.type), ['heartrate.updated', 'steps.updated']);
     const steps = JSON.parse(told[1]!.data) as { dates: string[]; ranges: Array<{ start_time: number; end_time: number }> };
     assert.equal(steps.dates.length, STEPS);

@@ -11,6 +11,7 @@ import type { TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { grantThroughConsent, newAccount, PASSWORD, profileStatus, signedIn, textOf } from './pages-support.js';
+import { eventRows } from '../support/events.js';
 
 cheapPasswordHashing();
 
@@ -153,7 +154,7 @@ forEachDialect('your data and sessions', (dialect) => {
       assert.equal((await db.selectFrom(table).select('user_id').where('user_id', '=', person.id).execute()).length, 0, table);
     }
     assert.equal(await profileStatus(t, tokens.access_token), 401);
-    const told = await db.selectFrom('events').select(['type', 'data']).where('user_id', '=', person.id).where('type', '=', 'grant.revoked').execute();
+    const told = await eventRows(db, { userId: person.id, type: 'grant.revoked' });
     assert.equal(told.length, 1);
     assert.equal(JSON.parse(told[0]!.data).reason, 'account_deleted');
     assert.ok(await createAccountIfFree(t.database.stores.users, t.clock, { email: person.email, password: PASSWORD, displayName: 'Again' }), 'the email is free again');

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 import { forEachDialect } from '../../support/databases.js';
 import { bearer } from '../../support/tokens.js';
 import { FORM, fitbitErrorOf, fitbitGet, fitbitJson, testPeopleWithTokens } from './fitbit-support.js';
+import { eventRows } from '../../support/events.js';
 
 const NOW = Date.UTC(2026, 2, 31, 12) / 1000;
 
@@ -60,7 +61,7 @@ forEachDialect('Fitbit-compatible body weight', (dialect) => {
     const v1 = (await t.app.inject({ method: 'GET', url: '/v1/users/me/body/weight/?start_date=2026-03-31&end_date=2026-03-31', headers: bearer(token) })).json() as { weight: Array<{ id: string; time: number; kg: number; fat_percent: number | null }> };
     const stored = v1.weight.find((w) => w.id === weightLog.logId)!;
     assert.deepEqual(stored, { id: weightLog.logId, time: Date.UTC(2026, 2, 31, 5, 15) / 1000, kg: 75, fat_percent: 21.5 }, '07:15 in Berlin, 165.35 lb');
-    const events = await t.database.db.kysely.selectFrom('events').select('data').where('user_id', '=', person.id).where('type', '=', 'body.updated').execute();
+    const events = await eventRows(t.database.db.kysely, { userId: person.id, type: 'body.updated' });
     assert.ok(events.some((event) => JSON.parse(event.data).dates.includes('2026-03-31')));
 
     const bad = await t.app.inject({ method: 'POST', url: '/1/user/-/body/log/weight.json', headers: { ...bearer(token), ...FORM }, payload: 'weight=heavy&date=2026-03-31' });

@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 import { forEachDialect } from '../../support/databases.js';
 import { bearer } from '../../support/tokens.js';
 import { FORM, fitbitErrorOf, fitbitJson, testPeopleWithTokens } from './fitbit-support.js';
+import { eventRows } from '../../support/events.js';
 
 const NOW = Date.UTC(2026, 2, 31, 12) / 1000;
 
@@ -72,14 +73,14 @@ forEachDialect('Fitbit-compatible sleep', (dialect) => {
 
   it('logs a sleep from form fields as a session of light sleep, tells the apps, and deletes it', async () => {
     const { person, token } = people[0]!;
-    const before = Number((await t.database.db.kysely.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', person.id).where('type', '=', 'sleep.updated').executeTakeFirstOrThrow()).n);
+    const before = (await eventRows(t.database.db.kysely, { userId: person.id, type: 'sleep.updated' })).length;
     const logged = await t.app.inject({ method: 'POST', url: '/1.2/user/-/sleep.json', headers: { ...bearer(token), ...FORM }, payload: 'date=2026-03-31&startTime=13:30&duration=1800000', });
     assert.equal(logged.statusCode, 201, logged.body);
     const { sleep } = logged.json() as { sleep: StagesLog };
     assert.deepEqual([sleep.minutesAsleep, sleep.timeInBed, sleep.levels.data.map((stage) => stage.level)], [30, 30, ['light']]);
     const v1 = (await t.app.inject({ method: 'GET', url: '/v1/users/me/sleep/?start_date=2026-03-31&end_date=2026-03-31', headers: bearer(token) })).json() as { sleep: Array<{ id: string; minutes_asleep: number }> };
     assert.ok(v1.sleep.some((night) => night.id === sleep.logId && night.minutes_asleep === 30));
-    const after = Number((await t.database.db.kysely.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', person.id).where('type', '=', 'sleep.updated').executeTakeFirstOrThrow()).n);
+    const after = (await eventRows(t.database.db.kysely, { userId: person.id, type: 'sleep.updated' })).length;
     assert.equal(after, before + 1, 'the apps that read sleep hear of it');
 
     const overlapping = await t.app.inject({ method: 'POST', url: '/1.2/user/-/sleep.json', headers: { ...bearer(token), ...FORM }, payload: 'date=2026-03-31&startTime=13:45&duration=600000' });

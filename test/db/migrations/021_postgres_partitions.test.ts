@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { MIGRATIONS, migrateToLatest } from '../../../src/db/migrate.js';
+import { MIGRATIONS } from '../../../src/db/migrate.js';
 import { partitionsOf } from '../../../src/db/partitions.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../support/databases.js';
 
@@ -78,7 +78,11 @@ if (DIALECTS.includes('postgres')) {
       const before = await snapshot(db);
       assert.ok(before.series_days!.length > 300 && before.events!.length > 100 && before.webhook_deliveries!.length > 50);
 
-      assert.ok((await migrateToLatest(database.db)).includes('021_postgres_partitions'));
+      // This migration alone: 022 rebuilds events again (test/db/migrations/022_compact_events.test.ts).
+      await db.transaction().execute(async (trx) => {
+        await MIGRATIONS['021_postgres_partitions']!.up(trx);
+        await trx.insertInto('stride_migrations').values({ name: '021_postgres_partitions', applied_at: 0 }).execute();
+      });
 
       assert.deepEqual(await snapshot(db), before);
       const kind = await sql<{ relname: string; relkind: string }>`

@@ -22,6 +22,7 @@ import { datesFrom, takeoutHistory, writeTakeoutZip, type History } from '../../
 import { asRead, everythingRead } from '../../support/takeout-reads.js';
 import { ALL_RESOURCE_SCOPES, bearer, issueAccessToken } from '../../support/tokens.js';
 import { newAccount } from '../../web/pages-support.js';
+import { eventRows } from '../../support/events.js';
 
 cheapPasswordHashing();
 
@@ -72,7 +73,7 @@ forEachDialect('Takeout imports', (dialect) => {
   }
 
   const eventsOf = async (appId: string) =>
-    (await t.database.db.kysely.selectFrom('events').select(['type', 'data']).where('app_id', '=', appId).orderBy('seq').execute()).map((row) => ({ type: row.type, data: JSON.parse(row.data) as { dates: string[] } }));
+    (await eventRows(t.database.db.kysely, { appId })).map((row) => ({ type: row.type, data: JSON.parse(row.data) as { dates: string[] } }));
 
   it('imports an archive of Europe/Berlin across both changes of clocks: /v1/… reads its values, apps hear once per kind', async () => {
     const person = await newAccount(t, 'Berlin');

@@ -14,6 +14,7 @@ import { readMetric, upload } from '../../api/sum-metrics-support.js';
 import { utc } from '../../api/steps-support.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { DIALECTS, POSTGRES_URL } from '../../support/databases.js';
+import { eventRows, insertEventRows } from '../../support/events.js';
 import { createUser, issueAccessToken, userWithToken } from '../../support/tokens.js';
 
 const DAY = 86_400;
@@ -43,11 +44,12 @@ if (DIALECTS.includes('postgres')) {
       assert.ok(!first.partitions.made.includes('events_2031_02_07'), 'seven days ahead, no more');
       assert.deepEqual((await sweepExpired(db, 'postgres', now, now - 30 * DAY)).partitions.made, [], 'made once');
 
-      await db.insertInto('events').values([
-        { id: 'evt_today', app_id: appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: now },
-        { id: 'evt_tomorrow', app_id: appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: now + DAY },
-      ]).execute();
-      assert.deepEqual(await homes('events', sql`app_id = ${appId}`), ['events_2031_01_30', 'events_2031_01_31']);
+      const [, tomorrow] = await insertEventRows(db, [
+        { app_id: appId, type: 'steps.updated', user_id: user.id, data: {}, created_at: now },
+        { app_id: appId, type: 'steps.updated', user_id: user.id, data: {}, created_at: now + DAY },
+      ]);
+      const ofApp = sql`app_number = (select number from apps where id = ${appId})`;
+      assert.deepEqual(await homes('events', ofApp), ['events_2031_01_30', 'events_2031_01_31']);
       await db.insertInto('webhook_endpoints').values({ id: 'we_sweep', app_id: appId, url: 'https://app.example.test/hook', event_types: '*', state: 'active', secret: 's', secret_unshown: 0, verify_attempts: 0, created_at: now, updated_at: now }).execute();
       const delivery = (id: string, state: 'pending' | 'succeeded' | 'failed', createdAt: number) => ({
         id, endpoint_id: 'we_sweep', event_id: 'evt_today', type: 'steps.updated', user_id: user.id, payload: '{}', state, attempts: 1, next_attempt_at: createdAt, created_at: createdAt,
@@ -61,7 +63,7 @@ if (DIALECTS.includes('postgres')) {
       assert.deepEqual(second.partitions.dropped.filter((name) => name.includes('2031_01_30')), ['events_2031_01_30', 'webhook_deliveries_2031_01_30']);
       assert.ok(second.partitions.made.includes('events_2031_03_08') && second.partitions.made.includes('series_days_2031_04'));
       assert.ok(!(await partitionsOf(db, 'events')).includes('events_2031_01_30'));
-      assert.deepEqual((await db.selectFrom('events').select('id').where('app_id', '=', appId).execute()).map((r) => r.id), ['evt_tomorrow']);
+      assert.deepEqual((await eventRows(db, { appId })).map((r) => r.id), [tomorrow]);
       assert.deepEqual((await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', 'we_sweep').orderBy('id').execute()).map((r) => r.id), ['wd_done_tomorrow', 'wd_pending']);
 
       // A day later still: the 31st's events go whole; its deliveries' partition stays while one is pending, its finished one goes alone.
@@ -82,9 +84,7 @@ if (DIALECTS.includes('postgres')) {
         const written: string[] = [];
         const writer = (async () => {
           for (let i = 0; writing || i < 20; i++) {
-            const id = `evt_upkeep_${i}`;
-            await processes[i % 3]!.kysely.insertInto('events').values({ id, app_id: appId, type: 'steps.updated', user_id: user.id, data: '{}', created_at: now + (i % 8) * DAY }).execute();
-            written.push(id);
+            written.push(...(await insertEventRows(processes[i % 3]!.kysely, [{ app_id: appId, type: 'steps.updated', user_id: user.id, data: { i }, created_at: now + (i % 8) * DAY }])));
           }
         })();
         const settled = await Promise.allSettled(processes.map((process) => sweepExpired(process.kysely, 'postgres', now, now - 30 * DAY)));
@@ -100,7 +100,7 @@ if (DIALECTS.includes('postgres')) {
         await sweepExpired(t.database.db.kysely, 'postgres', now, now - 30 * DAY);
         const events = await partitionsOf(t.database.db.kysely, 'events');
         for (let day = 14; day <= 21; day++) assert.ok(events.includes(`events_2034_07_${day}`), `events_2034_07_${day}`);
-        const stored = await t.database.db.kysely.selectFrom('events').select('id').where('app_id', '=', appId).execute();
+        const stored = await eventRows(t.database.db.kysely, { appId });
         assert.deepEqual(stored.map((row) => row.id).sort(), [...written].sort());
       } finally {
         await Promise.all(processes.map((process) => process.close()));
