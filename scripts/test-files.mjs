@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * What takes longest, longest first (wall time in whole runs on two cores, as
- * scripts/test-times.mjs reports it; docs/lab-notes/2026-11-26-test-suite-time.md): a name with a
+ * scripts/test-times.mjs reports it; docs/lab-notes/2026-11-26-test-suite-time.md and
+ * docs/lab-notes/2026-11-29-suite-time.md): a name with a
  * slash is a file, which runs in a process of its own (its process's start is a small part of its
  * time); a name without one is a shared process (groupKey below). They start first so that the
  * run does not end with one of them running alone while the other place has nothing left to do;
@@ -21,6 +22,8 @@ export const LONGEST_FIRST = [
   'store',
   'web-cheap-hashing',
   'api',
+  'bench',
+  'cli/takeout',
   'docs/quickstart',
   'oauth-cheap-hashing',
   'cli/demo',
@@ -31,6 +34,7 @@ export const LONGEST_FIRST = [
   'web/page-layout',
   'e2e/device-flow',
   'client/stride-client',
+  'domain/takeout/imports',
   'db/postgres-faults',
   'http/connection-limits',
   'fuzz/oauth',
@@ -39,6 +43,7 @@ export const LONGEST_FIRST = [
   'oauth/dpop.test',
   'oauth/dpop-processes',
   'store/sweep',
+  'web/account-imports',
   'docs-cheap-hashing',
   'fuzz/web',
   'http/openapi',

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { TRUST_EVERY_PROXY } from '../src/server.js';
 import { CLI_PATH, freePort, runCli, startServer } from './support/cli.js';
 import { createTestDatabase, forEachDialect } from './support/databases.js';
@@ -30,13 +30,35 @@ forEachDialect('stride serve', (dialect) => {
   });
 });
 
-it('logs one JSON line per request at info, with its request id and without codes or tokens', async () => {
-  const port = await freePort();
-  const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'stride-log-')), 'stride.sqlite')}`;
-  const server = await startServer(port, { DATABASE_URL: url, LOG_LEVEL: 'info' });
+/**
+ * One server for what it says on stdout: the warning at its start and a request's log line (a
+ * `stride serve` costs a couple of seconds of CPU to start; these two need nothing else of it).
+ */
+describe('stride serve at LOG_LEVEL=info with TRUST_PROXY=true', () => {
+  let server: ChildProcess;
+  let port: number;
   let stdout = '';
-  server.stdout!.on('data', (chunk) => (stdout += chunk));
-  try {
+  before(async () => {
+    port = await freePort();
+    const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'stride-log-')), 'stride.sqlite')}`;
+    server = spawn(process.execPath, [CLI_PATH, 'serve'], {
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), TRUST_PROXY: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout!.on('data', (chunk) => (stdout += chunk));
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes('Stride is serving') && server.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  after(() => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+  });
+
+  it('warns at start that TRUST_PROXY=true lets clients choose their own address', () => {
+    const warnings = stdout.split('\n').filter((line) => line.includes('TRUST_PROXY=true')).map((line) => JSON.parse(line) as { level: number; msg: string });
+    assert.deepEqual(warnings.map(({ level, msg }) => ({ level, msg })), [{ level: 40, msg: TRUST_EVERY_PROXY }], stdout);
+  });
+
+  it('logs one JSON line per request at info, with its request id and without codes or tokens', async () => {
     const response = await fetch(`http://127.0.0.1:${port}/nothing-here?code=sac_secret&state=s1`, { headers: { authorization: 'Bearer sat_secret' } });
     assert.equal(response.status, 404);
     const requestId = response.headers.get('x-request-id')!;
@@ -50,32 +72,13 @@ it('logs one JSON line per request at info, with its request id and without code
     assert.equal(lines[0]!.status, 404);
     assert.match(JSON.stringify(lines[0]), /code=\[redacted\]&state=s1/);
     assert.doesNotMatch(stdout, /sac_secret|sat_secret/);
-  } finally {
-    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-    server.kill('SIGTERM');
-    assert.equal(await exited, 0);
-  }
-});
-
-it('warns at start that TRUST_PROXY=true lets clients choose their own address', async () => {
-  const port = await freePort();
-  const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'stride-proxy-')), 'stride.sqlite')}`;
-  const server = spawn(process.execPath, [CLI_PATH, 'serve'], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), TRUST_PROXY: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  server.stdout!.on('data', (chunk) => (stdout += chunk));
-  try {
-    const deadline = Date.now() + 20_000;
-    while (!stdout.includes('Stride is serving') && server.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const warnings = stdout.split('\n').filter((line) => line.includes('TRUST_PROXY=true')).map((line) => JSON.parse(line) as { level: number; msg: string });
-    assert.deepEqual(warnings.map(({ level, msg }) => ({ level, msg })), [{ level: 40, msg: TRUST_EVERY_PROXY }], stdout);
-  } finally {
+
+  it('stops on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     assert.equal(await exited, 0);
-  }
+  });
 });
 
 it('refuses to start with a bad setting, naming it in one line', async () => {

@@ -11,10 +11,12 @@
  * pool is larger — an operator's UV_THREADPOOL_SIZE — all admitted ones run: one per core plus one.)
  */
 import { availableParallelism } from 'node:os';
-import { Algorithm, hash, verify } from '@node-rs/argon2';
+import { hash, verify, type Algorithm } from '@node-rs/argon2';
 
 export const ARGON2_OPTIONS = {
-  algorithm: Algorithm.Argon2id,
+  // The package declares Algorithm as an ambient const enum, whose members a file compiled on its
+  // own cannot read (isolatedModules): its value, which the type holds to Argon2id.
+  algorithm: 2 satisfies Algorithm.Argon2id,
   memoryCost: 19456,
   timeCost: 2,
   parallelism: 1,

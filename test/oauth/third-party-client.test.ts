@@ -9,7 +9,7 @@ import { after, before, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
-import { forEachDialect } from '../support/databases.js';
+import { onOneDialect } from '../support/databases.js';
 import { authorizeAndAllow, Browser, createFixture, PROTECTED_PATH, signIn, type Fixture } from './flow.js';
 import { insecure, listeningStride, pkceAuthorizationUrl } from './listening.js';
 import { freePort } from '../support/cli.js';
@@ -17,7 +17,10 @@ import { cheapPasswordHashing } from '../support/passwords.js';
 
 cheapPasswordHashing();
 
-forEachDialect('third-party client library (oauth4webapi) on a real socket', (dialect) => {
+// On SQLite alone: what the library drives (codes, refresh, introspection, revocation, a loopback
+// redirect on any port) runs on both databases through the same routes in test/oauth
+// (token.test.ts, revocation-introspection.test.ts, token-states.test.ts, authorize.test.ts).
+onOneDialect('third-party client library (oauth4webapi) on a real socket', (dialect) => {
   let t: TestApp;
   let f: Fixture;
   let issuer: URL;
