@@ -36,6 +36,7 @@ import * as fitbitSubscriptions from './migrations/018_fitbit_subscriptions.js';
 import * as takeoutImports from './migrations/019_takeout_imports.js';
 import * as takeoutImportChanges from './migrations/020_takeout_import_changes.js';
 import * as postgresPartitions from './migrations/021_postgres_partitions.js';
+import * as takeoutImportDates from './migrations/023_takeout_import_dates.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -60,6 +61,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '019_takeout_imports': takeoutImports,
   '020_takeout_import_changes': takeoutImportChanges,
   '021_postgres_partitions': postgresPartitions,
+  '023_takeout_import_dates': takeoutImportDates,
 };
 
 export class MigrationError extends Error {}
