@@ -118,7 +118,7 @@ import { temporaryPostgresDatabase } from './lib/postgres.js';
 import { strideChangeLoad } from './stride-change.js';
 import { removeTakeoutArchive, takeoutImportLoad } from './takeout-import.js';
 import { removeThreeYearArchive, takeoutServerLoad, YEARS } from './takeout-server.js';
-import { takeoutSizeLoad } from './takeout-size.js';
+import { takeoutSizeLoad, type TakeoutSizeResult } from './takeout-size.js';
 import { DATA_TABLES, EVENT_TABLES, measureSize, type SizeResult } from './size-load.js';
 import { webhookLoads } from './webhook-loads.js';
 import { clientLoad } from './client-load.js';
@@ -732,6 +732,8 @@ async function takeoutSizeRow(dialect: 'sqlite' | 'postgres'): Promise<void> {
   extras[`takeout_size_${dialect}`] = result;
   const ratio = result.imported / result.uploaded;
   const parts = (of: Record<string, number>) => Object.entries(of).sort(([, a], [, b]) => b - a).slice(0, 4).map(([name, bytes]) => `${name} ${bytes.toFixed(0)}`).join(', ');
+  const leftovers = (of: TakeoutSizeResult['importedLeftovers']) =>
+    of.freeBytes !== undefined ? `free pages ${(of.freeBytes / 1024).toFixed(0)} KiB` : `series_days rows inserted ${of.seriesInserts}, updated ${of.seriesUpdates}, dead ${of.seriesDead}`;
   const measurement: Measurement = {
     rate: result.imported,
     p50: NaN,
@@ -741,7 +743,7 @@ async function takeoutSizeRow(dialect: 'sqlite' | 'postgres'): Promise<void> {
     seconds: result.importSeconds,
     rssMb: null,
     cpu: { serverLoopUs: null, serverThreadsUs: null, driverUs: NaN },
-    note: `imported ${result.imported.toFixed(0)} B/person-day (${parts(result.importedParts)}); uploaded through the API in ${result.uploadRequests} requests ${result.uploaded.toFixed(0)} (${parts(result.uploadedParts)})`,
+    note: `imported ${result.imported.toFixed(0)} B/person-day (${parts(result.importedParts)}; ${leftovers(result.importedLeftovers)}); uploaded through the API in ${result.uploadRequests} requests ${result.uploaded.toFixed(0)} (${parts(result.uploadedParts)}; ${leftovers(result.uploadedLeftovers)})`,
   };
   row(`${dialect === 'sqlite' ? '' : '5/'}20 size of an imported year`, label, 'B/person-day', measurement, { uploaded: ratio }, [
     { target: 'imported ≤ 1.05 × the same year uploaded through the API', pass: ratio <= 1.05, actual: `${ratio.toFixed(3)}× (${result.imported.toFixed(0)} vs ${result.uploaded.toFixed(0)} bytes)` },

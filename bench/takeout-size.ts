@@ -8,6 +8,7 @@
  * 5 s) in one request each, then each night and each weighing.
  */
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,21 @@ export interface TakeoutSizeResult {
   uploadRequests: number;
   importSeconds: number;
   uploadSeconds: number;
+  /** Where bytes beside the rows are, imported and uploaded (not counted apart in the figure: it is the file's, or the tables'). */
+  importedLeftovers: Leftovers;
+  uploadedLeftovers: Leftovers;
+}
+
+/**
+ * What a database holds beside its live rows once the year is in: on SQLite, the file's free
+ * pages (freed by deletes, kept in the file for later writes); on PostgreSQL, how often rows of
+ * `series_days` were written and the dead row versions left until a vacuum.
+ */
+export interface Leftovers {
+  freeBytes?: number;
+  seriesInserts?: number;
+  seriesUpdates?: number;
+  seriesDead?: number;
 }
 
 /** A fresh database of the dialect, and how to measure it. */
@@ -55,10 +71,24 @@ async function freshDatabase(dialect: 'sqlite' | 'postgres', postgresUrl: string
       },
       async close() {},
     };
-    return { url: temporary.url, measurer: () => measurer, drop: () => temporary.drop() };
+    const leftovers = async (): Promise<Leftovers> => {
+      const { rows } = await temporary.reader.query<{ inserts: number; updates: number; dead: number }>(
+        `SELECT sum(n_tup_ins)::int AS inserts, sum(n_tup_upd)::int AS updates, sum(n_dead_tup)::int AS dead FROM pg_stat_user_tables WHERE relid IN (SELECT relid FROM pg_partition_tree('series_days'))`,
+      );
+      return { seriesInserts: rows[0]!.inserts, seriesUpdates: rows[0]!.updates, seriesDead: rows[0]!.dead };
+    };
+    return { url: temporary.url, measurer: () => measurer, leftovers, drop: () => temporary.drop() };
   }
   const file = join(workDir, `${name}.sqlite`);
-  return { url: `sqlite:${file}`, measurer: () => sqliteMeasurer(file), drop: async () => undefined };
+  const leftovers = async (): Promise<Leftovers> => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return { freeBytes: (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number) };
+    } finally {
+      db.close();
+    }
+  };
+  return { url: `sqlite:${file}`, measurer: () => sqliteMeasurer(file), leftovers, drop: async () => undefined };
 }
 
 /** The file's bytes on SQLite, the data tables' on PostgreSQL. */
@@ -73,8 +103,13 @@ function growth(before: Measured, after: Measured) {
   return { perDay: (totalOf(after) - totalOf(before)) / DAYS, parts };
 }
 
+/** What the year added of each leftover. */
+function leftoversGrown(before: Leftovers, after: Leftovers): Leftovers {
+  return Object.fromEntries(Object.entries(after).map(([name, value]) => [name, value - (before[name as keyof Leftovers] ?? 0)]));
+}
+
 /** The year imported in this process, as load 18 imports it. */
-async function importedYear(databaseUrl: string, measurer: () => Measurer, archivePath: string) {
+async function importedYear(databaseUrl: string, measurer: () => Measurer, leftovers: () => Promise<Leftovers>, archivePath: string) {
   const setup = openDatabase(databaseUrl);
   await migrateToLatest(setup);
   const clock = () => Math.floor(Date.now() / 1000);
@@ -82,6 +117,7 @@ async function importedYear(databaseUrl: string, measurer: () => Measurer, archi
   await setup.close();
   const measuring = measurer();
   const before = await measuring.measure();
+  const leftBefore = await leftovers();
   const db = openDatabase(databaseUrl);
   const started = performance.now();
   try {
@@ -99,11 +135,11 @@ async function importedYear(databaseUrl: string, measurer: () => Measurer, archi
   const seconds = (performance.now() - started) / 1000;
   const after = await measuring.measure();
   await measuring.close();
-  return { ...growth(before, after), seconds };
+  return { ...growth(before, after), seconds, leftovers: leftoversGrown(leftBefore, await leftovers()) };
 }
 
 /** The same year sent through the resource API of a running Stride. */
-async function uploadedYear(databaseUrl: string, measurer: () => Measurer, label: string) {
+async function uploadedYear(databaseUrl: string, measurer: () => Measurer, leftovers: () => Promise<Leftovers>, label: string) {
   const password = `bench-${randomBytes(9).toString('base64url')}`;
   const person = { username: 'uploader@example.com', password };
   await cli(databaseUrl, ['users', 'create', '--email', person.username, '--password', password]);
@@ -115,6 +151,7 @@ async function uploadedYear(databaseUrl: string, measurer: () => Measurer, label
   try {
     const [token] = await obtainTokens(server.origin, STRIDE_ENDPOINTS(server.origin), { clientId: app.client_id, clientSecret: app.client_secret, redirectUri: REDIRECT_URI }, person, { scope: WRITE_SCOPES }, 1);
     const before = await measuring.measure();
+    const leftBefore = await leftovers();
     const { expected } = takeoutHistory(HISTORY);
     const client = connection(server.origin, 60_000);
     const headers = { authorization: `Bearer ${token!.access_token}`, 'content-type': 'application/json' };
@@ -138,7 +175,7 @@ async function uploadedYear(databaseUrl: string, measurer: () => Measurer, label
     const seconds = (performance.now() - started) / 1000;
     await stopServer(server);
     const after = await measuring.measure();
-    return { ...growth(before, after), seconds, requests };
+    return { ...growth(before, after), seconds, requests, leftovers: leftoversGrown(leftBefore, await leftovers()) };
   } finally {
     await stopServer(server);
     await measuring.close();
@@ -155,11 +192,11 @@ export async function takeoutSizeLoad(dialect: 'sqlite' | 'postgres', postgresUr
     const forImport = await freshDatabase(dialect, postgresUrl, workDir, 'imported');
     databases.push(forImport);
     log(`load 20: a year imported from its archive (${label})…`);
-    const imported = await importedYear(forImport.url, forImport.measurer, archivePath);
+    const imported = await importedYear(forImport.url, forImport.measurer, forImport.leftovers, archivePath);
     const forUpload = await freshDatabase(dialect, postgresUrl, workDir, 'uploaded');
     databases.push(forUpload);
     log(`load 20: the same year uploaded through the API (${label})…`);
-    const uploaded = await uploadedYear(forUpload.url, forUpload.measurer, label);
+    const uploaded = await uploadedYear(forUpload.url, forUpload.measurer, forUpload.leftovers, label);
     return {
       dialect,
       imported: imported.perDay,
@@ -169,6 +206,8 @@ export async function takeoutSizeLoad(dialect: 'sqlite' | 'postgres', postgresUr
       uploadRequests: uploaded.requests,
       importSeconds: imported.seconds,
       uploadSeconds: uploaded.seconds,
+      importedLeftovers: imported.leftovers,
+      uploadedLeftovers: uploaded.leftovers,
     };
   } finally {
     for (const database of databases) await database.drop();

@@ -37,6 +37,7 @@ import * as takeoutImports from './migrations/019_takeout_imports.js';
 import * as takeoutImportChanges from './migrations/020_takeout_import_changes.js';
 import * as postgresPartitions from './migrations/021_postgres_partitions.js';
 import * as compactEvents from './migrations/022_compact_events.js';
+import * as takeoutImportDates from './migrations/023_takeout_import_dates.js';
 
 /** Every migration, applied in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -62,6 +63,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '020_takeout_import_changes': takeoutImportChanges,
   '021_postgres_partitions': postgresPartitions,
   '022_compact_events': compactEvents,
+  '023_takeout_import_dates': takeoutImportDates,
 };
 
 export class MigrationError extends Error {}

@@ -49,13 +49,27 @@ export interface StrideChangeTable {
   done_through: number | null;
 }
 
-/** A change one step of an import wrote, of one event type, waiting for the import's end to be told. */
-export interface TakeoutImportChangeTable {
-  seq: Generated<number>;
+/**
+ * What an import changed on one of the person's local dates, waiting for the import's end to be
+ * told (store/takeout-imports.ts): which event types, and per type a range covering its changes.
+ */
+export interface TakeoutImportDateTable {
   import_id: string;
-  event_type: string;
-  /** JSON: DatedChange (store/dated-ranges.ts). */
-  change: string;
+  /** The person's local date, in days since 1970-01-01. */
+  day: number;
+  /** A bit per event type that changed something on the date (store/takeout-imports.ts, TYPE_BITS). */
+  types: number;
+  /** Per type, [start, end) in Unix seconds covering its changes on the date; null: none told. */
+  steps_start: number | null;
+  steps_end: number | null;
+  distance_start: number | null;
+  distance_end: number | null;
+  calories_start: number | null;
+  calories_end: number | null;
+  heartrate_start: number | null;
+  heartrate_end: number | null;
+  sleep_start: number | null;
+  sleep_end: number | null;
 }
 
 /** An import of a Google Takeout archive (store/takeout-imports.ts). */
@@ -77,7 +91,7 @@ export interface TakeoutImportTable {
   next_part: number;
   /** JSON: ImportReport. */
   report: string;
-  /** Empty ('{}') since migration 020: the waiting changes are rows of takeout_import_changes. */
+  /** Empty ('{}') since migration 020: the waiting changes are rows of takeout_import_dates (migration 023). */
   pending_events: string;
   cancel_requested: number;
   lease_owner: string | null;
@@ -440,7 +454,7 @@ export interface Database {
   test_people: TestPersonTable;
   stride_changes: StrideChangeTable;
   takeout_imports: TakeoutImportTable;
-  takeout_import_changes: TakeoutImportChangeTable;
+  takeout_import_dates: TakeoutImportDateTable;
   apps: AppTable;
   pushed_authorization_requests: PushedAuthorizationRequestTable;
   registration_tokens: RegistrationTokenTable;

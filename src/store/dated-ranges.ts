@@ -75,13 +75,3 @@ export function mergeRanges(ranges: readonly MinuteRange[]): MinuteRange[] {
   }
   return merged;
 }
-
-/** Many changes of one event type as one, as joinChanges folds them, in one pass when all pair ranges with dates. */
-export function joinAllChanges(changes: readonly DatedChange[]): DatedChange | undefined {
-  if (changes.every(pairsRangesWithDates)) {
-    if (changes.length === 0) return undefined;
-    return rangesByDate(changes.flatMap((change) => change.dates.map((date, i) => ({ date, ...change.ranges![i]! }))));
-  }
-  if (changes.every((change) => change.ranges === undefined)) return { dates: [...new Set(changes.flatMap((change) => change.dates))].sort() };
-  return changes.reduce<DatedChange | undefined>((joined, change) => joinChanges(joined, change), undefined);
-}

@@ -25,16 +25,16 @@ async function strideLengthOf(trx: Kysely<Database>, userId: string): Promise<nu
 
 /**
  * Rewrites the distance rows of the days of `writes`, which wrote `written` (steps, or uploaded
- * distance, whose rows this writes too). Returns whether the distance as read changed in any minute.
+ * distance, whose rows this writes too). Returns the days whose distance as read changed in any minute.
  */
-export async function rewriteDistanceDays(trx: Kysely<Database>, userId: string, written: 'steps' | 'distance', writes: readonly DayWrite[]): Promise<boolean> {
-  if (writes.length === 0) return false;
+export async function rewriteDistanceDays(trx: Kysely<Database>, userId: string, written: 'steps' | 'distance', writes: readonly DayWrite[]): Promise<number[]> {
+  if (writes.length === 0) return [];
   const stride = await strideLengthOf(trx, userId);
   const other = new Map<number, Uint8Array>();
   for (const row of await readDayRows(trx, userId, written === 'steps' ? 'distance' : 'steps', writes.map((w) => w.day))) other.set(row.day_start, row.minutes);
   const keep: DayRowValues[] = [];
   const drop: number[] = [];
-  let changed = false;
+  const changed: number[] = [];
   for (const write of writes) {
     const stored = other.get(write.day);
     const unpacked = stored === undefined ? null : unpackMinutes(stored);
@@ -42,7 +42,7 @@ export async function rewriteDistanceDays(trx: Kysely<Database>, userId: string,
       written === 'distance' ? [write.before, write.after, unpacked, unpacked] : [unpacked, unpacked, write.before, write.after];
     const before = distanceAsRead(uploadedBefore, stepsBefore, stride);
     const after = distanceAsRead(uploadedAfter, stepsAfter, stride);
-    changed ||= !sameMinutes(before, after);
+    if (!sameMinutes(before, after)) changed.push(write.day);
     const rowExisted = written === 'distance' ? write.before !== null : stored !== undefined;
     if ((uploadedAfter !== null && !isEmptyDay(uploadedAfter)) || hasDistance(after)) {
       const hours = hourSums(after);

@@ -16,7 +16,7 @@ import { recordEvent, type MinuteRange } from './events.js';
 import type { HeartRateDayReader } from './heart-rate-series.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
-import { noteImportStep, type ImportStep, type PendingChange } from './takeout-imports.js';
+import { noteImportSteps, type ImportPart, type PendingChange, type StepNote } from './takeout-imports.js';
 import type { FillOutcome } from './minute-series.js';
 
 /** The range of a reading, in beats per minute (docs/api.md, "Heart-rate upload"). */
@@ -53,11 +53,13 @@ export interface HeartRateStore {
    */
   deleteMinutes(userId: string, from: number, to: number, change: (removed: number[]) => HeartRateChange): Promise<number[]>;
   /**
-   * An import's minutes (store/takeout-imports.ts): writes those the person holds nothing for yet
-   * and keeps the others as stored (a device's minute wins), then notes `step` with the change
-   * `changeOf(the starts written)`, in one transaction. Records no event of its own.
+   * An import's minutes (store/takeout-imports.ts), a step's or several steps' in their order:
+   * writes those the person holds nothing for yet and keeps the others as stored (a device's
+   * minute wins), then notes each step with the change `changeOf(the starts it wrote)`, in one
+   * transaction, each day row written once. Records no event of its own. Returns what each step's
+   * write did.
    */
-  fillMinutes(userId: string, minutes: readonly HeartRateMinute[], step: ImportStep, changeOf: (written: readonly number[]) => PendingChange): Promise<FillOutcome>;
+  fillMinutes(userId: string, parts: ReadonlyArray<ImportPart<HeartRateMinute>>, changeOf: (written: readonly number[]) => PendingChange): Promise<FillOutcome[]>;
   /** The day rows of a series (store/heart-rate-series.ts). */
   readDays: HeartRateDayReader;
   /** The user's minutes after `afterMinute` (exclusive), in order, at most `limit`: one page of an export. */
@@ -83,28 +85,31 @@ export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): Hear
         await recordChange(trx, userId, change);
       });
     },
-    async fillMinutes(userId, minutes, step, changeOf) {
+    async fillMinutes(userId, parts, changeOf) {
       return withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
-        const days = await storedDays(trx, userId, [...new Set(minutes.map((minute) => dayStartOf(minute.start_time)))]);
-        const written: number[] = [];
+        const days = await storedDays(trx, userId, [...new Set(parts.flatMap((part) => part.records.map((minute) => dayStartOf(minute.start_time))))]);
         const changed = new Map<number, HeartRateMinutes>();
-        for (const minute of minutes) {
-          const start = dayStartOf(minute.start_time);
-          let day = days.get(start);
-          if (!day) days.set(start, (day = emptyHeartRateDay()));
-          const m = (minute.start_time - start) / 60;
-          if (day.avg[m] !== 0) continue;
-          day.avg[m] = minute.avg;
-          day.min[m] = minute.min;
-          day.max[m] = minute.max;
-          written.push(minute.start_time);
-          changed.set(start, day);
-        }
+        const notes: StepNote[] = parts.map(({ records, step }) => {
+          const written: number[] = [];
+          for (const minute of records) {
+            const start = dayStartOf(minute.start_time);
+            let day = days.get(start);
+            if (!day) days.set(start, (day = emptyHeartRateDay()));
+            const m = (minute.start_time - start) / 60;
+            if (day.avg[m] !== 0) continue;
+            day.avg[m] = minute.avg;
+            day.min[m] = minute.min;
+            day.max[m] = minute.max;
+            written.push(minute.start_time);
+            changed.set(start, day);
+          }
+          written.sort((a, b) => a - b);
+          const changes = written.length > 0 ? { 'heartrate.updated': changeOf(written) } : {};
+          return { step, outcome: { written: written.length, kept: records.length - written.length, changes } };
+        });
         await writeDays(trx, userId, changed);
-        written.sort((a, b) => a - b);
-        const changes = written.length > 0 ? { 'heartrate.updated': changeOf(written) } : {};
-        await noteImportStep(trx, step, { written: written.length, kept: minutes.length - written.length, changes });
-        return { written: written.length, kept: minutes.length - written.length };
+        await noteImportSteps(trx, notes);
+        return notes.map(({ outcome }) => ({ written: outcome.written, kept: outcome.kept }));
       });
     },
     async deleteMinutes(userId, from, to, change) {

@@ -23,7 +23,7 @@ import { withOwnerLocked } from './owner-lock.js';
 import { recordWritePosition } from './replica.js';
 import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
 import type { SeriesSums } from './series-sums.js';
-import { noteImportStep, type ImportStep, type PendingChange, type StepOutcome } from './takeout-imports.js';
+import { noteImportSteps, type ImportPart, type PendingChange, type StepNote, type StepOutcome } from './takeout-imports.js';
 
 export type { SumMetric };
 
@@ -76,12 +76,13 @@ export interface MinuteSeriesStore {
    */
   deleteRange(userId: string, from: number, to: number, changeOf: ChangeOfMinutes): Promise<number>;
   /**
-   * An import's minutes (store/takeout-imports.ts): writes those the person holds nothing for yet
-   * and keeps the stored value of the others (a device's minute wins), then notes `step` with the
-   * change `changeOf(the starts written)` for the import's event, in one transaction. Records no
-   * event of its own.
+   * An import's minutes (store/takeout-imports.ts), a step's or several steps' in their order:
+   * writes those the person holds nothing for yet and keeps the stored value of the others (a
+   * device's minute wins), then notes each step with the change `changeOf(the starts it wrote)`
+   * for the import's event, in one transaction, each day row written once. Records no event of
+   * its own. Returns what each step's write did.
    */
-  fillSamples(userId: string, samples: readonly MinuteSample[], step: ImportStep, changeOf: (written: readonly number[]) => PendingChange): Promise<FillOutcome>;
+  fillSamples(userId: string, parts: ReadonlyArray<ImportPart<MinuteSample>>, changeOf: (written: readonly number[]) => PendingChange): Promise<FillOutcome[]>;
   /** Sums per bucket of a plan (store/series-sums.ts), in stored units. */
   sums: SeriesSums;
   /**
@@ -105,7 +106,7 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
     userId: string,
     days: number[],
     change: (read: Map<number, DayMinutes>) => boolean,
-    tell: (trx: Kysely<Database>, distanceChanged: boolean) => Promise<void>,
+    tell: (trx: Kysely<Database>, distanceChanged: readonly number[]) => Promise<void>,
   ): Promise<void> {
     await withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
       const found = new Map<number, DayMinutes>();
@@ -123,18 +124,18 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
   }
 
   /** The events of a write: the metric's, and distance.updated when a steps write changed distance as read. */
-  const recordBoth = (userId: string, change: SeriesChange) => async (trx: Kysely<Database>, distanceChanged: boolean) => {
-    const types: DataEventType[] = metric === 'steps' && distanceChanged ? [storage.event, 'distance.updated'] : [storage.event];
+  const recordBoth = (userId: string, change: SeriesChange) => async (trx: Kysely<Database>, distanceChanged: readonly number[]) => {
+    const types: DataEventType[] = metric === 'steps' && distanceChanged.length > 0 ? [storage.event, 'distance.updated'] : [storage.event];
     await recordEvents(trx, types.map((type) => eventOf(userId, type, change)), change.coalesceSeconds);
   };
 
-  /** Writes the days back (an emptied day loses its row); returns whether distance as read changed. */
-  async function writeBack(trx: Kysely<Database>, userId: string, writes: DayWrite[]): Promise<boolean> {
+  /** Writes the days back (an emptied day loses its row); returns the days whose distance as read changed. */
+  async function writeBack(trx: Kysely<Database>, userId: string, writes: DayWrite[]): Promise<number[]> {
     if (metric === 'distance') return rewriteDistanceDays(trx, userId, 'distance', writes);
     const emptied = writes.filter((w) => isEmptyDay(w.after));
     await writeDayRows(trx, userId, metric, writes.filter((w) => !isEmptyDay(w.after)).map((w) => ({ day_start: w.day, ...packDay(w.after) })));
     await deleteDayRows(trx, userId, metric, emptied.filter((w) => w.before !== null).map((w) => w.day));
-    return metric === 'steps' ? rewriteDistanceDays(trx, userId, 'steps', writes) : false;
+    return metric === 'steps' ? rewriteDistanceDays(trx, userId, 'steps', writes) : [];
   }
 
   const eventOf = (userId: string, type: DataEventType, change: SeriesChange) => ({ type, userId, data: { ranges: change.ranges, dates: change.dates }, now: change.now });
@@ -160,37 +161,44 @@ export function createMinuteSeriesStore(db: Db, storage: SumMetricStorage, sums:
       return samples.length;
     },
 
-    async fillSamples(userId, samples, step, changeOf) {
-      const days = [...new Set(samples.map((sample) => dayStartOf(sample.start_time)))];
-      const written: number[] = [];
+    async fillSamples(userId, parts, changeOf) {
+      const days = [...new Set(parts.flatMap((part) => part.records.map((sample) => dayStartOf(sample.start_time))))];
+      let written: number[][] = [];
       await writeDays(
         userId,
         days,
         (found) => {
-          written.length = 0;
-          for (const sample of samples) {
-            const day = dayStartOf(sample.start_time);
-            let minutes = found.get(day);
-            if (!minutes) found.set(day, (minutes = emptyDay()));
-            const m = (sample.start_time - day) / 60;
-            if (minutes[m] !== ABSENT) continue;
-            minutes[m] = stored(sample.value);
-            written.push(sample.start_time);
-          }
+          written = parts.map(({ records }) => {
+            const starts: number[] = [];
+            for (const sample of records) {
+              const day = dayStartOf(sample.start_time);
+              let minutes = found.get(day);
+              if (!minutes) found.set(day, (minutes = emptyDay()));
+              const m = (sample.start_time - day) / 60;
+              if (minutes[m] !== ABSENT) continue;
+              minutes[m] = stored(sample.value);
+              starts.push(sample.start_time);
+            }
+            return starts.sort((a, b) => a - b);
+          });
           return true;
         },
         async (trx, distanceChanged) => {
-          const changes: StepOutcome['changes'] = {};
-          if (written.length > 0) {
-            written.sort((a, b) => a - b);
-            const change = changeOf(written);
-            changes[storage.event] = change;
-            if (metric === 'steps' && distanceChanged) changes['distance.updated'] = change;
-          }
-          await noteImportStep(trx, step, { written: written.length, kept: samples.length - written.length, changes });
+          const notes: StepNote[] = parts.map(({ records, step }, i) => {
+            const starts = written[i]!;
+            const changes: StepOutcome['changes'] = {};
+            if (starts.length > 0) {
+              const change = changeOf(starts);
+              changes[storage.event] = change;
+              // A steps write tells distance.updated over its own minutes when the distance of one of their days changed.
+              if (metric === 'steps' && starts.some((start) => distanceChanged.includes(dayStartOf(start)))) changes['distance.updated'] = change;
+            }
+            return { step, outcome: { written: starts.length, kept: records.length - starts.length, changes } };
+          });
+          await noteImportSteps(trx, notes);
         },
       );
-      return { written: written.length, kept: samples.length - written.length };
+      return parts.map(({ records }, i) => ({ written: written[i]!.length, kept: records.length - written[i]!.length }));
     },
 
     async deleteRange(userId, from, to, changeOf) {

@@ -2,22 +2,26 @@
  * Imports of Google Takeout archives (docs/takeout.md): a row per import, from its preview to its
  * end. An import runs as a series of steps, each one kind of one local day of one file of the
  * archive; each step's data is written by the kind's own store (the series merge, sleep's overlap
- * rule, weight's same-time rule) and, in that same transaction, `noteImportStep` moves the import
+ * rule, weight's same-time rule) and, in that same transaction, `noteImportSteps` moves the import
  * on: where to resume, what the report gains, and the changes that wait for the import's events.
  * So a process that stops anywhere leaves an import that resumes exactly after its last step, and
- * nothing is written twice or told twice.
+ * nothing is written twice or told twice. Steps of one file whose minutes share a UTC day row are
+ * written together, in one transaction, so that the row is written once.
  *
  * The steps defer their events: an import tells apps once per event type, over every date it
  * touched, when it ends (done, cancelled or failed) — in the transaction that ends it, which
- * turns the noted changes into events (store/events.ts) and forgets them. A step can be noted only
- * by the process holding the import's lease; one that lost it (it stalled past its lease, and
- * another process took the import over) has its step rolled back.
+ * turns the noted changes into events (store/events.ts) and forgets them. The changes wait as one
+ * small row per local date the import touched (`takeout_import_dates`), merged in place by each
+ * step that touches the date again, so that what waits grows with the dates, not with the steps,
+ * and a step writes only its own dates. A step can be noted only by the process holding the
+ * import's lease; one that lost it (it stalled past its lease, and another process took the import
+ * over) has its step rolled back.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { SqliteAdapter, sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Database, TakeoutImportTable } from '../db/schema.js';
-import { joinAllChanges } from './dated-ranges.js';
+import type { Database, TakeoutImportDateTable, TakeoutImportTable } from '../db/schema.js';
+import { mergeRanges } from './dated-ranges.js';
 import { recordEvents, type DataEventType, type MinuteRange } from './events.js';
 import { isId } from './identifiers.js';
 import { withOwnerLocked } from './owner-lock.js';
@@ -197,6 +201,12 @@ export interface ImportStep {
   names?: ReadonlyArray<{ file: string; entry: number }>;
 }
 
+/** One step's records, written with other steps of its file in one transaction when they share day rows. */
+export interface ImportPart<T> {
+  records: readonly T[];
+  step: ImportStep;
+}
+
 /** What a step's write did. */
 export interface StepOutcome {
   written: number;
@@ -265,52 +275,152 @@ export function reportAfter(report: ImportReport, step: ImportStep, outcome: Ste
   };
 }
 
+/** A step and what its write did, as noted in the write's transaction. */
+export interface StepNote {
+  step: ImportStep;
+  outcome: StepOutcome;
+}
+
 /**
  * Inside a step's write transaction: moves the import on past the step (its position, report and
- * lease) and notes the step's changes as rows of their own, so that a step's cost does not grow
- * with the steps before it. Throws ImportLeaseLost when the step's process lost the lease, which
- * rolls the whole step back.
+ * lease) and notes the step's changes on the dates they touched. Throws ImportLeaseLost when the
+ * step's process lost the lease, which rolls the whole step back.
  */
-export async function noteImportStep(trx: Q, step: ImportStep, outcome: StepOutcome): Promise<void> {
-  const row = await trx.selectFrom('takeout_imports').select(['report', 'lease_owner']).where('id', '=', step.importId).executeTakeFirst();
-  if (!row || row.lease_owner !== step.leaseOwner) throw new ImportLeaseLost(step.importId);
-  const report = reportAfter(JSON.parse(row.report) as ImportReport, step, outcome);
+export function noteImportStep(trx: Q, step: ImportStep, outcome: StepOutcome): Promise<void> {
+  return noteImportSteps(trx, [{ step, outcome }]);
+}
+
+/**
+ * noteImportStep for steps of one import written in one transaction, in their order: the report
+ * counts each, the import moves on past the last, and the import's row is written once.
+ */
+export async function noteImportSteps(trx: Q, notes: readonly StepNote[]): Promise<void> {
+  const last = notes[notes.length - 1]!.step;
+  const row = await trx.selectFrom('takeout_imports').select(['report', 'lease_owner']).where('id', '=', last.importId).executeTakeFirst();
+  if (!row || row.lease_owner !== last.leaseOwner) throw new ImportLeaseLost(last.importId);
+  let report = JSON.parse(row.report) as ImportReport;
+  for (const { step, outcome } of notes) report = reportAfter(report, step, outcome);
   const updated = await trx
     .updateTable('takeout_imports')
     .set({
       report: JSON.stringify(report),
-      next_file: step.position.file,
-      next_part: step.position.part,
-      lease_until: step.leaseUntil,
-      updated_at: step.now,
+      next_file: last.position.file,
+      next_part: last.position.part,
+      lease_until: last.leaseUntil,
+      updated_at: last.now,
     })
-    .where('id', '=', step.importId)
-    .where('lease_owner', '=', step.leaseOwner)
+    .where('id', '=', last.importId)
+    .where('lease_owner', '=', last.leaseOwner)
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new ImportLeaseLost(step.importId);
-  const changes = (Object.entries(outcome.changes) as Array<[DataEventType, PendingChange]>).filter(([, change]) => change.dates.length > 0);
-  if (changes.length > 0) {
-    await trx
-      .insertInto('takeout_import_changes')
-      .values(changes.map(([type, change]) => ({ import_id: step.importId, event_type: type, change: JSON.stringify(change) })))
-      .execute();
-  }
+  if (Number(updated.numUpdatedRows) !== 1) throw new ImportLeaseLost(last.importId);
+  await noteChanges(trx, last.importId, notes.map((note) => note.outcome.changes));
 }
 
-/** The import's waiting changes, joined per event type (read once, when it ends). */
-async function pendingOf(trx: Q, importId: string): Promise<PendingEvents> {
-  const rows = await trx.selectFrom('takeout_import_changes').select(['event_type', 'change']).where('import_id', '=', importId).orderBy('seq').execute();
-  const byType = new Map<DataEventType, PendingChange[]>();
-  for (const row of rows) {
-    const type = row.event_type as DataEventType;
-    const changes = byType.get(type) ?? [];
-    changes.push(JSON.parse(row.change) as PendingChange);
-    byType.set(type, changes);
+/**
+ * The bit of each data event type in `takeout_import_dates.types`. Stored: a type keeps its bit
+ * (migration 023 writes the same ones).
+ */
+const TYPE_BITS: Readonly<Record<DataEventType, number>> = {
+  'steps.updated': 1,
+  'distance.updated': 2,
+  'calories.updated': 4,
+  'heartrate.updated': 8,
+  'sleep.updated': 16,
+  'body.updated': 32,
+};
+
+type RangeColumn = 'steps' | 'distance' | 'calories' | 'heartrate' | 'sleep';
+
+/** The columns holding a type's range on a date (`<prefix>_start`, `<prefix>_end`); body.updated tells dates only. */
+const RANGE_COLUMNS: Readonly<Record<DataEventType, RangeColumn | null>> = {
+  'steps.updated': 'steps',
+  'distance.updated': 'distance',
+  'calories.updated': 'calories',
+  'heartrate.updated': 'heartrate',
+  'sleep.updated': 'sleep',
+  'body.updated': null,
+};
+
+type WaitingDate = Insertable<TakeoutImportDateTable>;
+
+const DAY_MS = 86_400_000;
+/** A local date (YYYY-MM-DD) as days since 1970-01-01, and back. */
+const dayNumberOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+const dateOfDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+function waitingDate(importId: string, day: number): WaitingDate {
+  const row: WaitingDate = { import_id: importId, day, types: 0 };
+  for (const prefix of Object.values(RANGE_COLUMNS)) {
+    if (prefix !== null) Object.assign(row, { [`${prefix}_start`]: null, [`${prefix}_end`]: null });
   }
+  return row;
+}
+
+/**
+ * Each change joined into its dates' rows: the type's bit set and, per date, the range widened to
+ * cover the change's (a change tells one range per date: `ranges[i]` is `dates[i]`'s).
+ */
+async function noteChanges(trx: Q, importId: string, changes: ReadonlyArray<StepOutcome['changes']>): Promise<void> {
+  const byDay = new Map<number, WaitingDate>();
+  for (const stepChanges of changes) {
+    for (const [type, change] of Object.entries(stepChanges) as Array<[DataEventType, PendingChange]>) {
+      const prefix = RANGE_COLUMNS[type];
+      const paired = change.ranges !== undefined && change.ranges.length === change.dates.length;
+      change.dates.forEach((date, i) => {
+        const day = dayNumberOf(date);
+        let row = byDay.get(day);
+        if (row === undefined) byDay.set(day, (row = waitingDate(importId, day)));
+        row.types = Number(row.types) | TYPE_BITS[type];
+        if (prefix === null || !paired) return;
+        const range = change.ranges![i]!;
+        const fields = row as Record<string, number | null>;
+        const [start, end] = [`${prefix}_start`, `${prefix}_end`];
+        fields[start] = fields[start] === null ? range.start_time : Math.min(fields[start]!, range.start_time);
+        fields[end] = fields[end] === null ? range.end_time : Math.max(fields[end]!, range.end_time);
+      });
+    }
+  }
+  if (byDay.size === 0) return;
+  const sqlite = trx.getExecutor().adapter instanceof SqliteAdapter;
+  // The lower start and the higher end of the stored range and this one, either possibly null.
+  const widened = (column: string, lower: boolean) => {
+    const [stored, given] = [sql.ref(`takeout_import_dates.${column}`), sql.ref(`excluded.${column}`)];
+    if (!sqlite) return lower ? sql<number>`least(${stored}, ${given})` : sql<number>`greatest(${stored}, ${given})`;
+    return lower ? sql<number>`coalesce(min(${stored}, ${given}), ${stored}, ${given})` : sql<number>`coalesce(max(${stored}, ${given}), ${stored}, ${given})`;
+  };
+  const merged: Record<string, RawBuilder<number>> = { types: sql<number>`${sql.ref('takeout_import_dates.types')} | ${sql.ref('excluded.types')}` };
+  for (const prefix of Object.values(RANGE_COLUMNS)) {
+    if (prefix === null) continue;
+    merged[`${prefix}_start`] = widened(`${prefix}_start`, true);
+    merged[`${prefix}_end`] = widened(`${prefix}_end`, false);
+  }
+  await trx
+    .insertInto('takeout_import_dates')
+    .values([...byDay.values()])
+    .onConflict((oc) => oc.columns(['import_id', 'day']).doUpdateSet(merged))
+    .execute();
+}
+
+/** The import's waiting changes, per event type over the dates it touched (read once, when it ends). */
+async function pendingOf(trx: Q, importId: string): Promise<PendingEvents> {
+  const rows = await trx.selectFrom('takeout_import_dates').selectAll().where('import_id', '=', importId).orderBy('day').execute();
   const pending: PendingEvents = {};
-  for (const [type, changes] of byType) {
-    const joined = joinAllChanges(changes);
-    if (joined) pending[type] = joined;
+  for (const [type, bit] of Object.entries(TYPE_BITS) as Array<[DataEventType, number]>) {
+    const prefix = RANGE_COLUMNS[type];
+    const dates: string[] = [];
+    const ranges: MinuteRange[] = [];
+    for (const row of rows) {
+      if ((Number(row.types) & bit) === 0) continue;
+      dates.push(dateOfDay(Number(row.day)));
+      const fields = row as unknown as Record<string, number | string | null>;
+      const [start, end] = prefix === null ? [null, null] : [fields[`${prefix}_start`], fields[`${prefix}_end`]];
+      if (start !== null && start !== undefined && end !== null && end !== undefined) ranges.push({ start_time: Number(start), end_time: Number(end) });
+    }
+    if (dates.length === 0) continue;
+    // A range per date, as steps note them; a date noted without one tells the dates with the ranges joined, as joinChanges does.
+    if (ranges.length === dates.length) pending[type] = { dates, ranges };
+    else if (ranges.length === 0) pending[type] = { dates };
+    else pending[type] = { dates, ranges: mergeRanges(ranges) };
   }
   return pending;
 }
@@ -409,7 +519,7 @@ async function endImport(trx: Q, row: Selectable<TakeoutImportTable>, state: Fin
     .filter(([, change]) => change.dates.length > 0)
     .map(([type, change]) => ({ type, userId: row.user_id, data: { ...(change.ranges ? { ranges: change.ranges } : {}), dates: change.dates }, now }));
   await recordEvents(trx, events, coalesceSeconds);
-  await trx.deleteFrom('takeout_import_changes').where('import_id', '=', row.id).execute();
+  await trx.deleteFrom('takeout_import_dates').where('import_id', '=', row.id).execute();
   const ended = { state, error, lease_owner: null, lease_until: null, cancel_requested: state === 'cancelled' ? 1 : Number(row.cancel_requested), finished_at: now, updated_at: now };
   await trx.updateTable('takeout_imports').set(ended).where('id', '=', row.id).execute();
   return importOf({ ...row, ...ended });

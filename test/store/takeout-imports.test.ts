@@ -73,10 +73,10 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     const taken = await takeoutImports.claim('b', now + 31, now + 61, imported.id);
     assert.equal(taken?.leaseOwner, 'b');
 
-    await assert.rejects(steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now + 32), changeOf), ImportLeaseLost);
+    await assert.rejects(steps.fillSamples(user.id, [{ records: samples, step: stepOf(imported.id, 'a', now + 32) }], changeOf), ImportLeaseLost);
     assert.deepEqual(await steps.samplesAfter(user.id, 0, 10), [], 'the step of the process that lost the lease wrote nothing');
 
-    assert.deepEqual(await steps.fillSamples(user.id, samples, stepOf(imported.id, 'b', now + 33), changeOf), { written: 2, kept: 0 });
+    assert.deepEqual(await steps.fillSamples(user.id, [{ records: samples, step: stepOf(imported.id, 'b', now + 33) }], changeOf), [{ written: 2, kept: 0 }]);
     const after = (await takeoutImports.get(user.id, imported.id))!;
     assert.deepEqual([after.nextFile, after.nextPart, after.leaseUntil], [1, 0, now + 63]);
     assert.deepEqual(after.report.kinds.steps, { files: 1, entries: 2, written: 2, kept: 0, skipped: 0, days_written: [[19723, 19724]], days_read: [[19723, 19724]] });
@@ -99,8 +99,8 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     const imported = await newImport(user, now);
     await takeoutImports.start(user.id, imported.id, now);
     await takeoutImports.claim('a', now, now + 30, imported.id);
-    await steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now), changeOf);
-    await steps.fillSamples(user.id, samples, stepOf(imported.id, 'a', now), changeOf);
+    await steps.fillSamples(user.id, [{ records: samples, step: stepOf(imported.id, 'a', now) }], changeOf);
+    await steps.fillSamples(user.id, [{ records: samples, step: stepOf(imported.id, 'a', now) }], changeOf);
     const types = async () => (await eventRows(t.database.db.kysely, { appId: app.appId })).map((row) => row.type).sort();
     assert.deepEqual(await types(), [], 'nothing told while it runs');
     assert.equal(await takeoutImports.finish(imported.id, 'b', 'done', null, now, 0), false);
@@ -148,7 +148,7 @@ forEachDialect('the store of Takeout imports', (dialect) => {
     assert.equal(steps.dates[0], '2024-01-01');
     assert.deepEqual(steps.ranges[STEPS - 1], { start_time: (FIRST_DAY + STEPS - 1) * 86_400 + 3600, end_time: (FIRST_DAY + STEPS - 1) * 86_400 + 4200 });
     assert.equal((JSON.parse(told[0]!.data) as { dates: string[] }).dates.length, STEPS);
-    const left = await t.database.db.kysely.selectFrom('takeout_import_changes').select('seq').where('import_id', '=', imported.id).execute();
+    const left = await t.database.db.kysely.selectFrom('takeout_import_dates').select('day').where('import_id', '=', imported.id).execute();
     assert.deepEqual(left, [], 'the told changes are forgotten');
   });
 });

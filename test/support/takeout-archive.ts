@@ -302,6 +302,41 @@ export function takeoutHistory(history: History): { files: TakeoutFile[]; expect
   return { files, expected };
 }
 
+/** What a data event of an import tells: the dates, and per date one range covering what changed on it. */
+export interface ToldChange {
+  dates: string[];
+  ranges?: Array<{ start_time: number; end_time: number }>;
+}
+
+/**
+ * The events an import of the archive into an empty account tells, per type, for a person whose
+ * zone is `zone` (docs/webhooks.md): each date the kind's records fall on and, per date, from its
+ * first record's start to its last one's end — a minute series' minutes and a session dated by its
+ * end, as the API dates them. Steps change the distance read, so distance's dates and ranges
+ * cover the steps' minutes too. Weighings tell dates alone.
+ */
+export function expectedEvents(expected: Expected, zone: string): Record<string, ToldChange> {
+  const told = (spans: ReadonlyArray<{ date: string; start_time: number; end_time: number }>): ToldChange => {
+    const byDate = new Map<string, { start_time: number; end_time: number }>();
+    for (const { date, start_time, end_time } of spans) {
+      const range = byDate.get(date);
+      if (range === undefined) byDate.set(date, { start_time, end_time });
+      else byDate.set(date, { start_time: Math.min(range.start_time, start_time), end_time: Math.max(range.end_time, end_time) });
+    }
+    const dates = [...byDate.keys()].sort();
+    return { dates, ranges: dates.map((date) => byDate.get(date)!) };
+  };
+  const minutes = (records: ReadonlyArray<{ start_time: number }>) => records.map(({ start_time }) => ({ date: localDate(start_time, zone), start_time, end_time: start_time + 60 }));
+  return {
+    'steps.updated': told(minutes(expected.steps)),
+    'distance.updated': told(minutes([...expected.steps, ...expected.distance])),
+    'calories.updated': told(minutes(expected.calories)),
+    'heartrate.updated': told(minutes(expected.heartrate)),
+    'sleep.updated': told(expected.sleep.map(({ start_time, end_time }) => ({ date: localDate(end_time, zone), start_time, end_time }))),
+    'body.updated': { dates: [...new Set(expected.weight.map(({ time }) => localDate(time, zone)))].sort() },
+  };
+}
+
 /** Fitbit's Profile.csv (a header and one line), with a comma and a quote in a quoted field. */
 export function profileCsv(zone: string, weightUnit: string): string {
   const header = 'id,full_name,first_name,last_name,display_name_setting,display_name,username,email_address,date_of_birth,child,country,state,city,timezone,locale,member_since,about_me,start_of_week,sleep_tracking,time_display_format,gender,height,weight,stride_length_walking,stride_length_running,weight_unit,distance_unit,height_unit,water_unit,glucose_unit,swim_unit';

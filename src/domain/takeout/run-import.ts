@@ -1,11 +1,12 @@
 /**
  * Running an import of a Takeout archive (docs/takeout.md): file after file in the import's order,
  * each file read into steps (one kind of one local date), each step written by its kind's store
- * with the import's position, report and waiting changes in the same transaction — so that the
- * import resumes exactly after its last step, from any process, and gives what an uninterrupted
- * run gives. The run holds the import's lease and renews it at every step; it stops between two
- * steps when asked (a server shutting down: the lease is given back) or when the person cancels
- * (the import ends, what was written stays), and ends the import when the last file is done.
+ * with the import's position, report and waiting changes in the same transaction (steps whose
+ * minutes share a UTC day row together, step-groups.ts) — so that the import resumes exactly after
+ * its last step, from any process, and gives what an uninterrupted run gives. The run holds the
+ * import's lease and renews it at every write; it stops between two writes when asked (a server
+ * shutting down: the lease is given back) or when the person cancels (the import ends, what was
+ * written stays), and ends the import when the last file is done.
  */
 import { rm } from 'node:fs/promises';
 import type { Stores } from '../../store/stores.js';
@@ -17,6 +18,7 @@ import { shortName } from './files.js';
 import { openTakeout } from './preview.js';
 import type { ReadStep } from './read-files.js';
 import { readOffThread } from './file-reader.js';
+import { stepGroups } from './step-groups.js';
 
 export interface RunSettings {
   /** Who runs it: the lease's owner. */
@@ -47,18 +49,36 @@ function coveringChange(personZone: string) {
   return (written: readonly number[]): PendingChange => minutesChange(written, personZone);
 }
 
-/** Writes one step through its kind's store; the step's note goes in the same transaction. */
-async function writeStep(stores: Stores, userId: string, personZone: string, read: ReadStep, step: ImportStep, now: number): Promise<void> {
+/** A step as read, and as noted. */
+interface StepToWrite {
+  read: ReadStep;
+  step: ImportStep;
+}
+
+/** The records of steps of one kind of minutes (a group holds steps of one file, so of one kind). */
+function partsOf<T>(group: readonly StepToWrite[], records: (read: ReadStep) => readonly T[]) {
+  return group.map(({ read, step }) => ({ records: records(read), step }));
+}
+
+const samplesOf = (read: ReadStep) => (read.kind === 'steps' || read.kind === 'distance' || read.kind === 'calories' ? read.samples : []);
+const minutesOf = (read: ReadStep) => (read.kind === 'heartrate' ? read.minutes : []);
+
+/**
+ * Writes a group of steps (step-groups.ts) through their kind's store, in one transaction with
+ * their notes; a step without records is noted alone.
+ */
+async function writeSteps(stores: Stores, userId: string, personZone: string, group: readonly StepToWrite[], now: number): Promise<void> {
   const changeOf = coveringChange(personZone);
   const dateOf = dataChange(personZone, now, 0).dateOf;
+  const { read, step } = group[0]!;
   switch (read.kind) {
     case 'steps':
     case 'distance':
     case 'calories':
-      if (read.samples.length > 0) return void (await stores[read.kind].fillSamples(userId, read.samples, step, changeOf));
+      if (group.some((part) => samplesOf(part.read).length > 0)) return void (await stores[read.kind].fillSamples(userId, partsOf(group, samplesOf), changeOf));
       break;
     case 'heartrate':
-      if (read.minutes.length > 0) return void (await stores.heartRate.fillMinutes(userId, read.minutes, step, changeOf));
+      if (group.some((part) => minutesOf(part.read).length > 0)) return void (await stores.heartRate.fillMinutes(userId, partsOf(group, minutesOf), changeOf));
       break;
     case 'sleep':
       if (read.sessions.length > 0) return void (await stores.sleep.addNew(userId, read.sessions, { ...step, names: read.names }, dateOf));
@@ -120,25 +140,28 @@ export async function runImport(stores: Stores, imported: TakeoutImport, setting
       }
       if (steps.length === 0) steps = [{ kind: 'unread', of: kind, day: null, entries: 0, skipped: [] }];
       const firstPart = fileIndex === imported.nextFile ? imported.nextPart : 0;
-      for (let part = firstPart; part < steps.length; part++) {
+      for (const [first, end] of stepGroups(steps, firstPart)) {
         if (settings.shouldStop?.()) return 'stopped';
         if (await stores.takeoutImports.cancelRequested(imported.id)) return finish(stores, imported, settings, 'cancelled', null);
-        const read = steps[part]!;
-        const last = part === steps.length - 1;
         const now = settings.clock();
-        const step: ImportStep = {
-          importId: imported.id,
-          leaseOwner: settings.owner,
-          leaseUntil: now + settings.leaseSeconds,
-          now,
-          position: last ? { file: fileIndex + 1, part: 0 } : { file: fileIndex, part: part + 1 },
-          kind,
-          endsFile: last,
-          entries: read.entries,
-          day: read.day,
-          skipped: read.skipped,
-        };
-        await writeStep(stores, imported.userId, personZone, read, step, now);
+        const group = steps.slice(first, end).map((read, i): StepToWrite => {
+          const part = first + i;
+          const last = part === steps.length - 1;
+          const step: ImportStep = {
+            importId: imported.id,
+            leaseOwner: settings.owner,
+            leaseUntil: now + settings.leaseSeconds,
+            now,
+            position: last ? { file: fileIndex + 1, part: 0 } : { file: fileIndex, part: part + 1 },
+            kind,
+            endsFile: last,
+            entries: read.entries,
+            day: read.day,
+            skipped: read.skipped,
+          };
+          return { read, step };
+        });
+        await writeSteps(stores, imported.userId, personZone, group, now);
       }
       settings.onProgress?.({ importId: imported.id, kind, filesDone: fileIndex + 1, filesTotal: files.files.length });
     }

@@ -18,7 +18,7 @@ import type { User } from '../../../src/store/users.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { forEachDialect } from '../../support/databases.js';
 import { cheapPasswordHashing } from '../../support/passwords.js';
-import { datesFrom, takeoutHistory, writeTakeoutZip, type History } from '../../support/takeout-archive.js';
+import { datesFrom, expectedEvents, takeoutHistory, writeTakeoutZip, type History, type ToldChange } from '../../support/takeout-archive.js';
 import { asRead, everythingRead } from '../../support/takeout-reads.js';
 import { ALL_RESOURCE_SCOPES, bearer, issueAccessToken } from '../../support/tokens.js';
 import { newAccount } from '../../web/pages-support.js';
@@ -73,7 +73,7 @@ forEachDialect('Takeout imports', (dialect) => {
   }
 
   const eventsOf = async (appId: string) =>
-    (await eventRows(t.database.db.kysely, { appId })).map((row) => ({ type: row.type, data: JSON.parse(row.data) as { dates: string[] } }));
+    (await eventRows(t.database.db.kysely, { appId })).map((row) => ({ type: row.type, data: JSON.parse(row.data) as ToldChange }));
 
   it('imports an archive of Europe/Berlin across both changes of clocks: /v1/… reads its values, apps hear once per kind', async () => {
     const person = await newAccount(t, 'Berlin');
@@ -113,12 +113,14 @@ forEachDialect('Takeout imports', (dialect) => {
     assert.deepEqual(view.progress, { files_done: 14, files_total: 14, percent: 100, kinds: view.progress.kinds });
     assert.ok(view.progress.kinds.every((kind) => kind.days_done === kind.days_total), JSON.stringify(view.progress.kinds));
 
-    // One event per type, over every date written (the person's zone is UTC).
+    // One event per type, over every date written, a range per date covering its records (the person's zone is UTC).
     const events = await eventsOf(app.appId);
     const types = events.map((event) => event.type).filter((type) => type !== 'grant.created');
     assert.deepEqual([...types].sort(), ['body.updated', 'calories.updated', 'distance.updated', 'heartrate.updated', 'sleep.updated', 'steps.updated']);
     const steps = events.find((event) => event.type === 'steps.updated')!.data;
     assert.ok(steps.dates.includes('2024-03-31') && steps.dates.includes('2024-10-27'), steps.dates.join(' '));
+    const told = Object.fromEntries(events.filter((event) => event.type !== 'grant.created').map(({ type, data: { dates, ranges } }) => [type, { dates, ...(ranges ? { ranges } : {}) }]));
+    assert.deepEqual(told, expectedEvents(expected, 'UTC'));
   });
 
   it('reads local times in Asia/Kolkata (the person\'s zone, the archive naming none) and weights in pounds', async () => {
