@@ -125,7 +125,7 @@ forEachDialect('migration 022_compact_events', (dialect) => {
         ? Number((await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'events'`.execute(db)).rows[0]!.seq)
         : Number((await sql<{ seq: string }>`select last_value as seq from events_seq_seq`.execute(db)).rows[0]!.seq);
 
-    assert.deepEqual(await migrateToLatest(database.db), ['022_compact_events']);
+    assert.deepEqual((await migrateToLatest(database.db)).filter((name) => name < '023'), ['022_compact_events']);
 
     const feed = async (app: string, cursor: string | null, limit: number) => (await database.stores.webhooks.feed(app, cursor, limit))!;
     // On PostgreSQL the feed holds back while any older transaction is open on the server (other tests').

@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import { registerApp } from '../../../src/domain/apps.js';
 import { MIGRATIONS, migrateToLatest } from '../../../src/db/migrate.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../../support/databases.js';
+import { eventRows } from '../../support/events.js';
 import { ALL_RESOURCE_SCOPES } from '../../support/tokens.js';
 
 const JAN_1 = 1704067200;
@@ -71,9 +72,9 @@ forEachDialect('migration 023_takeout_import_dates', (dialect) => {
     const { app } = await registerApp(database.stores.apps, () => 1, 'u1', { name: 'Reader', redirectUris: ['https://app.example.test/callback'], scopes: ALL_RESOURCE_SCOPES, isPublic: false });
     await db.insertInto('grants').values({ id: randomUUID(), user_id: 'u1', app_id: app.id, scope: ALL_RESOURCE_SCOPES.join(' '), created_at: 1, updated_at: 1, last_used_at: null }).execute();
     assert.equal(await database.stores.takeoutImports.finish('imp_running', 'a', 'done', null, 200, 0), true);
-    const told = await db.selectFrom('events').select(['type', 'data']).where('app_id', '=', app.id).orderBy('type').execute();
+    const told = (await eventRows(db, { appId: app.id })).sort((a, b) => a.type.localeCompare(b.type));
     assert.deepEqual(
-      told.map((event: { type: string; data: string }) => [event.type, JSON.parse(event.data)]),
+      told.map((event) => [event.type, JSON.parse(event.data)]),
       [
         ['body.updated', { user_id: 'u1', dates: ['2024-01-03'] }],
         ['distance.updated', { user_id: 'u1', dates: ['2024-01-01'], ranges: [range(JAN_1 + 3600, 60)] }],
