@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { MIGRATIONS } from '../../../src/db/migrate.js';
+import { applyMigrationsBefore } from '../../support/migrations.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../../support/databases.js';
 
 const PENDING = {
@@ -23,11 +24,7 @@ forEachDialect('migration 020_takeout_import_changes', (dialect) => {
 
   it('turns the waiting changes of an import under way into rows', async () => {
     const db = database.db.kysely as Kysely<any>;
-    await db.schema.createTable('stride_migrations').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('applied_at', 'bigint', (c) => c.notNull()).execute();
-    for (const name of Object.keys(MIGRATIONS).sort().filter((name) => name < '020')) {
-      await MIGRATIONS[name]!.up(db);
-      await db.insertInto('stride_migrations').values({ name, applied_at: 0 }).execute();
-    }
+    await applyMigrationsBefore(db, '020');
     await db.insertInto('users').values({ id: 'u1', email: 'u1@example.com', password_hash: 'x', display_name: 'u1', created_at: 1, updated_at: 1 }).execute();
     const importRow = (id: string, state: string, pending: object) => ({
       id, user_id: 'u1', archive_path: '/nowhere.zip', archive_name: 'takeout.zip', archive_bytes: 1, archive_fingerprint: 'f', owns_archive: 0, state, timezone: 'UTC',

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { registerApp } from '../../../src/domain/apps.js';
-import { MIGRATIONS, migrateToLatest } from '../../../src/db/migrate.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { applyMigrationsBefore } from '../../support/migrations.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../../support/databases.js';
 import { eventRows } from '../../support/events.js';
 import { ALL_RESOURCE_SCOPES } from '../../support/tokens.js';
@@ -35,11 +36,7 @@ forEachDialect('migration 023_takeout_import_dates', (dialect) => {
 
   it('joins the waiting changes of imports under way into a row per date, and the import\'s end tells them', async () => {
     const db = database.db.kysely as Kysely<any>;
-    await db.schema.createTable('stride_migrations').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('applied_at', 'bigint', (c) => c.notNull()).execute();
-    for (const name of Object.keys(MIGRATIONS).sort().filter((name) => name < '023')) {
-      await MIGRATIONS[name]!.up(db);
-      await db.insertInto('stride_migrations').values({ name, applied_at: 0 }).execute();
-    }
+    await applyMigrationsBefore(db, '023');
     for (const user of ['u1', 'u2']) await db.insertInto('users').values({ id: user, email: `${user}@example.com`, password_hash: 'x', display_name: user, created_at: 1, updated_at: 1 }).execute();
     const importRow = (id: string, user: string) => ({
       id, user_id: user, archive_path: '/nowhere.zip', archive_name: 'takeout.zip', archive_bytes: 1, archive_fingerprint: 'f', owns_archive: 0, state: 'running', timezone: 'UTC',
