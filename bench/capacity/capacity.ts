@@ -26,6 +26,8 @@ export interface CapacityOptions {
   /** Seconds of the last step (the target), when the steps before it held. */
   targetSeconds: number;
   feedPerSecond: number;
+  /** Extra node flags for the two Stride processes (e.g. --cpu-prof to see where their CPU goes). */
+  strideFlags?: string[];
   /** What a step must meet to count as held. */
   limits: { uploadP99Ms: number; readP99Ms: number };
   log?: (line: string) => void;
@@ -64,6 +66,35 @@ export interface CapacityReport {
   replicaLagBytes: number;
   /** One sweep deleting every event of the run (as retention would, all at once). */
   sweeper: { events: number; seconds: number; walBytes: number; primaryCpuMs: number };
+  /** The primary's statements that took most of its time over the steps (pg_stat_statements), by time. */
+  primaryStatements: StatementCost[];
+}
+
+/** One statement's share of the primary's work over the steps, per upload of the run. */
+export interface StatementCost {
+  /** The statement's text as pg_stat_statements normalises it, its first 120 characters. */
+  query: string;
+  callsPerUpload: number;
+  /** Planning and execution together, ms per upload. */
+  msPerUpload: number;
+  planMsPerUpload: number;
+}
+
+/** The statements of the primary by time spent (planning and execution), the first `count`. */
+async function statementCosts(client: pg.Client, uploads: number, count = 15): Promise<StatementCost[]> {
+  const { rows } = await client.query<{ query: string; calls: string; total: number; plan: number }>(
+    `select query, calls, total_plan_time + total_exec_time as total, total_plan_time as plan
+       from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+       order by total desc limit $1`,
+    [count],
+  );
+  const per = (value: number) => (uploads > 0 ? Math.round((value / uploads) * 1000) / 1000 : 0);
+  return rows.map((row) => ({
+    query: row.query.replace(/\s+/g, ' ').slice(0, 120),
+    callsPerUpload: per(Number(row.calls)),
+    msPerUpload: per(row.total),
+    planMsPerUpload: per(row.plan),
+  }));
 }
 
 const DATA_TABLES = ['series_days', 'sleep_sessions', 'body_weights'];
@@ -138,7 +169,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
 
     log('starting two Stride processes behind PgBouncer, reading from the replica…');
     const env = { DATABASE_TRANSACTION_POOLING: 'true', DATABASE_REPLICA_URL: cluster.replicaUrl };
-    for (const name of ['stride A', 'stride B']) strides.push(await startStride(cluster.bouncerUrl, name, { env }));
+    for (const name of ['stride A', 'stride B']) strides.push(await startStride(cluster.bouncerUrl, name, { env, nodeFlags: options.strideFlags }));
 
     log('each person obtains tokens once (login and consent)…');
     const tokens = await inBatches(emails.length, 4, async (index) => {
@@ -150,6 +181,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
 
     const sizesBefore = await tableSizes(reader);
     const lsnBefore = await walLsn(reader);
+    await reader.query('select pg_stat_statements_reset()');
     const cpuBefore = cpuNow(cluster, strides);
     const wallBefore = performance.now();
 
@@ -176,6 +208,8 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
     const cpuAfter = cpuNow(cluster, strides);
     const lsnAfter = await walLsn(reader);
     const sizesAfter = await tableSizes(reader);
+    const statementsCounted = steps.reduce((sum, step) => sum + step.uploads.count, 0);
+    const primaryStatements = await statementCosts(reader, statementsCounted);
     const lag = await reader.query<{ bytes: string | null }>('select max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn))::bigint as bytes from pg_stat_replication');
 
     const uploads = steps.reduce((sum, step) => sum + step.uploads.count, 0);
@@ -215,6 +249,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
       },
       replicaLagBytes: Number(lag.rows[0]?.bytes ?? 0),
       sweeper,
+      primaryStatements,
     };
   } finally {
     await reader.end().catch(() => undefined);

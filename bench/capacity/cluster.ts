@@ -97,7 +97,8 @@ export async function startCapacityCluster(options: ClusterOptions = {}): Promis
   const startPostgres = async (dir: string, port: number) => {
     const data = join(dir, 'data');
     // The shared machine's defaults otherwise; durability as shipped (fsync on), so WAL and CPU are a real server's.
-    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100 -c shared_buffers=256MB`;
+    // pg_stat_statements: what the primary's CPU is spent on, statement by statement, for the report.
+    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100 -c shared_buffers=256MB -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on`;
     await asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
     started.push(async () => {
       await asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
@@ -110,6 +111,7 @@ export async function startCapacityCluster(options: ClusterOptions = {}): Promis
     await asPostgres(join(bin, 'initdb'), ['-D', join(primaryDir, 'data'), '-U', 'postgres', '-A', 'trust', '--no-sync', '--no-instructions']);
     const primary = await startPostgres(primaryDir, await freePort());
     await run('psql', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-d', 'postgres', '-qc', 'create database stride']);
+    await run('psql', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-d', 'stride', '-qc', 'create extension pg_stat_statements']);
 
     const replicaDir = await folderForPostgres('stride-capacity-replica-');
     folders.push(replicaDir);

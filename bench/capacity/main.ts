@@ -10,6 +10,7 @@
  *   CAPACITY_STEP_SECONDS  seconds of each of those steps (60)
  *   CAPACITY_FEED_RATE  the app's feed reads a second (2)
  *   CAPACITY_REPORT     where the JSON report goes (bench/results/capacity-<time>.json)
+ *   CAPACITY_CPU_PROF   a folder: the Stride processes run under --cpu-prof, their profiles written there
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -39,6 +40,8 @@ export function renderReport(report: CapacityReport): string {
   const growth = report.growthPerPersonDay;
   lines.push(`growth per person-day: data ${growth.dataTotal} B (${Object.entries(growth.data).map(([table, bytes]) => `${table} ${bytes}`).join(', ')}), events ${growth.eventsTotal} B (${Object.entries(growth.events).map(([table, bytes]) => `${table} ${bytes}`).join(', ')})`);
   lines.push(`sweeper: ${report.sweeper.events} events gone with their day's partition in ${report.sweeper.seconds} s, ${report.sweeper.walBytes} WAL bytes, ${report.sweeper.primaryCpuMs} ms of the primary's CPU`);
+  lines.push('the primary\'s statements by time (calls and ms per upload; of which planning):');
+  for (const cost of report.primaryStatements) lines.push(`  ${String(cost.callsPerUpload).padStart(6)} × ${String(cost.msPerUpload).padStart(6)} ms (plan ${cost.planMsPerUpload}) ${cost.query}`);
   return lines.join('\n');
 }
 
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
     stepSeconds: number('CAPACITY_STEP_SECONDS', 60),
     targetSeconds: number('CAPACITY_DURATION', 600),
     feedPerSecond: number('CAPACITY_FEED_RATE', 2),
+    strideFlags: process.env.CAPACITY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CAPACITY_CPU_PROF}`] : [],
     limits: { uploadP99Ms: 100, readP99Ms: 50 },
     log: (line) => process.stderr.write(`${line}\n`),
   });

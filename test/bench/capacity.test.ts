@@ -50,6 +50,9 @@ describe('the capacity run, small', { skip: postgresClusterUnavailable() ?? pgbo
     // Each upload writes a day row and an event: at least a few hundred bytes of WAL.
     assert.ok(report.walBytesPerUpload > 200, `${report.walBytesPerUpload} WAL bytes per upload`);
     assert.ok(report.primaryCpuMsPerUpload > 0);
+    // The primary's profile names its statements: every upload writes a day row of the series.
+    const dayWrites = report.primaryStatements.find((cost) => /insert into "?series_days"?/i.test(cost.query));
+    assert.ok(dayWrites && dayWrites.callsPerUpload > 0.3 && dayWrites.msPerUpload > 0, JSON.stringify(report.primaryStatements));
     assert.ok(report.profile.ms.stride > 0 && report.profile.ms.pgbouncer >= 0 && report.profile.ms.driver > 0);
     assert.ok(report.growthPerPersonDay.data.series_days! > 0, JSON.stringify(report.growthPerPersonDay));
     // Events grow by whole pages, and a small run's (about 90 bytes a row) may fit in the page its
