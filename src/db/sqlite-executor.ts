@@ -3,7 +3,7 @@
  *
  * Writes take turns on the write connection: Kysely's queries and transactions (Kysely holds that
  * one connection for a whole transaction, across its awaits), and the synchronous writes of the hot
- * paths (`write`: group commits, a grant's last use), which wait for the connection's turn like a
+ * paths (`write`, `writer`, `claimer`: group commits, a grant's last use), which wait for its turn like a
  * Kysely query does — so no statement ever joins a transaction another request has open on it.
  *
  * Reads made outside a transaction (`read`) run on a connection of their own: a second
@@ -19,6 +19,10 @@
  * still never see uncommitted rows, but they wait for the transactions in progress (tests and
  * one-off commands use it, never a server).
  *
+ * The statements the stores declare (declared.ts) run here on that discipline: a read as a statement
+ * kept on the read connection, with the reads of its turn; a write in the write connection's turn;
+ * the claims of a turn in one transaction there (group commit).
+ *
  * A read that belongs to a transaction (reading its own writes) runs through that transaction's
  * Kysely, not through `read`; and work inside a transaction never calls `read` or `write` for
  * rows it depends on: on a file `read` answers the committed state, and on `:memory:` it would wait
@@ -26,7 +30,8 @@
  */
 import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { batchedCalls } from './batched-calls.js';
+import { batchedCalls, type BatchedCall } from './batched-calls.js';
+import { lostAlone, type ClaimOnSqlite, type DeclaredClaim, type DeclaredRead, type DeclaredStatements, type DeclaredWrite } from './declared.js';
 import { keptStatements, type KeptStatement } from './kept-statements.js';
 import type { Database } from './schema.js';
 
@@ -37,7 +42,8 @@ export interface SqliteConnection {
   transaction<Args extends unknown[], Result>(run: (...args: Args) => Result): SQLite.Transaction<(...args: Args) => Result>;
 }
 
-export interface SqliteExecutor {
+/** The statements declared by the stores (./declared.ts), and the connections for the rest of the hot paths. */
+export interface SqliteExecutor extends DeclaredStatements {
   readonly dialect: 'sqlite';
   /** A read of committed rows, with the other reads of the turn; its callback runs synchronously. */
   read<T>(read: (connection: SqliteConnection) => T): Promise<T>;
@@ -76,10 +82,57 @@ export function createSqliteExecutor(path: string, writeHandle: SQLite.Database,
     else return inWriteTurn(run);
   }, MAX_READS);
 
+  const read = <T>(run: (connection: SqliteConnection) => T) => readBatch(run) as Promise<T>;
+
   return {
     dialect: 'sqlite',
-    read: <T>(read: (connection: SqliteConnection) => T) => readBatch(read) as Promise<T>,
+    read,
     write: (write) => inWriteTurn(() => write(writer)),
+    // The statement is prepared at the read's first call (the stores are made before the schema
+    // may be migrated) and kept; always on the same connection, `reader`.
+    reader<Params extends readonly unknown[], Out>(declared: DeclaredRead<Params, Out>) {
+      const mode = declared.rows === 'values' ? 'raw' : 'objects';
+      const decode = declared.decode as (row: unknown) => Out;
+      let statement: SQLite.Statement | undefined;
+      return (...params: Params) =>
+        read((connection) => {
+          const row = (statement ??= connection.statement(declared.sqlite, mode)).get(...params);
+          return row === undefined ? undefined : decode(row);
+        });
+    },
+    writer<Params extends readonly unknown[]>(declared: DeclaredWrite<Params>) {
+      let statement: SQLite.Statement | undefined;
+      return (...params: Params) =>
+        inWriteTurn(() => {
+          (statement ??= writer.statement(declared.sqlite)).run(...params);
+        });
+    },
+    /**
+     * Group commit: the claims of one turn in one BEGIN IMMEDIATE transaction on the write
+     * connection, in its turn, with no await inside (nothing else runs in it); each caller is
+     * answered after the commit that holds its claim. Each claim is still its own statements, so of
+     * two claims of one key in a group the first wins and the second finds it claimed, as in two
+     * transactions; the write lock orders them across processes (busy_timeout waits for another
+     * process's commit). When one claim fails the whole group rolls back, and batchedCalls runs each
+     * alone, so that only the failing one fails — but not after a lock held past busy_timeout or a
+     * full disk (its default): alone, each would wait as long again, or fail the same way.
+     */
+    claimer<In>(declared: DeclaredClaim<In>) {
+      const claim = claimOnSqlite(declared);
+      const claimAll = writeHandle.transaction((group: readonly BatchedCall<In, boolean>[]) => group.map((call) => claim(writer.statement, call.input)));
+      const commitGroup = (group: readonly BatchedCall<In, boolean>[]) =>
+        inWriteTurn(() => {
+          let claimed: boolean[];
+          try {
+            claimed = claimAll.immediate(group);
+          } catch (error) {
+            if (!lostAlone(declared.lost, group.length, error)) throw error;
+            claimed = [false];
+          }
+          group.forEach((call, i) => call.resolve(claimed[i]!));
+        });
+      return batchedCalls(commitGroup, declared.max);
+    },
     readsApart: readHandle !== null,
     close() {
       readHandle?.close();
@@ -106,6 +159,14 @@ export function immediateTransaction<T>(kysely: Kysely<Database>, work: (trx: Ky
       throw error;
     }
   });
+}
+
+/** A claim declared as one statement claims when it changes a row. */
+function claimOnSqlite<In>(declared: DeclaredClaim<In>): ClaimOnSqlite<In> {
+  const { sqlite: text, values } = declared;
+  if (typeof text !== 'string') return text;
+  let statement: SQLite.Statement | undefined;
+  return (kept, input) => (statement ??= kept(text)).run(...values(input)).changes === 1;
 }
 
 function openReadConnection(path: string): SQLite.Database {

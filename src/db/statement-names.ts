@@ -1,8 +1,8 @@
 /**
  * Statements prepared by name on PostgreSQL, and what a transaction-pooling proxy does to them.
  *
- * The hot paths send `{ name, text, values }` to the pool (store/postgres/): pg prepares the text
- * once per connection under that name and remembers that it did. Behind PgBouncer in transaction
+ * The hot paths send `{ name, text, values }` to the pool (postgres-turns.ts, store/postgres/): pg
+ * prepares the text once per connection under that name and remembers that it did. Behind PgBouncer in transaction
  * mode each statement may run on another server connection, so pg's memory is wrong there: the
  * name already exists on this server connection (42P05) or does not exist on it (26000). Neither
  * error comes from running the statement — it was never executed — so it is safe to send again.
@@ -26,7 +26,7 @@ export function nameStatementsUnlessPooled(pool: pg.Pool, options: { transaction
   let pooled = options.transactionPooling;
   const query = pool.query.bind(pool) as (config: unknown, ...rest: unknown[]) => Promise<pg.QueryResult>;
   pool.query = ((config: unknown, ...rest: unknown[]) => {
-    // Named statements are sent with promises only (store/postgres/); anything else passes as it is.
+    // Named statements are sent with promises only (the hot paths); anything else passes as it is.
     if (!isNamed(config) || rest.length > 0) return query(config, ...rest);
     if (pooled) return query(unnamed(config));
     return query(config).catch((error: { code?: string }) => {

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { postgresClientReads } from './postgres/client-reads.js';
+import { declareRead } from '../db/declared.js';
 import type { AppTable, Database } from '../db/schema.js';
+import { APP_COLUMN, CLIENT_READS } from './client-reads.js';
 import { countGrantsWithOtherScope, deleteGrants } from './grants.js';
 import { isId } from './identifiers.js';
 
@@ -190,25 +191,19 @@ async function findAppById(db: Q, id: string): Promise<App | undefined> {
  * authorization request (each page of a sign-in reads the app again): one statement prepared
  * once (SQLite: kept on the read connection, with the other reads of the turn,
  * db/sqlite-executor.ts; PostgreSQL: by name, batched per turn with the refresh tokens read in it,
- * postgres/client-reads.ts).
+ * client-reads.ts).
  */
+const APP_BY_CLIENT_ID = declareRead<[clientId: string], App, AppRow>({
+  sqlite: `SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`,
+  rows: 'object',
+  postgres: CLIENT_READS,
+  parameters: ['client_id'],
+  column: APP_COLUMN,
+  decode: appFromRow,
+});
+
 function appByClientIdLookup(db: Db): (clientId: string) => Promise<App | undefined> {
-  let lookup: (clientId: string) => Promise<App | undefined>;
-  if (db.dialect === 'sqlite') {
-    const { executor } = db;
-    lookup = (clientId) =>
-      executor.read((connection) => {
-        const row = connection.statement<AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE client_id = ?`).get(clientId);
-        return row && appFromRow(row);
-      });
-  } else {
-    // With the refresh tokens read in the same turn, in one statement.
-    const reads = postgresClientReads(db.pool);
-    lookup = async (clientId) => {
-      const row = await reads.app(clientId);
-      return row && appFromRow(row);
-    };
-  }
+  const lookup = db.executor.reader(APP_BY_CLIENT_ID);
   return (clientId) => (isId('client', clientId) ? lookup(clientId) : Promise.resolve(undefined));
 }
 

@@ -8,10 +8,12 @@
  * that exists and has not expired is a valid token on every process sharing the database; nothing
  * about a token's validity is kept in the process.
  *
- * The statement and the row here; its execution per dialect in sqlite/bearer-lookup.ts
- * (the executor's read connection, with the other reads of the turn) and postgres/bearer-lookup.ts (prepared by name on each pooled
- * connection; the checks of one turn of the event loop go as one statement).
+ * Declared here, run by the executor (db/declared.ts): on SQLite on the read connection, with the
+ * other reads of the turn; on PostgreSQL the checks of one turn of the event loop as ONE statement,
+ * prepared by name on each pooled connection.
  */
+import type { Db } from '../db/database.js';
+import { declareRead, declareWrite, turnStatement } from '../db/declared.js';
 import type { Profile } from './profiles.js';
 import { scopesOf } from './scope-lists.js';
 
@@ -41,82 +43,63 @@ export interface BearerLookup {
   touch(grantId: string, now: number): Promise<void>;
 }
 
-/** The columns of FindRow; the grant's and the user's under names of their own. */
-export const FIND_COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, t.jkt, g.last_used_at as grant_last_used_at,
-  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at as user_created_at, u.steps_written_lsn,
+/** The token's, its grant's and its user's columns, in the order grantOf reads them. */
+const COLUMNS = `t.user_id, t.app_id, t.grant_id, t.scope, t.expires_at, t.jkt, g.last_used_at,
+  u.display_name, u.timezone, u.daily_step_goal, u.stride_length_cm, u.created_at, u.steps_written_lsn,
   u.birth_year, u.max_heart_rate`;
 
-export const FIND_JOINS = `from access_tokens t
-  inner join grants g on g.id = t.grant_id
-  inner join users u on u.id = t.user_id`;
+const FIND = declareRead<[tokenHash: string, now: number], BearerGrant>({
+  sqlite: `select ${COLUMNS} from access_tokens t
+    inner join grants g on g.id = t.grant_id
+    inner join users u on u.id = t.user_id
+    where t.token_key = ? and t.expires_at > ?`,
+  // One primary-key probe per key whatever the planner knows of the tables: the plan kept for the
+  // statement may be made while they are nearly empty, and without the LIMIT the lateral subquery
+  // would be flattened into a join the planner may answer with a scan.
+  postgres: turnStatement({
+    name: 'stride_bearer_find_many',
+    parameters: { key: 'text', now: 'bigint' },
+    text: (input) => `select ${COLUMNS}, input.n
+      from ${input}
+      cross join lateral (select * from access_tokens x where x.token_key = input.key and x.expires_at > input.now limit 1) t
+      inner join grants g on g.id = t.grant_id
+      inner join users u on u.id = t.user_id`,
+  }),
+  decode: grantOf,
+});
 
-/** Most bearer checks one PostgreSQL statement answers; more start the next. */
-export const MAX_BATCH = 256;
+const TOUCH = declareWrite<[now: number, grantId: string]>({ name: 'stride_bearer_touch', sql: 'update grants set last_used_at = ? where id = ?' });
 
-export const TOUCH_SQL = 'update grants set last_used_at = ? where id = ?';
-
-/** A row of FIND_COLUMNS, by name; int8 columns are numbers on PostgreSQL too (db/database.ts). */
-export interface FindRow {
-  user_id: string;
-  app_id: string;
-  grant_id: string;
-  scope: string;
-  expires_at: number;
-  jkt: string | null;
-  grant_last_used_at: number | null;
-  display_name: string;
-  timezone: string;
-  daily_step_goal: number;
-  stride_length_cm: number | null;
-  user_created_at: number;
-  steps_written_lsn: string | null;
-  birth_year: number | null;
-  max_heart_rate: number | null;
+export function createBearerLookup(db: Db): BearerLookup {
+  const touch = db.executor.writer(TOUCH);
+  return { find: db.executor.reader(FIND), touch: (grantId, now) => touch(now, grantId) };
 }
 
 /**
- * A row of FIND_COLUMNS from its values in that order (better-sqlite3's raw mode, which makes no
- * object of a row: building one through V8's API, a property at a time, cost more than the join).
+ * The grant of a row of COLUMNS, read from its values (int8 columns are numbers on PostgreSQL too,
+ * db/database.ts): no object is made for the row — building one through V8's API, a property at a
+ * time, cost more than the join on SQLite.
  */
-export function findRowOf(values: readonly unknown[]): FindRow {
+function grantOf(values: readonly unknown[]): BearerGrant {
+  const userId = values[0] as string;
   return {
-    user_id: values[0] as string,
-    app_id: values[1] as string,
-    grant_id: values[2] as string,
-    scope: values[3] as string,
-    expires_at: values[4] as number,
+    userId,
+    appId: values[1] as string,
+    grantId: values[2] as string,
+    scopes: scopesOf(values[3] as string),
+    expiresAt: values[4] as number,
     jkt: values[5] as string | null,
-    grant_last_used_at: values[6] as number | null,
-    display_name: values[7] as string,
-    timezone: values[8] as string,
-    daily_step_goal: values[9] as number,
-    stride_length_cm: values[10] as number | null,
-    user_created_at: values[11] as number,
-    steps_written_lsn: values[12] as string | null,
-    birth_year: values[13] as number | null,
-    max_heart_rate: values[14] as number | null,
-  };
-}
-
-export function grantOf(row: FindRow): BearerGrant {
-  return {
-    userId: row.user_id,
-    appId: row.app_id,
-    grantId: row.grant_id,
-    scopes: scopesOf(row.scope),
-    expiresAt: row.expires_at,
-    jkt: row.jkt,
-    grantLastUsedAt: row.grant_last_used_at,
-    stepsWrittenAt: row.steps_written_lsn,
+    grantLastUsedAt: values[6] as number | null,
+    stepsWrittenAt: values[12] as string | null,
     profile: {
-      id: row.user_id,
-      display_name: row.display_name,
-      timezone: row.timezone,
-      daily_step_goal: row.daily_step_goal,
-      stride_length_cm: row.stride_length_cm,
-      birth_year: row.birth_year,
-      max_heart_rate: row.max_heart_rate,
-      created_at: row.user_created_at,
+      id: userId,
+      display_name: values[7] as string,
+      timezone: values[8] as string,
+      daily_step_goal: values[9] as number,
+      stride_length_cm: values[10] as number | null,
+      birth_year: values[13] as number | null,
+      max_heart_rate: values[14] as number | null,
+      created_at: values[11] as number,
     },
   };
 }

@@ -1,11 +1,12 @@
 /** Authorization codes, kept only as the SHA-256 of the code (docs/SECURITY.md). */
 import type { Kysely, Selectable } from 'kysely';
+import { declareClaim } from '../db/declared.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import type { Db } from '../db/database.js';
 import type { AuthorizationCodeTable, Database } from '../db/schema.js';
-import { sqliteClaimedPairs } from './sqlite/claimed-pairs.js';
-import { claimAndInsertPair, type NewRefreshTokenRow, type NewTokenRow } from './tokens.js';
+import { claimedPair, MAX_GROUP } from './claimed-pairs.js';
+import { claimAndInsertPair, isForeignKeyViolation, type NewRefreshTokenRow, type NewTokenRow } from './tokens.js';
 
 type Q = Kysely<Database>;
 export type AuthorizationCode = Selectable<AuthorizationCodeTable>;
@@ -55,17 +56,34 @@ export interface CodeStore {
   redeem(codeHash: string, now: number, access: NewTokenRow, refresh: NewRefreshTokenRow): Promise<boolean>;
 }
 
+interface Redemption {
+  codeHash: string;
+  now: number;
+  access: NewTokenRow;
+  refresh: NewRefreshTokenRow;
+}
+
 export function createCodeStore(db: Db): CodeStore {
   const q = db.kysely;
   // On SQLite the claim and the pair commit on the write connection, several exchanges per commit
-  // when they arrive together (sqlite/claimed-pairs.ts); on PostgreSQL in a Kysely transaction.
-  const claimed = db.dialect === 'sqlite' ? sqliteClaimedPairs(db, db.executor, markCodeConsumed) : null;
+  // when they arrive together (claimed-pairs.ts); on PostgreSQL in a Kysely transaction.
+  const claimed =
+    db.dialect === 'sqlite'
+      ? db.executor.claimer(
+          declareClaim<Redemption>({
+            sqlite: claimedPair(q, markCodeConsumed, (r) => ({ claim: [r.now, r.codeHash, r.now], access: r.access, refresh: r.refresh })),
+            max: MAX_GROUP,
+            // An exchange whose grant or app was deleted meanwhile lost that race.
+            lost: isForeignKeyViolation,
+          }),
+        )
+      : null;
   // Every code exchange reads its code first: with the other reads of the turn.
   const selectCode = preparedRead<[string], AuthorizationCode>(db, (k, codeHash) => k.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
   return {
     insert: (code) => insertAuthorizationCode(q, code),
     find: async (codeHash) => (await selectCode(codeHash))[0],
     redeem: (codeHash, now, access, refresh) =>
-      claimed ? claimed({ claim: [now, codeHash, now], access, refresh }) : claimAndInsertPair(q, (trx) => consumeAuthorizationCode(trx, codeHash, now), access, refresh),
+      claimed ? claimed({ codeHash, now, access, refresh }) : claimAndInsertPair(q, (trx) => consumeAuthorizationCode(trx, codeHash, now), access, refresh),
   };
 }

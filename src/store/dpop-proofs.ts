@@ -3,30 +3,34 @@
  * the table's unique key refuses a second insert on every process sharing the database. Rows are
  * deleted by the sweeper once their window has passed (store/sweep.ts).
  *
- * The statement here; its execution per dialect in sqlite/dpop-proofs.ts (the inserts of one turn
- * of the event loop in one transaction) and postgres/dpop-proofs.ts (in one statement).
+ * Recording a proof is a claim declared here and run by the executor (db/declared.ts): on SQLite
+ * the inserts of one turn of the event loop in one transaction, each its own statement, so of two
+ * inserts of one key in a group the first records it and the second finds it; on PostgreSQL in one
+ * statement, where a key inserted by a concurrent statement of another process is waited for (its
+ * unique index entry) and then skipped: `returning` names exactly the keys this statement recorded.
  */
-import type { Kysely } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/database.js';
+import { declareClaim, turnStatement } from '../db/declared.js';
 
 export interface DpopProofStore {
   /** Records the proof; false when it was recorded before (a replay). */
   remember(proofKey: string, expiresAt: number): Promise<boolean>;
 }
 
-export interface ProofRecord {
-  proofKey: string;
-  expiresAt: number;
+const REMEMBER = declareClaim<readonly [proofKey: string, expiresAt: number]>({
+  sqlite: 'insert into dpop_proofs (proof_key, expires_at) values (?, ?) on conflict (proof_key) do nothing',
+  postgres: turnStatement({
+    name: 'stride_dpop_remember_many',
+    parameters: { proof_key: 'text', expires_at: 'bigint' },
+    text: (input) => `insert into dpop_proofs (proof_key, expires_at)
+      select proof_key, expires_at from ${input}
+      on conflict (proof_key) do nothing
+      returning proof_key`,
+  }),
+  values: (proof) => proof,
+});
+
+export function createDpopProofStore(db: Db): DpopProofStore {
+  const remember = db.executor.claimer(REMEMBER);
+  return { remember: (proofKey, expiresAt) => remember([proofKey, expiresAt]) };
 }
-
-/** Most proofs one transaction or statement records; more start the next. */
-export const MAX_BATCH = 256;
-
-/** One proof's insert; it changes no row when the key is there already. */
-export const insertProof = preparedQuery((db: Kysely<Database>, proofKey: string, expiresAt: number) =>
-  db
-    .insertInto('dpop_proofs')
-    .values({ proof_key: proofKey, expires_at: expiresAt })
-    .onConflict((oc) => oc.column('proof_key').doNothing()),
-);

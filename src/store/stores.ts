@@ -8,9 +8,7 @@ import type { Db } from '../db/database.js';
 import type { ConnectionCounts } from '../metrics.js';
 import { createAppStore, type AppStore } from './apps.js';
 import { createBodyWeightStore, type BodyWeightStore } from './body-weight.js';
-import type { BearerLookup } from './bearer-lookup.js';
-import { postgresBearerLookup } from './postgres/bearer-lookup.js';
-import { sqliteBearerLookup } from './sqlite/bearer-lookup.js';
+import { createBearerLookup, type BearerLookup } from './bearer-lookup.js';
 import { createCodeStore, type CodeStore } from './codes.js';
 import { createDeviceCodeStore, type DeviceCodeStore } from './device-codes.js';
 import { createFitbitSubscriptionStore, type FitbitSubscriptionStore } from './fitbit-subscriptions.js';
@@ -18,8 +16,6 @@ import { createPushedRequestStore, type PushedRequestStore } from './pushed-requ
 import { createRegistrationTokenStore, type RegistrationTokenStore } from './registration-tokens.js';
 import { createGrantStore, type GrantStore } from './grants.js';
 import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.js';
-import { postgresRefreshRotation } from './postgres/refresh-rotation.js';
-import { sqliteRefreshRotation } from './sqlite/refresh-rotation.js';
 import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
 import { createPasswordResetStore, type PasswordResetStore } from './password-resets.js';
 import { createSessionStore, type SessionStore } from './sessions.js';
@@ -36,9 +32,7 @@ import { createTakeoutImportStore, type TakeoutImportStore } from './takeout-imp
 import { createSummaryStore, type SummaryStore } from './daily-summary.js';
 import { postgresSummaryReads } from './postgres/summary-reads.js';
 import { sqliteSummaryReads } from './sqlite/summary-reads.js';
-import type { DpopProofStore } from './dpop-proofs.js';
-import { postgresDpopProofStore } from './postgres/dpop-proofs.js';
-import { sqliteDpopProofStore } from './sqlite/dpop-proofs.js';
+import { createDpopProofStore, type DpopProofStore } from './dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { runPendingRestrides } from './stride-changes.js';
 import { createTestPeopleStore, type TestPeopleStore } from './test-people.js';
@@ -132,9 +126,9 @@ export function createStores(db: Db, replica?: Db): Stores {
     pushedRequests: createPushedRequestStore(db.kysely),
     registrationTokens: createRegistrationTokenStore(db.kysely),
     tokens: createTokenStore(db),
-    rotation: createRefreshRotation(() => (db.dialect === 'sqlite' ? sqliteRefreshRotation(db, db.executor) : postgresRefreshRotation(db.pool))),
-    bearer: db.dialect === 'sqlite' ? sqliteBearerLookup(db.executor) : postgresBearerLookup(db.pool),
-    dpopProofs: db.dialect === 'sqlite' ? sqliteDpopProofStore(db.kysely, db.executor) : postgresDpopProofStore(db.pool),
+    rotation: createRefreshRotation(db),
+    bearer: createBearerLookup(db),
+    dpopProofs: createDpopProofStore(db),
     steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
     distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
     calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),

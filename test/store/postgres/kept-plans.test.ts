@@ -1,20 +1,18 @@
 /**
- * The statements the hot paths prepare by name (store/postgres/) run on one plan kept per
- * connection under PostgreSQL's default `plan_cache_mode`, whatever the size of their batches
- * (store/postgres/kept-plans.ts), and no session setting changes how the pool's other statements
- * (Kysely's, unnamed) are planned.
+ * The statements the hot paths prepare by name (store/postgres/, and the turn statements the
+ * stores declare, db/declared.ts) run on one plan kept per connection under PostgreSQL's default
+ * `plan_cache_mode`, whatever the size of their batches (store/postgres/kept-plans.ts), and no
+ * session setting changes how the pool's other statements (Kysely's, unnamed) are planned.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { openDatabase, type Db } from '../../../src/db/database.js';
-import { postgresBearerLookup } from '../../../src/store/postgres/bearer-lookup.js';
-import { postgresClientReads } from '../../../src/store/postgres/client-reads.js';
-import { postgresDpopProofStore } from '../../../src/store/postgres/dpop-proofs.js';
 import { postgresHeartRateDays } from '../../../src/store/postgres/heart-rate-days.js';
 import { postgresDays } from '../../../src/store/postgres/series-days.js';
 import { postgresSummaryReads } from '../../../src/store/postgres/summary-reads.js';
+import { createStores } from '../../../src/store/stores.js';
 import { createTestDatabase, POSTGRES_URL, postgresUnavailable, type TestDatabase } from '../../support/databases.js';
 
 /** PostgreSQL plans a prepared statement for its values five times before it tries a kept plan. */
@@ -50,20 +48,18 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
 
   it('run every batched read and write on its kept plan after the first executions, batches of one key or several', async () => {
     const pool = db.pool!;
-    const bearer = postgresBearerLookup(pool);
+    const stores = createStores(db);
     const days = postgresDays(pool);
     const heartRate = postgresHeartRateDays(pool);
     const summary = postgresSummaryReads(pool);
-    const reads = postgresClientReads(pool);
-    const proofs = postgresDpopProofStore(pool);
     for (let execution = 0; execution < EXECUTIONS; execution++) {
       // The calls of one turn go out as one statement each (db/batched-calls.ts).
-      await Promise.all(batch(execution, (i) => bearer.find(`token-${execution}-${i}`, 1000)));
+      await Promise.all(batch(execution, (i) => stores.bearer.find(`token-${execution}-${i}`, 1000)));
       await Promise.all(batch(execution, (i) => days(`user-${i}`, 'steps', 0, 86400 * (i + 1), 'totals')));
       await Promise.all(batch(execution, (i) => heartRate(`user-${i}`, 0, 86400 * (i + 1), 'hours')));
       await Promise.all(batch(execution, (i) => summary({ userId: `user-${i}`, kinds: 0xff, dayFrom: 0, dayTo: 86400, detail: 'totals', minutes: false, from: 0, to: 86400 })));
-      await Promise.all(batch(execution, (i) => (i % 2 ? reads.app(`client-${i}`) : reads.refreshToken(`refresh-${execution}-${i}`))));
-      await Promise.all(batch(execution, (i) => proofs.remember(randomUUID(), 2000 + i)));
+      await Promise.all(batch(execution, (i) => (i % 2 ? stores.apps.findByClientId(`client-${i}`) : stores.rotation.find(`refresh-${execution}-${i}`))));
+      await Promise.all(batch(execution, (i) => stores.dpopProofs.remember(randomUUID(), 2000 + i)));
     }
     const found = await plans();
     assert.deepEqual(found.map((p) => p.name), [
