@@ -1,18 +1,16 @@
 /**
  * Summing a stored minute metric into local-clock buckets from the day rows of the series store
- * (db/codec/minute-values.ts): one indexed range read of the user's days per series, whatever the range,
- * then per day the coarsest stored sum that no bucket boundary cuts through — the day's total
- * (a daily series in UTC), else each hour's sum (days in Europe/Berlin, hourly series), else, only
- * for an hour that a boundary cuts (days in Asia/Kolkata, minute series), its minutes.
- *
- * A boundary that is not a whole UTC minute (historic local mean time offsets) counts each minute
- * in the bucket where it starts. Sums are of the stored integers (tenths of a kcal for calories).
+ * (db/codec/minute-values.ts): one indexed range read of the user's days per series, whatever the
+ * range, walked by series-walk.ts, which hands over the coarsest stored sums no boundary cuts — the
+ * day's total, an hour's sum, or a minute. Sums are of the stored integers (tenths of a kcal for
+ * calories).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { distanceAsRead, strideOf } from '../db/derived-distance.js';
 import type { SumMetric } from '../db/schema.js';
 import { ABSENT, unpackHours, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
+import { walkDays } from './series-walk.js';
 
 /** A stored day as its readers get it. PostgreSQL sends bigints as text. */
 export interface DayRow {
@@ -116,42 +114,25 @@ const storedMinutes = (row: DayRow): DayMinutes => unpackMinutes(row.minutes);
  * `minutesOf` gives a day's minute values when an hour is cut (by default its stored minutes).
  */
 export function sumsFromDays(boundaries: readonly number[], rows: readonly DayRow[], minutesOf: (row: DayRow) => DayMinutes = storedMinutes): number[] {
-  const buckets = boundaries.length - 1;
   const sums: number[] = [];
   const add = (index: number, value: number) => {
-    if (index >= 0 && index < buckets && value !== 0) sums[index] = (sums[index] ?? 0) + value;
+    if (value !== 0) sums[index] = (sums[index] ?? 0) + value;
   };
-  // The bucket of an instant, found by walking forward: rows come in order, and so do the hours
-  // and minutes read within a day.
-  let bucket = -1;
-  const bucketOf = (t: number) => {
-    while (bucket < buckets && boundaries[bucket + 1]! <= t) bucket++;
-    return bucket;
-  };
-  // Whether a boundary falls inside (t, end) of the bucket just found.
-  const cutBefore = (end: number) => bucket < buckets && boundaries[bucket + 1]! < end;
-  for (const row of rows) {
-    const day = Number(row.day_start);
-    const first = bucketOf(day);
-    if (!cutBefore(day + DAY_SECONDS)) {
-      add(first, Number(row.total));
-      continue;
-    }
-    const hours = unpackHours(row.hours);
-    let minutes: DayMinutes | undefined;
-    for (let hour = 0; hour < 24; hour++) {
-      const start = day + hour * 3600;
-      const index = bucketOf(start);
-      if (!cutBefore(start + 3600)) {
-        add(index, hours[hour]!);
-        continue;
-      }
-      minutes ??= minutesOf(row);
-      for (let m = hour * 60; m < hour * 60 + 60; m++) {
-        const value = minutes[m]!;
-        if (value !== ABSENT) add(bucketOf(day + m * 60), value);
-      }
-    }
-  }
+  let row: DayRow;
+  let hours: number[];
+  let minutes: DayMinutes | undefined;
+  walkDays(boundaries, rows, {
+    day: (index, whole) => add(index, Number(whole.total)),
+    cut(cutRow) {
+      row = cutRow;
+      hours = unpackHours(cutRow.hours);
+      minutes = undefined;
+    },
+    hour: (index, hour) => add(index, hours[hour]!),
+    minute(index, m) {
+      const value = (minutes ??= minutesOf(row))[m]!;
+      if (value !== ABSENT) add(index, value);
+    },
+  });
   return sums;
 }
