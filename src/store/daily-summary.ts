@@ -20,7 +20,8 @@ import { dayStartOf } from '../db/codec/day.js';
 import { asleepSeconds } from '../db/codec/sleep-stages.js';
 import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
 import { switchedMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
-import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
+import { dayDetailFor, type DayDetail, type DayRow } from './series-days.js';
+import { distanceSumsFromDays, sumsFromDays } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
 /**

@@ -13,19 +13,14 @@ import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 import { QUARTERS_PER_DAY, unpackSummary, unpackTotal, type HeartRateSummary } from '../db/codec/heart-rate-summary.js';
 import { lowestHalfHour } from '../domain/resting-heart-rate.js';
 import { unpackHeartRateMinutes, type HeartRateMinutes } from '../db/codec/heart-rate-minutes.js';
-import { dayDetailFor, type DayDetail } from './series-sums.js';
+import { dayDetailFor, type DayDetail, type DayRow } from './series-days.js';
 import { walkDays } from './series-walk.js';
 
-/** A stored heart-rate day as its readers get it: `total` exactly (a BigInt, or text from PostgreSQL). */
-export interface HeartRateDayRow {
-  day_start: number | bigint | string;
-  total: bigint | string;
-  hours: Uint8Array;
-  minutes: Uint8Array;
-}
+/** A heart-rate day row: `total` exact (series-days.ts, EXACT_TOTAL). */
+export type HeartRateDayRow = DayRow;
 
-/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail` (store/series-sums.ts). */
-export type HeartRateDayReader = (userId: string, from: number, to: number, detail: DayDetail) => HeartRateDayRow[] | Promise<HeartRateDayRow[]>;
+/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail`: the DayReader of heart rate. */
+export type HeartRateDayReader = (userId: string, from: number, to: number, detail: DayDetail) => DayRow[] | Promise<DayRow[]>;
 
 /** What each bucket of a plan holds. */
 export interface HeartRateBuckets {

@@ -45,7 +45,7 @@ export interface MinuteDays {
 
 /** A day row with its packed minutes, as the summary's statement gives it. */
 export interface MinuteRow {
-  day_start: number | string;
+  day_start: number | bigint | string;
   minutes: Uint8Array;
 }
 

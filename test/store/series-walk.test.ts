@@ -14,7 +14,8 @@ import { packHeartRateDay } from '../../src/db/codec/heart-rate-summary.js';
 import { ABSENT, emptyDay, packDay } from '../../src/db/codec/minute-values.js';
 import { lowestHalfHour } from '../../src/domain/resting-heart-rate.js';
 import { bucketsFromDays } from '../../src/store/heart-rate-series.js';
-import { dayDetailFor, sumsFromDays } from '../../src/store/series-sums.js';
+import { dayDetailFor } from '../../src/store/series-days.js';
+import { sumsFromDays } from '../../src/store/series-sums.js';
 import { propertyRuns } from '../fuzz/runs.js';
 
 const DAYS = 4;

@@ -12,7 +12,6 @@ import { openDatabase, type Db } from '../../../src/db/database.js';
 import { postgresBearerLookup } from '../../../src/store/postgres/bearer-lookup.js';
 import { postgresClientReads } from '../../../src/store/postgres/client-reads.js';
 import { postgresDpopProofStore } from '../../../src/store/postgres/dpop-proofs.js';
-import { postgresHeartRateDays } from '../../../src/store/postgres/heart-rate-days.js';
 import { postgresDays } from '../../../src/store/postgres/series-days.js';
 import { postgresSummaryReads } from '../../../src/store/postgres/summary-reads.js';
 import { createTestDatabase, POSTGRES_URL, postgresUnavailable, type TestDatabase } from '../../support/databases.js';
@@ -52,7 +51,6 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
     const pool = db.pool!;
     const bearer = postgresBearerLookup(pool);
     const days = postgresDays(pool);
-    const heartRate = postgresHeartRateDays(pool);
     const summary = postgresSummaryReads(pool);
     const reads = postgresClientReads(pool);
     const proofs = postgresDpopProofStore(pool);
@@ -60,7 +58,7 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
       // The calls of one turn go out as one statement each (db/batched-calls.ts).
       await Promise.all(batch(execution, (i) => bearer.find(`token-${execution}-${i}`, 1000)));
       await Promise.all(batch(execution, (i) => days(`user-${i}`, 'steps', 0, 86400 * (i + 1), 'totals')));
-      await Promise.all(batch(execution, (i) => heartRate(`user-${i}`, 0, 86400 * (i + 1), 'hours')));
+      await Promise.all(batch(execution, (i) => days(`user-${i}`, 'heartrate', 0, 86400 * (i + 1), 'hours')));
       await Promise.all(batch(execution, (i) => summary({ userId: `user-${i}`, kinds: 0xff, dayFrom: 0, dayTo: 86400, detail: 'totals', minutes: false, from: 0, to: 86400 })));
       await Promise.all(batch(execution, (i) => (i % 2 ? reads.app(`client-${i}`) : reads.refreshToken(`refresh-${execution}-${i}`))));
       await Promise.all(batch(execution, (i) => proofs.remember(randomUUID(), 2000 + i)));
@@ -70,7 +68,7 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
       'stride_bearer_find_many',
       'stride_client_reads',
       'stride_dpop_remember_many',
-      'stride_series_days_heartrate_hours',
+      'stride_series_days_hours',
       'stride_series_days_totals',
       'stride_summary_totals',
     ]);
