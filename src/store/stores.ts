@@ -33,8 +33,6 @@ import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
 import { createTakeoutImportStore, type TakeoutImportStore } from './takeout-imports.js';
 import { createSummaryStore, type SummaryStore } from './daily-summary.js';
-import { postgresSummaryReads } from './postgres/summary-reads.js';
-import { sqliteSummaryReads } from './sqlite/summary-reads.js';
 import type { DpopProofStore } from './dpop-proofs.js';
 import { postgresDpopProofStore } from './postgres/dpop-proofs.js';
 import { sqliteDpopProofStore } from './sqlite/dpop-proofs.js';
@@ -78,7 +76,7 @@ export interface Stores {
   bodyWeight: BodyWeightStore;
   /** Imports of Google Takeout archives: their state, reports and leases (docs/takeout.md). */
   takeoutImports: TakeoutImportStore;
-  /** What the daily summary reads of every kind, in one statement; from the primary. */
+  /** What the daily summary reads of every kind, through the series' day reader; from the primary. */
   summary: SummaryStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
@@ -141,7 +139,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),
     takeoutImports: createTakeoutImportStore(db),
-    summary: createSummaryStore(db.dialect === 'sqlite' ? sqliteSummaryReads(db.executor) : postgresSummaryReads(db.pool)),
+    summary: createSummaryStore(db, primaryDays),
     webhooks: createWebhookStore(db),
     fitbitSubscriptions: createFitbitSubscriptionStore(db.kysely),
     usage: createUsageStore(db),

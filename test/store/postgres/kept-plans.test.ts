@@ -13,7 +13,6 @@ import { postgresBearerLookup } from '../../../src/store/postgres/bearer-lookup.
 import { postgresClientReads } from '../../../src/store/postgres/client-reads.js';
 import { postgresDpopProofStore } from '../../../src/store/postgres/dpop-proofs.js';
 import { postgresDays } from '../../../src/store/postgres/series-days.js';
-import { postgresSummaryReads } from '../../../src/store/postgres/summary-reads.js';
 import { createTestDatabase, POSTGRES_URL, postgresUnavailable, type TestDatabase } from '../../support/databases.js';
 
 /** PostgreSQL plans a prepared statement for its values five times before it tries a kept plan. */
@@ -51,7 +50,6 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
     const pool = db.pool!;
     const bearer = postgresBearerLookup(pool);
     const days = postgresDays(pool);
-    const summary = postgresSummaryReads(pool);
     const reads = postgresClientReads(pool);
     const proofs = postgresDpopProofStore(pool);
     for (let execution = 0; execution < EXECUTIONS; execution++) {
@@ -59,7 +57,6 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
       await Promise.all(batch(execution, (i) => bearer.find(`token-${execution}-${i}`, 1000)));
       await Promise.all(batch(execution, (i) => days(`user-${i}`, 'steps', 0, 86400 * (i + 1), 'totals')));
       await Promise.all(batch(execution, (i) => days(`user-${i}`, 'heartrate', 0, 86400 * (i + 1), 'hours')));
-      await Promise.all(batch(execution, (i) => summary({ userId: `user-${i}`, kinds: 0xff, dayFrom: 0, dayTo: 86400, detail: 'totals', minutes: false, from: 0, to: 86400 })));
       await Promise.all(batch(execution, (i) => (i % 2 ? reads.app(`client-${i}`) : reads.refreshToken(`refresh-${execution}-${i}`))));
       await Promise.all(batch(execution, (i) => proofs.remember(randomUUID(), 2000 + i)));
     }
@@ -70,7 +67,6 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
       'stride_dpop_remember_many',
       'stride_series_days_hours',
       'stride_series_days_totals',
-      'stride_summary_totals',
     ]);
     for (const p of found) assert.deepEqual(p, { name: p.name, generic_plans: EXECUTIONS - CUSTOM_PLANS, custom_plans: CUSTOM_PLANS });
   });
