@@ -11,7 +11,6 @@ import type { MinuteSample, SumMetric } from '../store/minute-series.js';
 import type { SleepSessionInput, StoredSleepSession } from '../store/sleep.js';
 import type { Stores } from '../store/stores.js';
 import { weightInput, type WeightBody } from './body-weight.js';
-import { heartRateChange } from './heart-rate-readings.js';
 import { dataChange, profileZone } from './local-dates.js';
 import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
@@ -77,7 +76,7 @@ export async function writePersonData(stores: Stores, owner: DataOwner, records:
     const ordered = byStart(records.heartrate);
     for (let i = 0; i < ordered.length; i += MINUTES_PER_WRITE) {
       const batch = ordered.slice(i, i + MINUTES_PER_WRITE);
-      await stores.heartRate.upsertMinutes(owner.id, batch, heartRateChange(batch.map((minute) => minute.start_time), owner.timezone, now, coalesceSeconds));
+      await stores.heartRate.upsertMinutes(owner.id, batch, seriesChange(batch.map((minute) => minute.start_time), owner.timezone, now, coalesceSeconds));
     }
     written.heartrate = ordered.length;
   }

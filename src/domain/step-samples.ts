@@ -10,9 +10,8 @@ import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
 export { MAX_SAMPLES_PER_REQUEST };
 
-/** A minute of steps, and what an upload of them changed. */
+/** A minute of steps. */
 export type StepSample = MinuteSample;
-export type StepsChange = SeriesChange;
 
 export const MAX_STEPS_PER_MINUTE = 1000;
 
@@ -96,6 +95,6 @@ function sampleWords(error: ErrorObject, field: string | undefined, params: Reco
 }
 
 /** What an upload changes, for its steps.updated event (docs/webhooks.md). */
-export function stepsChange(samples: readonly StepSample[], timezone: string, now: number, coalesceSeconds: number): StepsChange {
+export function stepsChange(samples: readonly StepSample[], timezone: string, now: number, coalesceSeconds: number): SeriesChange {
   return seriesChange(samples.map((sample) => sample.start_time), timezone, now, coalesceSeconds);
 }
