@@ -4,7 +4,7 @@
  * to a whole beat), min and max, which replace what the minute held.
  */
 import { MAX_BPM, MIN_BPM, type HeartRateMinute } from '../store/heart-rate.js';
-import { tooFarAhead } from '../clock.js';
+import { tooFarAhead } from './future-times.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 /** A day of readings once a second. */

@@ -9,6 +9,7 @@
 import type { HeartRateMinute } from '../store/heart-rate.js';
 import type { MinuteSample, SumMetric } from '../store/minute-series.js';
 import type { SleepSessionInput, StoredSleepSession } from '../store/sleep.js';
+import { overlapsStored } from './sleep-overlap.js';
 import type { Stores } from '../store/stores.js';
 import { weightInput, type WeightBody } from './body-weight.js';
 import { dataChange, profileZone } from './local-dates.js';
@@ -108,7 +109,7 @@ export async function firstStoredOverlap(stores: Stores, userId: string, session
   const order = sessions.map((_, index) => index).sort((a, b) => sessions[a]!.start_time - sessions[b]!.start_time);
   for (const index of order) {
     const session = sessions[index]!;
-    const other = stored.find((s) => s.start_time !== session.start_time && s.start_time < session.end_time && s.end_time > session.start_time);
+    const other = stored.find((s) => overlapsStored(session, s));
     if (other) return { index, stored: other };
   }
   return null;

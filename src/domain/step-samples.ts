@@ -5,7 +5,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
-import { MAX_AHEAD_SECONDS, tooFarAheadWords } from '../clock.js';
+import { tooFarAhead, tooFarAheadWords } from './future-times.js';
 import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
 export { MAX_SAMPLES_PER_REQUEST };
@@ -42,7 +42,7 @@ export function sampleProblem(sample: unknown, now: number, seen: Set<number>): 
   if (extra !== undefined) return unknownFieldWords(extra);
   if (typeof startTime !== 'number' || !Number.isSafeInteger(startTime) || startTime < 0) return START_TIME_WORDS;
   if (startTime % 60 !== 0) return MINUTE_WORDS;
-  if (startTime > now + MAX_AHEAD_SECONDS) return FUTURE_WORDS;
+  if (tooFarAhead('start_time', startTime, now) !== null) return FUTURE_WORDS;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_STEPS_PER_MINUTE) return VALUE_WORDS;
   if (seen.has(startTime)) return repeatWords(startTime);
   seen.add(startTime);
