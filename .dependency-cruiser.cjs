@@ -12,7 +12,7 @@ const LAYERS = [
   // of the domain and of OAuth that need nothing else and that layers below theirs apply too.
   {
     name: 'foundation',
-    path: '^src/(config|errors|clock|metrics|metric-series|speed-switches)\\.ts$|^src/(security|calendar)/|^src/domain/resting-heart-rate\\.ts$|^src/oauth/grant-types\\.ts$',
+    path: '^src/(config|errors|clock|metrics|metric-series|speed-switches)\\.ts$|^src/(security|calendar)/|^src/domain/(resting-heart-rate|future-times|sleep-overlap)\\.ts$|^src/oauth/grant-types\\.ts$',
     uses: [],
   },
   { name: 'db', path: '^src/db/', uses: ['foundation'] },

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { heartRateChange, minutesOfReadings } from '../src/domain/heart-rate-readings.js';
+import { minutesOfReadings } from '../src/domain/heart-rate-readings.js';
+import { seriesChange } from '../src/domain/minute-samples.js';
 import type { BucketPlan } from '../src/calendar/step-buckets.js';
 import { keptHeartRateAnswers } from '../src/domain/heart-rate-answers.js';
 import { createHeartRateSeriesReader, type HeartRateSeriesReader } from '../src/domain/heart-rate-series.js';
@@ -35,7 +36,7 @@ try {
   for (let day = 0; day < DAYS + 2; day++) {
     const dayStart = END - (DAYS + 1) * 86_400 + day * 86_400;
     const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, day));
-    await stores.heartRate.upsertMinutes(id, minutes, heartRateChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
+    await stores.heartRate.upsertMinutes(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
   }
   const days = (userId: string, plan: BucketPlan) => heartRateDaysOf(stores.heartRate.readDays, userId, plan);
   // Written every time (no answer can be kept in 0 bytes), and sent again from the kept answers.

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { heartRateChange, minutesOfReadings } from '../src/domain/heart-rate-readings.js';
+import { minutesOfReadings } from '../src/domain/heart-rate-readings.js';
+import { seriesChange } from '../src/domain/minute-samples.js';
 import { stepsChange, type StepSample } from '../src/domain/step-samples.js';
 import { createStores } from '../src/store/stores.js';
 import { random, wakingDayReadings } from './lib/heart-rate-data.js';
@@ -33,7 +34,7 @@ async function load(db: Db, withSteps: boolean): Promise<void> {
     for (let day = 0; day < DAYS; day++) {
       const dayStart = FIRST_DAY + day * 86_400;
       const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, person * 1000 + day));
-      await stores.heartRate.upsertMinutes(id, minutes, heartRateChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
+      await stores.heartRate.upsertMinutes(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
       if (!withSteps) continue;
       const next = random(person * 7 + day);
       const steps: StepSample[] = minutes.map((m) => ({ start_time: m.start_time, value: next() < 0.6 ? Math.floor(next() * 20) : Math.floor(next() * 140) }));

@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors.js';
-import { heartRateChange, HEART_RATE_UPLOAD_JSON_SCHEMA, minutesOfReadings, readingsProblem, type HeartRateReading } from '../domain/heart-rate-readings.js';
+import { HEART_RATE_UPLOAD_JSON_SCHEMA, minutesOfReadings, readingsProblem, type HeartRateReading } from '../domain/heart-rate-readings.js';
 import { createHeartRateSeriesReader, HEART_RATE_SERIES_JSON_SCHEMA } from '../domain/heart-rate-series.js';
-import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf } from '../domain/minute-samples.js';
+import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf, seriesChange } from '../domain/minute-samples.js';
 import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
 import { SERIES_QUERY_JSON_SCHEMA, seriesRequestOf, type SeriesQuery } from '../domain/step-series.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
@@ -67,7 +67,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
       const problem = readingsProblem(samples, now);
       if (problem !== null) throw invalidRequest(problem);
       const minutes = minutesOfReadings(samples);
-      const change = heartRateChange(minutes.map((minute) => minute.start_time), request.auth.profile.timezone, now, coalesceSeconds);
+      const change = seriesChange(minutes.map((minute) => minute.start_time), request.auth.profile.timezone, now, coalesceSeconds);
       await stores.heartRate.upsertMinutes(request.auth.userId, minutes, change);
       return { accepted: samples.length };
     },
@@ -83,7 +83,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
   app.delete(HEART_RATE_PATH, { config: limit, schema: remove, onRequest: requireScope('write_heartrate') }, async (request) => {
     const { start: from, end: to } = deleteRangeOf(request.query as { start_time: string; end_time: string });
     const zone = request.auth.profile.timezone;
-    const removed = await stores.heartRate.deleteMinutes(request.auth.userId, from, to, (minutes) => heartRateChange(minutes, zone, clock(), coalesceSeconds));
+    const removed = await stores.heartRate.deleteMinutes(request.auth.userId, from, to, (minutes) => seriesChange(minutes, zone, clock(), coalesceSeconds));
     return { deleted: removed.length };
   });
 }

@@ -6,6 +6,7 @@
  * record, named by its line (CSV, JSON lines) or its place in the export (`sleep/3/end_time`).
  * Nothing is written until every record passed.
  */
+import { sessionsOverlap } from '../domain/sleep-overlap.js';
 import { SLEEP_SESSION_BODY_JSON_SCHEMA, sessionProblem } from '../domain/sleep-sessions.js';
 import { WEIGHT_BODY_JSON_SCHEMA, weightProblem, type WeightBody } from '../domain/body-weight.js';
 import {
@@ -242,7 +243,7 @@ function overlapsWithin(sessions: readonly SleepSessionInput[], names: readonly 
   const order = sessions.map((_, index) => index).sort((a, b) => sessions[a]!.start_time - sessions[b]!.start_time || a - b);
   for (let i = 1; i < order.length; i++) {
     const [earlier, later] = [order[i - 1]!, order[i]!];
-    if (sessions[later]!.start_time < sessions[earlier]!.end_time) {
+    if (sessionsOverlap(sessions[earlier]!, sessions[later]!)) {
       const [first, second] = earlier < later ? [earlier, later] : [later, earlier];
       throw new ImportFileError(`${names[second]}: the session overlaps the session of ${names[first]}; one session at a time`);
     }

@@ -6,7 +6,7 @@
  * weightProblem before anything is written. Values are stored in hundredths.
  */
 import { MAX_TIMESTAMP } from './step-series.js';
-import { tooFarAhead } from '../clock.js';
+import { tooFarAhead } from './future-times.js';
 import type { StoredWeight, WeightInput } from '../store/body-weight.js';
 
 export const MIN_KG = 20;

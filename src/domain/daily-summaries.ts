@@ -1,7 +1,7 @@
 /**
  * Reading the daily summary of a person's local dates (docs/api.md "Daily summary"), for
  * `/v1/users/me/summary/daily/` and the Fitbit-compatible daily activity summary alike: each kind
- * is read only when the token holds the scope that reads it, every kind in one statement
+ * is read only when the token holds the scope that reads it, every kind in one turn of reads
  * (store/daily-summary.ts), and its fields appear only then (./daily-summary.ts). The minutes of
  * steps, heart rate and calories are read only for the fields counted minute by minute (./daily-activity.ts):
  * the activity levels, and the heart-rate zones of a profile that gives a maximum heart rate.

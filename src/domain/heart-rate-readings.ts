@@ -3,9 +3,8 @@
  * cannot make, and the minutes the readings make — each minute's readings become its avg (rounded
  * to a whole beat), min and max, which replace what the minute held.
  */
-import { MAX_BPM, MIN_BPM, type HeartRateChange, type HeartRateMinute } from '../store/heart-rate.js';
-import { tooFarAhead } from '../clock.js';
-import { seriesChange } from './minute-samples.js';
+import { MAX_BPM, MIN_BPM, type HeartRateMinute } from '../store/heart-rate.js';
+import { tooFarAhead } from './future-times.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 
 /** A day of readings once a second. */
@@ -117,12 +116,4 @@ function minutesOfReadingsInAnyOrder(readings: readonly HeartRateReading[]): Hea
     else add(minute, bpm);
   }
   return [...byMinute.values()].sort((a, b) => a.start - b.start).map(minuteOf);
-}
-
-/**
- * What a write changes, for its heartrate.updated event (docs/webhooks.md): the minute ranges,
- * merged, and the dates in the user's zone that they touch.
- */
-export function heartRateChange(minuteStarts: readonly number[], timezone: string, now: number, coalesceSeconds: number): HeartRateChange {
-  return seriesChange(minuteStarts, timezone, now, coalesceSeconds);
 }

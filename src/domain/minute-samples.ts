@@ -5,7 +5,7 @@
  * a write makes, for its event (docs/api.md, docs/webhooks.md).
  */
 import { bucketRuns } from '../calendar/step-buckets.js';
-import { MAX_AHEAD_SECONDS, tooFarAhead } from '../clock.js';
+import { MAX_AHEAD_SECONDS, tooFarAhead } from './future-times.js';
 import { invalidRequest } from '../errors.js';
 import type { MinuteRange } from '../store/dated-ranges.js';
 import type { SeriesChange } from '../store/minute-series.js';

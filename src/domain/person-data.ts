@@ -9,9 +9,9 @@
 import type { HeartRateMinute } from '../store/heart-rate.js';
 import type { MinuteSample, SumMetric } from '../store/minute-series.js';
 import type { SleepSessionInput, StoredSleepSession } from '../store/sleep.js';
+import { overlapsStored } from './sleep-overlap.js';
 import type { Stores } from '../store/stores.js';
 import { weightInput, type WeightBody } from './body-weight.js';
-import { heartRateChange } from './heart-rate-readings.js';
 import { dataChange, profileZone } from './local-dates.js';
 import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
@@ -77,7 +77,7 @@ export async function writePersonData(stores: Stores, owner: DataOwner, records:
     const ordered = byStart(records.heartrate);
     for (let i = 0; i < ordered.length; i += MINUTES_PER_WRITE) {
       const batch = ordered.slice(i, i + MINUTES_PER_WRITE);
-      await stores.heartRate.upsertMinutes(owner.id, batch, heartRateChange(batch.map((minute) => minute.start_time), owner.timezone, now, coalesceSeconds));
+      await stores.heartRate.upsertMinutes(owner.id, batch, seriesChange(batch.map((minute) => minute.start_time), owner.timezone, now, coalesceSeconds));
     }
     written.heartrate = ordered.length;
   }
@@ -109,7 +109,7 @@ export async function firstStoredOverlap(stores: Stores, userId: string, session
   const order = sessions.map((_, index) => index).sort((a, b) => sessions[a]!.start_time - sessions[b]!.start_time);
   for (const index of order) {
     const session = sessions[index]!;
-    const other = stored.find((s) => s.start_time !== session.start_time && s.start_time < session.end_time && s.end_time > session.start_time);
+    const other = stored.find((s) => overlapsStored(session, s));
     if (other) return { index, stored: other };
   }
   return null;

@@ -5,7 +5,7 @@
  * exactly, at most 24 hours, not in the future — before anything is written.
  */
 import { MAX_TIMESTAMP } from './step-series.js';
-import { tooFarAhead } from '../clock.js';
+import { tooFarAhead } from './future-times.js';
 import { localDateOf } from './local-dates.js';
 import { MAX_SLEEP_SESSION_SECONDS, SLEEP_STAGE_CODES, type SleepSessionInput, type StoredSleepSession } from '../store/sleep.js';
 

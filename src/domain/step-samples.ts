@@ -5,14 +5,13 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
-import { MAX_AHEAD_SECONDS, tooFarAheadWords } from '../clock.js';
+import { tooFarAhead, tooFarAheadWords } from './future-times.js';
 import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
 export { MAX_SAMPLES_PER_REQUEST };
 
-/** A minute of steps, and what an upload of them changed. */
+/** A minute of steps. */
 export type StepSample = MinuteSample;
-export type StepsChange = SeriesChange;
 
 export const MAX_STEPS_PER_MINUTE = 1000;
 
@@ -43,7 +42,7 @@ export function sampleProblem(sample: unknown, now: number, seen: Set<number>): 
   if (extra !== undefined) return unknownFieldWords(extra);
   if (typeof startTime !== 'number' || !Number.isSafeInteger(startTime) || startTime < 0) return START_TIME_WORDS;
   if (startTime % 60 !== 0) return MINUTE_WORDS;
-  if (startTime > now + MAX_AHEAD_SECONDS) return FUTURE_WORDS;
+  if (tooFarAhead('start_time', startTime, now) !== null) return FUTURE_WORDS;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_STEPS_PER_MINUTE) return VALUE_WORDS;
   if (seen.has(startTime)) return repeatWords(startTime);
   seen.add(startTime);
@@ -96,6 +95,6 @@ function sampleWords(error: ErrorObject, field: string | undefined, params: Reco
 }
 
 /** What an upload changes, for its steps.updated event (docs/webhooks.md). */
-export function stepsChange(samples: readonly StepSample[], timezone: string, now: number, coalesceSeconds: number): StepsChange {
+export function stepsChange(samples: readonly StepSample[], timezone: string, now: number, coalesceSeconds: number): SeriesChange {
   return seriesChange(samples.map((sample) => sample.start_time), timezone, now, coalesceSeconds);
 }

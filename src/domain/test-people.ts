@@ -15,6 +15,7 @@ import type { User } from '../store/users.js';
 import { minutesOfReadings } from './heart-rate-readings.js';
 import { writePersonData, type PersonRecords, type WrittenCounts } from './person-data.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
+import { overlapsStored } from './sleep-overlap.js';
 import { isLifeName, LIVES, seededRandom, synthesizeDates, type Life, type LifeName, type PersonData } from './synthetic-person.js';
 
 /**
@@ -109,7 +110,7 @@ async function withoutStoredOverlaps(stores: Stores, userId: string, nights: Per
   const from = Math.min(...nights.map((night) => night.start_time)) - 86_400;
   const to = Math.max(...nights.map((night) => night.end_time)) + 86_400 + 1;
   const stored = await stores.sleep.endingWithin(userId, from, to);
-  return nights.filter((night) => !stored.some((s) => s.start_time !== night.start_time && s.start_time < night.end_time && s.end_time > night.start_time));
+  return nights.filter((night) => !stored.some((s) => overlapsStored(night, s)));
 }
 
 /**

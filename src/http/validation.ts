@@ -21,7 +21,8 @@
  */
 import { Ajv, type ErrorObject, type SchemaObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { tooFarAheadWords, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
+import { tooFarAheadWords } from '../domain/future-times.js';
 import { invalidRequest } from '../errors.js';
 
 // multipleOfPrecision: `multipleOf: 0.1` would refuse 2.3 (2.3 / 0.1 is 22.999999999999996 in

@@ -1,123 +1,33 @@
 /**
- * What the daily summary (api/summary.ts) reads of a person, in ONE statement: the day rows of
- * steps, distance, calories and heart rate over the UTC days of the range's plan, the sleep
- * sessions ending within the range (their packed stages) and the weighings within it — each kind
- * only when the token may see it — and, for the rules that look at every minute (heart-rate zones
- * and active minutes, domain/daily-activity.ts), the minutes of steps, heart rate and calories
- * with the sleep sessions that cover any of them. On PostgreSQL the summaries of one event-loop turn share that
- * statement (store/postgres/summary-reads.ts): six reads a request, the sleep and weight ones a
- * round trip each, had cost 1.0–3.8 ms of event loop a summary against about 0.5 ms now
- * (docs/performance.md, "The daily summary in one statement").
- * On SQLite it is one statement in the turn's read transaction (store/sqlite/summary-reads.ts).
+ * What the daily summary (api/summary.ts) reads of a person: the day rows of steps, distance,
+ * calories and heart rate over the UTC days of the range's plan, through the day reader every series
+ * reads through (series-days.ts), summed as the series routes sum them (series-sums.ts,
+ * heart-rate-series.ts); the sleep sessions ending within the range and the weighings within it —
+ * each kind only when the token may see it — and, for the rules that look at every minute
+ * (heart-rate zones and active minutes, domain/daily-activity.ts), the minutes of steps, heart
+ * rate and calories with the sleep sessions that cover any of them. Every read starts in one turn
+ * of the event loop: on PostgreSQL the day reads of the turn, all its summaries', share one
+ * statement per detail (db/batched-calls.ts); on SQLite they run in the turn's read transaction.
  *
- * The day rows are summed as the series routes sum them (series-sums.ts, heart-rate-series.ts);
- * a session gives only its end and its seconds asleep, counted from the packed stages without
+ * A session gives only its end and its seconds asleep, counted from the packed stages without
  * unpacking them. Everything is read from the primary, as heart rate, sleep and weight always are
  * (a replica serves only the step series, store/replica.ts).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
-import { dayStartOf } from '../db/codec/day.js';
+import type { Db } from '../db/database.js';
+import { preparedRead } from '../db/prepared-reads.js';
 import { asleepSeconds } from '../db/codec/sleep-stages.js';
-import { bucketsFromDays, type HeartRateDayRow } from './heart-rate-series.js';
-import { switchedMinuteDays, type KeptMinuteDays, type MinuteDays, type SleepSpan } from './minute-days.js';
-import { dayDetailFor, distanceSumsFromDays, sumsFromDays, type DayDetail, type DayRow } from './series-sums.js';
+import { bucketsFromDays } from './heart-rate-series.js';
+import { switchedMinuteDays, type KeptMinuteDays, type MinuteDays } from './minute-days.js';
+import { dayDetailFor, daysUnder, type DayReader, type DayRow, type SeriesMetric } from './series-days.js';
+import { distanceSumsFromDays, sumsFromDays } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
 /**
- * The kinds a summary may read, as bits of `SummaryRead.kinds`. `minutes`: the minutes of steps,
- * heart rate and calories and the sleep sessions covering them (SummaryFigures.minuteDays), whatever
- * else is read.
+ * The kinds a summary may read, as bits of `kinds`. `minutes`: the minutes of steps, heart rate
+ * and calories and the sleep sessions covering them (SummaryFigures.minuteDays), whatever else is read.
  */
 export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8, minutes: 16 } as const;
-
-/** One summary's read. */
-export interface SummaryRead {
-  userId: string;
-  /** Bits of SUMMARY_KINDS. */
-  kinds: number;
-  /** Day rows with day_start in [dayFrom, dayTo), with `detail` (series-sums.ts). */
-  dayFrom: number;
-  dayTo: number;
-  detail: DayDetail;
-  /** The minutes of the rows of steps, heart rate and calories too, whatever the detail (SUMMARY_KINDS.minutes). */
-  minutes: boolean;
-  /** Sessions whose end_time, and weighings whose time, is in [from, to). */
-  from: number;
-  to: number;
-}
-
-/**
- * A row of the statement, as an array: [kind, time, value, packed, minutes]. For a day row: its
- * ROW_KIND, day_start, total (heart rate's as text: 58 bits), hours and minutes (null when the
- * detail leaves them out); for a session: ROW_KIND.sleep, end_time, start_time, its packed stages, null;
- * for a weighing: ROW_KIND.weight, time, kg_hundredths, null, null. Integers may come as text
- * (PostgreSQL).
- */
-export type SummaryRow = [kind: number, time: number | string, value: number | string | null, packed: Uint8Array | null, minutes: Uint8Array | null];
-
-/** The statement's rows of one summary read, in any order. */
-export type SummaryReader = (read: SummaryRead) => Promise<SummaryRow[]>;
-
-/** The `kind` of each row of the statement. */
-export const ROW_KIND = { steps: 1, distance: 2, calories: 3, heartrate: 4, sleep: 5, weight: 6 } as const;
-
-/** The series read, and the kinds (bits) that read each. */
-const SERIES_BRANCHES = [
-  { metric: 'steps', kind: ROW_KIND.steps, bits: SUMMARY_KINDS.activity | SUMMARY_KINDS.minutes },
-  { metric: 'distance', kind: ROW_KIND.distance, bits: SUMMARY_KINDS.activity },
-  { metric: 'calories', kind: ROW_KIND.calories, bits: SUMMARY_KINDS.activity | SUMMARY_KINDS.minutes },
-  { metric: 'heartrate', kind: ROW_KIND.heartrate, bits: SUMMARY_KINDS.heartRate | SUMMARY_KINDS.minutes },
-] as const;
-
-/**
- * The packed columns a read gives, each shape its own statement: those of its detail, and with
- * `_minutes` also the minutes of steps, heart rate and calories (not of distance, whose sums do not
- * need them: each packed column read costs a buffer per row).
- */
-export type SummaryShape = DayDetail | 'totals_minutes' | 'hours_minutes';
-export const SUMMARY_SHAPES: readonly SummaryShape[] = ['totals', 'hours', 'minutes', 'totals_minutes', 'hours_minutes'];
-
-export function shapeOf(read: Pick<SummaryRead, 'detail' | 'minutes'>): SummaryShape {
-  return read.minutes && read.detail !== 'minutes' ? `${read.detail}_minutes` : read.detail;
-}
-
-/** How a dialect writes the parts of the statement that differ. */
-export interface SummaryDialect {
-  /** A parameter of the read: a placeholder, or a column of the batch's input. */
-  param(name: 'user' | 'kinds' | 'dayFrom' | 'dayTo' | 'from' | 'to'): string;
-  /**
-   * An integer column in the union's value column; `exact`: one that may pass 2^53 (a heart-rate
-   * total, 58 bits, db/codec/heart-rate-minutes.ts), which comes as text.
-   */
-  value(column: string, exact: boolean): string;
-  /** Absent bytes. */
-  noBytes: string;
-}
-
-/**
- * The union of the six reads, each a range of its table's primary key (or of series_days' unique
- * index) guarded by its kinds' bits, which the databases test once per read rather than per row.
- * No ORDER BY: each read walks its key in time order, and sorting their union cost SQLite a
- * temporary B-tree per read; the figures put each kind in order if it is not (inTimeOrder).
- */
-export function summaryStatement(dialect: SummaryDialect, shape: SummaryShape): string {
-  const { param: p, noBytes } = dialect;
-  const hours = shape.startsWith('totals') ? noBytes : 'hours';
-  const minutesOf = (metric: string) => (shape === 'minutes' || (shape.endsWith('_minutes') && metric !== 'distance') ? 'minutes' : noBytes);
-  const series = SERIES_BRANCHES.map(
-    ({ metric, kind, bits }) =>
-      `select ${kind} as kind, day_start as time, ${dialect.value('total', metric === 'heartrate')} as value, ${hours} as packed, ${minutesOf(metric)} as minutes
-      from series_days where user_id = ${p('user')} and metric = '${metric}' and day_start >= ${p('dayFrom')} and day_start < ${p('dayTo')} and (${p('kinds')} & ${bits}) <> 0`,
-  );
-  // A session ends at most MAX_SLEEP_SESSION_SECONDS after its start, the key's second column.
-  // Those ending within the range, and the one that may go on past its end (whose minutes count).
-  const sleep = `select ${ROW_KIND.sleep}, end_time, ${dialect.value('start_time', false)}, stages, ${noBytes}
-      from sleep_sessions where user_id = ${p('user')} and start_time >= ${p('from')} - ${MAX_SLEEP_SESSION_SECONDS} and start_time < ${p('to')}
-      and end_time >= ${p('from')} and (${p('kinds')} & ${SUMMARY_KINDS.sleep | SUMMARY_KINDS.minutes}) <> 0`;
-  const weight = `select ${ROW_KIND.weight}, time, ${dialect.value('kg_hundredths', false)}, ${noBytes}, ${noBytes}
-      from body_weights where user_id = ${p('user')} and time >= ${p('from')} and time < ${p('to')} and (${p('kinds')} & ${SUMMARY_KINDS.weight}) <> 0`;
-  return [...series, sleep, weight].join('\n    union all ');
-}
 
 /** A session of the summary: when it ended, and its seconds asleep. */
 export interface SessionAsleep {
@@ -153,71 +63,70 @@ export interface SummaryFigures {
  */
 export type SummaryFiguresReader = (userId: string, plan: BucketPlan, range: { from: number; to: number }, kinds: number, strideCm: number | null) => Promise<SummaryFigures>;
 
-const EMPTY = new Uint8Array(0);
-
 export interface SummaryStore {
   figures: SummaryFiguresReader;
 }
 
-/** `minuteDays`: where the minutes read are unpacked, kept between reads (store/minute-days.ts). */
-export function createSummaryStore(read: SummaryReader, minuteDays: KeptMinuteDays = switchedMinuteDays()): SummaryStore {
-  return {
-    async figures(userId, plan, range, kinds, strideCm) {
-      const { boundaries } = plan;
-      // The sums need what their boundaries cut; the rules of each minute need the minutes.
-      const detail = dayDetailFor(boundaries);
-      const minutes = (kinds & SUMMARY_KINDS.minutes) !== 0;
-      const days = boundaries.length >= 2;
-      const rows = await read({
-        userId,
-        kinds,
-        dayFrom: days ? dayStartOf(boundaries[0]!) : 0,
-        dayTo: days ? boundaries[boundaries.length - 1]! : 0,
-        detail,
-        minutes,
-        from: range.from,
-        to: range.to,
-      });
-      const series: DayRow[][] = [[], [], [], [], []];
-      const sleep: SessionAsleep[] = [];
-      const spans: SleepSpan[] = [];
-      const weights: Weighing[] = [];
-      for (const [kind, time, value, packed, minutes] of rows) {
-        if (kind === ROW_KIND.sleep) {
-          const end = Number(time);
-          if (kinds & SUMMARY_KINDS.sleep && end < range.to) sleep.push({ end_time: end, asleep_seconds: asleepSeconds(packed!) });
-          if (kinds & SUMMARY_KINDS.minutes) spans.push({ start_time: Number(value), end_time: end });
-        } else if (kind === ROW_KIND.weight) weights.push({ time: Number(time), kg_hundredths: Number(value) });
-        else series[kind]!.push({ day_start: time, total: value!, hours: packed ?? EMPTY, minutes: minutes ?? EMPTY });
-      }
-      const figures: SummaryFigures = {};
-      const dayStart = (row: DayRow) => Number(row.day_start);
-      for (const rows of series) inTimeOrder(rows, dayStart);
-      if (kinds & SUMMARY_KINDS.activity) {
-        const steps = series[ROW_KIND.steps]!;
-        figures.steps = sumsFromDays(boundaries, steps);
-        figures.distance = detail === 'minutes' ? distanceSumsFromDays(boundaries, series[ROW_KIND.distance]!, steps, strideCm) : sumsFromDays(boundaries, series[ROW_KIND.distance]!);
-        figures.calories = sumsFromDays(boundaries, series[ROW_KIND.calories]!);
-      }
-      if (kinds & SUMMARY_KINDS.heartRate) {
-        figures.resting = bucketsFromDays(plan, detail, series[ROW_KIND.heartrate] as HeartRateDayRow[]).resting ?? [];
-      }
-      if (kinds & SUMMARY_KINDS.sleep) figures.sleep = inTimeOrder(sleep, (session) => session.end_time);
-      // A date's weight is its last weighing.
-      if (kinds & SUMMARY_KINDS.weight) figures.weights = inTimeOrder(weights, (weighing) => weighing.time);
-      if (kinds & SUMMARY_KINDS.minutes) figures.minuteDays = minuteDays.daysOf(userId, series[ROW_KIND.steps]!, series[ROW_KIND.heartrate]!, series[ROW_KIND.calories]!, spans);
-      return figures;
-    },
-  };
+/** Rows as read: integers may come as text (PostgreSQL). */
+interface SessionRow {
+  start_time: number | string;
+  end_time: number | string;
+  stages: Uint8Array;
+}
+
+interface WeighingRow {
+  time: number | string;
+  kg_hundredths: number | string;
 }
 
 /**
- * `list` by `timeOf`, ascending: the sums walk days in order (series-sums.ts). Sorted only when
- * out of order; a read's rows come in its key's order.
+ * `readDays`: the primary's day reader. `minuteDays`: where the minutes read are unpacked, kept
+ * between reads (store/minute-days.ts).
  */
-function inTimeOrder<T>(list: T[], timeOf: (item: T) => number): T[] {
-  for (let i = 1; i < list.length; i++) {
-    if (timeOf(list[i - 1]!) > timeOf(list[i]!)) return list.sort((a, b) => timeOf(a) - timeOf(b));
-  }
-  return list;
+export function createSummaryStore(db: Db, readDays: DayReader, minuteDays: KeptMinuteDays = switchedMinuteDays()): SummaryStore {
+  // A session ends at most MAX_SLEEP_SESSION_SECONDS after its start, the key's second column:
+  // those ending within the range, and the one that may go on past its end (whose minutes count).
+  const sessionsReaching = preparedRead<[string, number, number, number], SessionRow>(db, (k, userId, earliestStart, to, from) =>
+    k.selectFrom('sleep_sessions').select(['start_time', 'end_time', 'stages']).where('user_id', '=', userId).where('start_time', '>=', earliestStart).where('start_time', '<', to).where('end_time', '>=', from).orderBy('start_time'),
+  );
+  const weighingsWithin = preparedRead<[string, number, number], WeighingRow>(db, (k, userId, from, to) =>
+    k.selectFrom('body_weights').select(['time', 'kg_hundredths']).where('user_id', '=', userId).where('time', '>=', from).where('time', '<', to).orderBy('time'),
+  );
+  return {
+    async figures(userId, plan, range, kinds, strideCm) {
+      const { boundaries } = plan;
+      const asked = (kind: number) => (kinds & kind) !== 0;
+      const minutes = asked(SUMMARY_KINDS.minutes);
+      // The sums need what their boundaries cut; the rules of each minute need the minutes.
+      const detail = dayDetailFor(boundaries);
+      const days = (metric: SeriesMetric, wanted: boolean, withMinutes: boolean): DayRow[] | Promise<DayRow[]> =>
+        wanted || withMinutes ? daysUnder(readDays, userId, metric, boundaries, withMinutes ? 'minutes' : detail) : [];
+      const [steps, distance, calories, heartRate, sessions, weighings] = await Promise.all([
+        days('steps', asked(SUMMARY_KINDS.activity), minutes),
+        days('distance', asked(SUMMARY_KINDS.activity), false),
+        days('calories', asked(SUMMARY_KINDS.activity), minutes),
+        days('heartrate', asked(SUMMARY_KINDS.heartRate), minutes),
+        asked(SUMMARY_KINDS.sleep) || minutes ? sessionsReaching(userId, range.from - MAX_SLEEP_SESSION_SECONDS, range.to, range.from) : ([] as SessionRow[]),
+        asked(SUMMARY_KINDS.weight) ? weighingsWithin(userId, range.from, range.to) : ([] as WeighingRow[]),
+      ]);
+      const figures: SummaryFigures = {};
+      if (asked(SUMMARY_KINDS.activity)) {
+        figures.steps = sumsFromDays(boundaries, steps);
+        figures.distance = detail === 'minutes' ? distanceSumsFromDays(boundaries, distance, steps, strideCm) : sumsFromDays(boundaries, distance);
+        figures.calories = sumsFromDays(boundaries, calories);
+      }
+      if (asked(SUMMARY_KINDS.heartRate)) figures.resting = bucketsFromDays(plan, detail, heartRate).resting ?? [];
+      // Sessions never overlap: by start is by end.
+      if (asked(SUMMARY_KINDS.sleep)) {
+        figures.sleep = sessions.filter((session) => Number(session.end_time) < range.to).map((session) => ({ end_time: Number(session.end_time), asleep_seconds: asleepSeconds(session.stages) }));
+      }
+      // A date's weight is its last weighing.
+      if (asked(SUMMARY_KINDS.weight)) figures.weights = weighings.map((weighing) => ({ time: Number(weighing.time), kg_hundredths: Number(weighing.kg_hundredths) }));
+      if (minutes) {
+        const spans = sessions.map((session) => ({ start_time: Number(session.start_time), end_time: Number(session.end_time) }));
+        figures.minuteDays = minuteDays.daysOf(userId, steps, heartRate, calories, spans);
+      }
+      return figures;
+    },
+  };
 }

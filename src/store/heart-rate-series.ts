@@ -1,31 +1,26 @@
 /**
  * Heart-rate buckets of local-clock plans from the day rows of the series store
  * (db/codec/heart-rate-minutes.ts): one range read of the user's days per series, then per day the coarsest
- * stored figures that no bucket boundary cuts — the day's aggregates in `total` (a daily series in
- * UTC), else each hour's from the quarter-hour summary (days in Europe/Berlin, hourly series), else,
- * for an hour a boundary cuts (Asia/Kolkata, minute series), its minutes.
+ * stored figures that no bucket boundary cuts (series-walk.ts) — the day's aggregates in `total`,
+ * else each hour's from the quarter-hour summary, else its minutes.
  *
  * Day buckets also carry the resting heart rate, the lowest half hour of the local day
  * (lowestHalfHour): from `total` when the bucket is a UTC day, else from the quarter hours lying
  * wholly inside the bucket, over the UTC days it spans.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
-import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/codec/day.js';
-import { QUARTERS_PER_DAY, unpackSummary, unpackTotal } from '../db/codec/heart-rate-summary.js';
+import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
+import { QUARTERS_PER_DAY, unpackSummary, unpackTotal, type HeartRateSummary } from '../db/codec/heart-rate-summary.js';
 import { lowestHalfHour } from '../domain/resting-heart-rate.js';
 import { unpackHeartRateMinutes, type HeartRateMinutes } from '../db/codec/heart-rate-minutes.js';
-import { dayDetailFor, type DayDetail } from './series-sums.js';
+import { dayDetailFor, type DayDetail, type DayRow } from './series-days.js';
+import { walkDays } from './series-walk.js';
 
-/** A stored heart-rate day as its readers get it: `total` exactly (a BigInt, or text from PostgreSQL). */
-export interface HeartRateDayRow {
-  day_start: number | bigint | string;
-  total: bigint | string;
-  hours: Uint8Array;
-  minutes: Uint8Array;
-}
+/** A heart-rate day row: `total` exact (series-days.ts, EXACT_TOTAL). */
+export type HeartRateDayRow = DayRow;
 
-/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail` (store/series-sums.ts). */
-export type HeartRateDayReader = (userId: string, from: number, to: number, detail: DayDetail) => HeartRateDayRow[] | Promise<HeartRateDayRow[]>;
+/** The user's heart-rate days with day_start in [from, to), by day_start, with `detail`: the DayReader of heart rate. */
+export type HeartRateDayReader = (userId: string, from: number, to: number, detail: DayDetail) => DayRow[] | Promise<DayRow[]>;
 
 /** What each bucket of a plan holds. */
 export interface HeartRateBuckets {
@@ -72,66 +67,60 @@ export function bucketsFromDays(plan: BucketPlan, detail: DayDetail, rows: reado
   };
   if (count === 0) return result;
   const add = (index: number, minutes: number, sum: number, min: number, max: number) => {
-    if (index < 0 || index >= count || minutes === 0) return;
+    if (minutes === 0) return;
     result.minutes[index]! += minutes;
     result.sums[index]! += sum;
     if (result.min[index] === 0 || min < result.min[index]!) result.min[index] = min;
     if (max > result.max[index]!) result.max[index] = max;
   };
-  // Rows, hours and minutes come in time order, so the bucket of an instant is found walking forward.
-  let bucket = -1;
-  const bucketOf = (t: number) => {
-    while (bucket < count && boundaries[bucket + 1]! <= t) bucket++;
-    return bucket;
-  };
-  const cutBefore = (end: number) => bucket < count && boundaries[bucket + 1]! < end;
   // For resting heart rates of local days: the quarter hours of every day read, from the first.
   const firstDay = dayStartOf(boundaries[0]!);
   const wantQuarters = result.resting !== null && detail !== 'totals';
   const quarterDays = Math.ceil((boundaries[count]! - firstDay) / DAY_SECONDS);
   const quarterCounts = wantQuarters ? new Uint8Array(quarterDays * QUARTERS_PER_DAY) : null;
   const quarterSums = wantQuarters ? new Uint16Array(quarterDays * QUARTERS_PER_DAY) : null;
-
-  for (const row of rows) {
-    const day = Number(row.day_start);
-    const first = bucketOf(day);
-    if (!cutBefore(day + DAY_SECONDS)) {
-      const total = unpackTotal(row.total);
-      add(first, total.minutes, total.sum, total.min, total.max);
-      if (result.resting && !wantQuarters && first >= 0 && first < count) {
-        result.resting[first] = total.restingTenths === 0 ? null : total.restingTenths / 10;
-      }
-      if (!wantQuarters) continue;
-    }
+  /** The summary of a day read with its hours, its quarter hours kept for the resting heart rate. */
+  const summaryOf = (row: HeartRateDayRow) => {
     const summary = unpackSummary(row.hours);
     if (quarterCounts && quarterSums) {
-      const offset = ((day - firstDay) / DAY_SECONDS) * QUARTERS_PER_DAY;
+      const offset = ((Number(row.day_start) - firstDay) / DAY_SECONDS) * QUARTERS_PER_DAY;
       quarterCounts.set(summary.quarterCounts, offset);
       quarterSums.set(summary.quarterSums, offset);
     }
-    if (!cutBefore(day + DAY_SECONDS)) continue;
-    let minutes: HeartRateMinutes | undefined;
-    for (let hour = 0; hour < 24; hour++) {
-      const start = day + hour * 3600;
-      const index = bucketOf(start);
-      if (!cutBefore(start + 3600)) {
-        let hourMinutes = 0;
-        let hourSum = 0;
-        for (let q = hour * 4; q < hour * 4 + 4; q++) {
-          hourMinutes += summary.quarterCounts[q]!;
-          hourSum += summary.quarterSums[q]!;
-        }
-        add(index, hourMinutes, hourSum, summary.hourMin[hour]!, summary.hourMax[hour]!);
-        continue;
+    return summary;
+  };
+
+  let row: HeartRateDayRow;
+  let summary: HeartRateSummary;
+  let minutes: HeartRateMinutes | undefined;
+  walkDays(boundaries, rows, {
+    day(index, whole) {
+      const total = unpackTotal(whole.total);
+      add(index, total.minutes, total.sum, total.min, total.max);
+      if (wantQuarters) summaryOf(whole);
+      else if (result.resting) result.resting[index] = total.restingTenths === 0 ? null : total.restingTenths / 10;
+    },
+    cut(cutRow) {
+      row = cutRow;
+      summary = summaryOf(cutRow);
+      minutes = undefined;
+    },
+    hour(index, hour) {
+      let hourMinutes = 0;
+      let hourSum = 0;
+      for (let q = hour * 4; q < hour * 4 + 4; q++) {
+        hourMinutes += summary.quarterCounts[q]!;
+        hourSum += summary.quarterSums[q]!;
       }
-      if (summary.hourMin[hour] === 0) continue;
+      add(index, hourMinutes, hourSum, summary.hourMin[hour]!, summary.hourMax[hour]!);
+    },
+    minute(index, m) {
+      if (summary.hourMin[(m / 60) | 0] === 0) return;
       minutes ??= unpackHeartRateMinutes(row.minutes);
-      for (let m = hour * 60; m < hour * 60 + 60 && m < MINUTES_PER_DAY; m++) {
-        const avg = minutes.avg[m]!;
-        if (avg !== 0) add(bucketOf(day + m * 60), 1, avg, minutes.min[m]!, minutes.max[m]!);
-      }
-    }
-  }
+      const avg = minutes.avg[m]!;
+      if (avg !== 0) add(index, 1, avg, minutes.min[m]!, minutes.max[m]!);
+    },
+  });
 
   if (result.resting && quarterCounts && quarterSums) {
     // The quarter hours wholly inside each day bucket.

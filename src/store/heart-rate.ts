@@ -12,12 +12,12 @@ import { DAY_SECONDS, MINUTES_PER_DAY, dayStartOf } from '../db/codec/day.js';
 import { emptyHeartRateDay, minutesWithData, unpackHeartRateMinutes, type HeartRateMinutes } from '../db/codec/heart-rate-minutes.js';
 import { packHeartRateDay } from '../db/codec/heart-rate-summary.js';
 import { lowestHalfHour } from '../domain/resting-heart-rate.js';
-import { recordEvent, type MinuteRange } from './events.js';
+import { recordEvent } from './events.js';
 import type { HeartRateDayReader } from './heart-rate-series.js';
 import { withOwnerLocked } from './owner-lock.js';
 import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-rows.js';
 import { noteImportSteps, type ImportPart, type PendingChange, type StepNote } from './takeout-imports.js';
-import type { FillOutcome } from './minute-series.js';
+import type { ChangeOfMinutes, FillOutcome, SeriesChange } from './minute-series.js';
 
 /** The range of a reading, in beats per minute (docs/api.md, "Heart-rate upload"). */
 export { MAX_BPM, MIN_BPM } from '../db/codec/heart-rate-minutes.js';
@@ -35,23 +35,14 @@ export interface HeartRateMinute {
   max: number;
 }
 
-/** What a write changed, for its heartrate.updated event: the minute ranges and the local dates they touch. */
-export interface HeartRateChange {
-  ranges: MinuteRange[];
-  dates: string[];
-  now: number;
-  /** WEBHOOK_COALESCE (docs/webhooks.md). */
-  coalesceSeconds: number;
-}
-
 export interface HeartRateStore {
   /** Stores the minutes (each replaces what its minute held) and the event of `change`, in one transaction. */
-  upsertMinutes(userId: string, minutes: readonly HeartRateMinute[], change: HeartRateChange): Promise<void>;
+  upsertMinutes(userId: string, minutes: readonly HeartRateMinute[], change: SeriesChange): Promise<void>;
   /**
    * Removes the minutes starting in [from, to) and, when any held data, records the event that
    * `change` makes of the minutes removed; returns those minutes' starts.
    */
-  deleteMinutes(userId: string, from: number, to: number, change: (removed: number[]) => HeartRateChange): Promise<number[]>;
+  deleteMinutes(userId: string, from: number, to: number, change: ChangeOfMinutes): Promise<number[]>;
   /**
    * An import's minutes (store/takeout-imports.ts), a step's or several steps' in their order:
    * writes those the person holds nothing for yet and keeps the others as stored (a device's
@@ -159,7 +150,7 @@ export function createHeartRateStore(db: Db, readDays: HeartRateDayReader): Hear
   };
 }
 
-async function recordChange(trx: Kysely<Database>, userId: string, change: HeartRateChange): Promise<void> {
+async function recordChange(trx: Kysely<Database>, userId: string, change: SeriesChange): Promise<void> {
   const { ranges, dates, now, coalesceSeconds } = change;
   await recordEvent(trx, { type: 'heartrate.updated', userId, data: { ranges, dates }, now }, coalesceSeconds);
 }

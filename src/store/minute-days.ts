@@ -1,8 +1,8 @@
 /**
  * A person's minutes of steps, heart rate and calories over UTC days, unpacked from the day rows of the
  * series store (db/codec/minute-values.ts, db/codec/heart-rate-minutes.ts), with the spans of their sleep sessions: what the
- * rules that look at each minute (domain/daily-activity.ts) read. The daily summary's statement
- * gives the rows (store/daily-summary.ts).
+ * rules that look at each minute (domain/daily-activity.ts) read. The daily summary's reads give
+ * the rows (store/daily-summary.ts).
  *
  * Unpacking is most of the cost of those rules — inflating and decoding a day of steps and a day
  * of heart rate took about 40 µs against about 15 µs for counting its minutes — and a summary of
@@ -43,9 +43,9 @@ export interface MinuteDays {
   sleep: readonly SleepSpan[];
 }
 
-/** A day row with its packed minutes, as the summary's statement gives it. */
+/** A day row with its packed minutes, as the day reader gives it (store/series-days.ts). */
 export interface MinuteRow {
-  day_start: number | string;
+  day_start: number | bigint | string;
   minutes: Uint8Array;
 }
 

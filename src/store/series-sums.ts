@@ -1,56 +1,16 @@
 /**
  * Summing a stored minute metric into local-clock buckets from the day rows of the series store
- * (db/codec/minute-values.ts): one indexed range read of the user's days per series, whatever the range,
- * then per day the coarsest stored sum that no bucket boundary cuts through — the day's total
- * (a daily series in UTC), else each hour's sum (days in Europe/Berlin, hourly series), else, only
- * for an hour that a boundary cuts (days in Asia/Kolkata, minute series), its minutes.
- *
- * A boundary that is not a whole UTC minute (historic local mean time offsets) counts each minute
- * in the bucket where it starts. Sums are of the stored integers (tenths of a kcal for calories).
+ * (db/codec/minute-values.ts): one indexed range read of the user's days per series, whatever the
+ * range, walked by series-walk.ts, which hands over the coarsest stored sums no boundary cuts — the
+ * day's total, an hour's sum, or a minute. Sums are of the stored integers (tenths of a kcal for
+ * calories).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { distanceAsRead, strideOf } from '../db/derived-distance.js';
 import type { SumMetric } from '../db/schema.js';
 import { ABSENT, unpackHours, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
-import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
-
-/** A stored day as its readers get it. PostgreSQL sends bigints as text. */
-export interface DayRow {
-  day_start: number | string;
-  total: number | string;
-  hours: Uint8Array;
-  minutes: Uint8Array;
-}
-
-/**
- * What of each day a series needs: only totals when no boundary cuts a UTC day (daily series in
- * UTC), the hourly sums too when none cuts an hour (Europe/Berlin, hourly series), else the minutes.
- * What is not needed is not read (an empty array): each packed column costs a buffer per row —
- * on SQLite reading the hours of 30 days took 85 µs against 28 µs for the totals alone — and,
- * for the minutes on PostgreSQL, detoasting.
- */
-export type DayDetail = 'totals' | 'hours' | 'minutes';
-
-/** A packed column a read did not ask for: one shared empty array, never written to. */
-export const NOT_READ = new Uint8Array(0);
-
-/**
- * Rows read with `detail` get the packed columns they were not read with as one shared empty array
- * (never written to): every day row has one shape whatever was read. The readers ask the database
- * for no value there at all: on PostgreSQL an empty bytea would be a Buffer per column and row.
- */
-export function fillUnreadColumns(rows: ReadonlyArray<{ hours: Uint8Array | null; minutes: Uint8Array | null }>, detail: DayDetail): void {
-  if (detail === 'minutes') return;
-  for (const row of rows) (row.hours ??= NOT_READ), (row.minutes = NOT_READ);
-}
-
-/** The user's days of `metric` with day_start in [from, to), by day_start, with `detail`. */
-export type DayReader = (userId: string, metric: SumMetric, from: number, to: number, detail: DayDetail) => DayRow[] | Promise<DayRow[]>;
-
-export function dayDetailFor(boundaries: readonly number[]): DayDetail {
-  if (boundaries.every((boundary) => boundary % DAY_SECONDS === 0)) return 'totals';
-  return boundaries.every((boundary) => boundary % 3600 === 0) ? 'hours' : 'minutes';
-}
+import { dayDetailFor, daysUnder, type DayReader, type DayRow } from './series-days.js';
+import { walkDays } from './series-walk.js';
 
 /**
  * Sums per bucket of a plan (a missing index: nothing in that bucket). `writtenAt`: where the
@@ -60,21 +20,10 @@ export function dayDetailFor(boundaries: readonly number[]): DayDetail {
  */
 export type SeriesSums = (userId: string, plan: BucketPlan, writtenAt?: string | null, strideCm?: number | null) => Promise<number[]>;
 
-/** The sums of steps: SeriesSums under its first name. */
-export type StepSums = SeriesSums;
-
 /** Sums of a metric whose rows hold its own minutes: steps, calories. */
 export function createSeriesSums(readDays: DayReader, metric: SumMetric): SeriesSums {
-  return async (userId, plan) => {
-    const { boundaries } = plan;
-    if (boundaries.length < 2) return [];
-    const rows = readDays(userId, metric, dayStartOf(boundaries[0]!), boundaries[boundaries.length - 1]!, dayDetailFor(boundaries));
-    return sumsFromDays(boundaries, await rows);
-  };
+  return async (userId, plan) => sumsFromDays(plan.boundaries, await daysUnder(readDays, userId, metric, plan.boundaries));
 }
-
-/** The sums of steps: createSeriesSums under its first name. */
-export const createStepSums = (readDays: DayReader): SeriesSums => createSeriesSums(readDays, 'steps');
 
 /**
  * Sums of distance. A distance row's total and hours already count the distance derived from
@@ -83,15 +32,11 @@ export const createStepSums = (readDays: DayReader): SeriesSums => createSeriesS
  * A day with steps and no distance row has only steps that derive nothing (zeros).
  */
 export function createDistanceSums(readDays: DayReader): SeriesSums {
-  return async (userId, plan, _writtenAt, strideCm) => {
-    const { boundaries } = plan;
-    if (boundaries.length < 2) return [];
-    const from = dayStartOf(boundaries[0]!);
-    const to = boundaries[boundaries.length - 1]!;
+  return async (userId, { boundaries }, _writtenAt, strideCm) => {
     const detail = dayDetailFor(boundaries);
-    const distance = readDays(userId, 'distance', from, to, detail);
+    const distance = daysUnder(readDays, userId, 'distance', boundaries, detail);
     if (detail !== 'minutes') return sumsFromDays(boundaries, await distance);
-    const steps = readDays(userId, 'steps', from, to, 'minutes');
+    const steps = daysUnder(readDays, userId, 'steps', boundaries, detail);
     return distanceSumsFromDays(boundaries, await distance, await steps, strideCm);
   };
 }
@@ -116,42 +61,25 @@ const storedMinutes = (row: DayRow): DayMinutes => unpackMinutes(row.minutes);
  * `minutesOf` gives a day's minute values when an hour is cut (by default its stored minutes).
  */
 export function sumsFromDays(boundaries: readonly number[], rows: readonly DayRow[], minutesOf: (row: DayRow) => DayMinutes = storedMinutes): number[] {
-  const buckets = boundaries.length - 1;
   const sums: number[] = [];
   const add = (index: number, value: number) => {
-    if (index >= 0 && index < buckets && value !== 0) sums[index] = (sums[index] ?? 0) + value;
+    if (value !== 0) sums[index] = (sums[index] ?? 0) + value;
   };
-  // The bucket of an instant, found by walking forward: rows come in order, and so do the hours
-  // and minutes read within a day.
-  let bucket = -1;
-  const bucketOf = (t: number) => {
-    while (bucket < buckets && boundaries[bucket + 1]! <= t) bucket++;
-    return bucket;
-  };
-  // Whether a boundary falls inside (t, end) of the bucket just found.
-  const cutBefore = (end: number) => bucket < buckets && boundaries[bucket + 1]! < end;
-  for (const row of rows) {
-    const day = Number(row.day_start);
-    const first = bucketOf(day);
-    if (!cutBefore(day + DAY_SECONDS)) {
-      add(first, Number(row.total));
-      continue;
-    }
-    const hours = unpackHours(row.hours);
-    let minutes: DayMinutes | undefined;
-    for (let hour = 0; hour < 24; hour++) {
-      const start = day + hour * 3600;
-      const index = bucketOf(start);
-      if (!cutBefore(start + 3600)) {
-        add(index, hours[hour]!);
-        continue;
-      }
-      minutes ??= minutesOf(row);
-      for (let m = hour * 60; m < hour * 60 + 60; m++) {
-        const value = minutes[m]!;
-        if (value !== ABSENT) add(bucketOf(day + m * 60), value);
-      }
-    }
-  }
+  let row: DayRow;
+  let hours: number[];
+  let minutes: DayMinutes | undefined;
+  walkDays(boundaries, rows, {
+    day: (index, whole) => add(index, Number(whole.total)),
+    cut(cutRow) {
+      row = cutRow;
+      hours = unpackHours(cutRow.hours);
+      minutes = undefined;
+    },
+    hour: (index, hour) => add(index, hours[hour]!),
+    minute(index, m) {
+      const value = (minutes ??= minutesOf(row))[m]!;
+      if (value !== ABSENT) add(index, value);
+    },
+  });
   return sums;
 }

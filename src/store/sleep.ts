@@ -10,6 +10,7 @@ import type { Db } from '../db/database.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import type { Database } from '../db/schema.js';
 import { packStages, unpackStages, type SleepStage, type SleepStageName } from '../db/codec/sleep-stages.js';
+import { overlapsStored } from '../domain/sleep-overlap.js';
 import { rangesByDate } from './dated-ranges.js';
 import { recordEvent } from './events.js';
 import { withOwnerLocked } from './owner-lock.js';
@@ -101,9 +102,9 @@ async function recordSleepEvent(trx: Kysely<Database>, userId: string, sessions:
 }
 
 /**
- * The person's sessions that overlap `session` or start when it does, by start: the sessions a save
- * replaces or is refused for, under the person's lock. A session lasts at most a day, so only starts
- * in the day before it can reach into it.
+ * The person's sessions that may overlap `session`, by start, under the person's lock: those a
+ * save replaces (the same start) or is refused for (domain/sleep-overlap.ts). A session lasts at
+ * most a day, so only starts in the day before it can reach into it.
  */
 function sessionsNear(trx: Kysely<Database>, userId: string, session: SleepSessionInput) {
   return trx
@@ -112,10 +113,13 @@ function sessionsNear(trx: Kysely<Database>, userId: string, session: SleepSessi
     .where('user_id', '=', userId)
     .where('start_time', '>', session.start_time - MAX_SLEEP_SESSION_SECONDS)
     .where('start_time', '<', session.end_time)
-    .where('end_time', '>', session.start_time)
     .orderBy('start_time')
     .execute();
 }
+
+/** The first of `near` that `session` may not be stored beside. */
+const firstOverlapped = (session: SleepSessionInput, near: readonly SessionRow[]) =>
+  near.find((row) => overlapsStored(session, { start_time: Number(row.start_time), end_time: Number(row.end_time) }));
 
 export function createSleepStore(db: Db): SleepStore {
   const q = db.kysely;
@@ -136,7 +140,7 @@ export function createSleepStore(db: Db): SleepStore {
       withOwnerLocked(db, { table: 'users', id: userId }, async (trx) => {
         const near = await sessionsNear(trx, userId, session);
         const replaced = near.find((row) => Number(row.start_time) === session.start_time);
-        const other = near.find((row) => row !== replaced);
+        const other = firstOverlapped(session, near);
         if (other) return { overlaps: sessionOf(other) };
         const idTag = replaced?.id_tag ?? newIdTag();
         const row = { user_id: userId, start_time: session.start_time, end_time: session.end_time, id_tag: idTag, stages: packStages(session.stages) };
@@ -161,8 +165,9 @@ export function createSleepStore(db: Db): SleepStore {
             outcome.kept++;
             continue;
           }
-          if (near.length > 0) {
-            const other = sessionOf(near[0]!);
+          const overlapped = firstOverlapped(session, near);
+          if (overlapped) {
+            const other = sessionOf(overlapped);
             outcome.refused!.push({ index, code: 'sleep_overlap', reason: `the session from ${session.start_time} to ${session.end_time} overlaps the stored session ${other.id} (start_time ${other.start_time}, end_time ${other.end_time}); the stored one is kept` });
             continue;
           }

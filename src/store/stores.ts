@@ -21,17 +21,14 @@ import { createPasswordResetStore, type PasswordResetStore } from './password-re
 import { createSessionStore, type SessionStore } from './sessions.js';
 import { createMinuteSeriesStore, SUM_METRIC_STORAGE, type MinuteSeriesStore } from './minute-series.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
-import { createDistanceSums, createSeriesSums, type DayReader, type SeriesSums } from './series-sums.js';
+import { createDistanceSums, createSeriesSums, type SeriesSums } from './series-sums.js';
+import type { DayReader } from './series-days.js';
 import { postgresDays } from './postgres/series-days.js';
 import { sqliteDays } from './sqlite/series-days.js';
 import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
-import { postgresHeartRateDays } from './postgres/heart-rate-days.js';
-import { sqliteHeartRateDays } from './sqlite/heart-rate-days.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
 import { createTakeoutImportStore, type TakeoutImportStore } from './takeout-imports.js';
 import { createSummaryStore, type SummaryStore } from './daily-summary.js';
-import { postgresSummaryReads } from './postgres/summary-reads.js';
-import { sqliteSummaryReads } from './sqlite/summary-reads.js';
 import { createDpopProofStore, type DpopProofStore } from './dpop-proofs.js';
 import { sweepExpired, type SweepResult } from './sweep.js';
 import { runPendingRestrides } from './stride-changes.js';
@@ -73,7 +70,7 @@ export interface Stores {
   bodyWeight: BodyWeightStore;
   /** Imports of Google Takeout archives: their state, reports and leases (docs/takeout.md). */
   takeoutImports: TakeoutImportStore;
-  /** What the daily summary reads of every kind, in one statement; from the primary. */
+  /** What the daily summary reads of every kind, through the series' day reader; from the primary. */
   summary: SummaryStore;
   /** Webhook endpoints, their deliveries, and each app's event feed. */
   webhooks: WebhookStore;
@@ -132,11 +129,11 @@ export function createStores(db: Db, replica?: Db): Stores {
     steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
     distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
     calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),
-    heartRate: createHeartRateStore(db, db.dialect === 'sqlite' ? sqliteHeartRateDays(db.executor) : postgresHeartRateDays(db.pool)),
+    heartRate: createHeartRateStore(db, (userId, from, to, detail) => primaryDays(userId, 'heartrate', from, to, detail)),
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),
     takeoutImports: createTakeoutImportStore(db),
-    summary: createSummaryStore(db.dialect === 'sqlite' ? sqliteSummaryReads(db.executor) : postgresSummaryReads(db.pool)),
+    summary: createSummaryStore(db, primaryDays),
     webhooks: createWebhookStore(db),
     fitbitSubscriptions: createFitbitSubscriptionStore(db.kysely),
     usage: createUsageStore(db),

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { MAX_AHEAD_SECONDS } from '../../src/clock.js';
+import { MAX_AHEAD_SECONDS } from '../../src/domain/future-times.js';
 import { weightProblem } from '../../src/domain/body-weight.js';
 import { heartRateMinuteProblem, readingProblem } from '../../src/domain/heart-rate-readings.js';
 import { minuteStartProblem } from '../../src/domain/minute-samples.js';

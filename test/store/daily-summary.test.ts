@@ -1,23 +1,21 @@
 /**
- * The daily summary's one statement (store/daily-summary.ts): each kind's figures are those its own
+ * The daily summary's reads (store/daily-summary.ts): each kind's figures are those its own
  * reads give (the series sums, heart rate's resting value, the sessions and the weighings), in
- * zones whose days the statement reads by totals, by hours and by minutes; the minutes of steps and
+ * zones whose days are read by totals, by hours and by minutes; the minutes of steps and
  * heart rate and the sleep sessions covering them are those stored, and reading them changes no
  * other figure; only the kinds asked for are read; and summaries read in one turn — one statement
- * on PostgreSQL — each get their own person's rows.
+ * per detail on PostgreSQL — each get their own person's rows.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
-import { heartRateChange, minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
+import { minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
 import { parseDateRange } from '../../src/domain/local-dates.js';
 import { seriesChange } from '../../src/domain/minute-samples.js';
 import { keptPlans } from '../../src/domain/kept-plans.js';
 import { NIGHT_SHIFT_WORKER, OFFICE_WORKER, synthesizePerson, type Life } from '../../src/domain/synthetic-person.js';
-import { createSummaryStore, SUMMARY_KINDS, type SummaryFigures } from '../../src/store/daily-summary.js';
+import { SUMMARY_KINDS, type SummaryFigures } from '../../src/store/daily-summary.js';
 import { NO_STEPS } from '../../src/store/minute-days.js';
-import { postgresSummaryReads } from '../../src/store/postgres/summary-reads.js';
-import { sqliteSummaryReads } from '../../src/store/sqlite/summary-reads.js';
 import { heartRateBuckets } from '../../src/store/heart-rate-series.js';
 import type { Stores } from '../../src/store/stores.js';
 import { createTestDatabase, forEachDialect, type TestDatabase } from '../support/databases.js';
@@ -44,7 +42,7 @@ async function store(stores: Stores, userId: string, life: Life, seed: number): 
   const distance = person.steps.filter((_, i) => i % 97 === 0).map((s) => ({ start_time: s.start_time, value: 1000 + s.value }));
   await stores.distance.upsertSamples(userId, distance, changeOf(distance));
   const minutes = minutesOfReadings(person.heartrate);
-  await stores.heartRate.upsertMinutes(userId, minutes, heartRateChange(minutes.map((m) => m.start_time), 'UTC', NOW, 0));
+  await stores.heartRate.upsertMinutes(userId, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', NOW, 0));
   for (const session of person.sleep) assert.ok('saved' in (await stores.sleep.save(userId, session, change)));
   for (const w of person.weight) await stores.bodyWeight.save(userId, { time: w.time, kg_hundredths: Math.round(w.kg * 100), fat_hundredths: null }, change);
 }
@@ -146,16 +144,6 @@ forEachDialect('daily summary store', (dialect) => {
     assert.deepEqual(await figures(stores, office, 'Europe/Berlin', SUMMARY_KINDS.activity), { steps, distance, calories });
     assert.deepEqual(await figures(stores, office, 'Europe/Berlin', 0), {});
     assert.deepEqual(await figures(stores, randomUUID(), 'UTC', ALL), { steps: [], distance: [], calories: [], resting: new Array(DAYS).fill(null), sleep: [], weights: [] });
-  });
-
-  it('puts each kind in time order whatever order the rows come in', async () => {
-    const { db } = database;
-    const reader = db.dialect === 'sqlite' ? sqliteSummaryReads(db.executor) : postgresSummaryReads(db.pool);
-    const reversed = createSummaryStore(async (read) => (await reader(read)).reverse());
-    for (const timezone of ['UTC', 'Asia/Kolkata']) {
-      const { range, plan } = rangeIn(timezone);
-      assert.deepEqual(await reversed.figures(office, plan, range, ALL, STRIDE_CM), await ownReads(database.stores, office, timezone));
-    }
   });
 
   it('gives summaries read at once each its own person\'s rows, whatever their kinds and zones', async () => {

@@ -1,7 +1,7 @@
 /** The heart-rate store (store/heart-rate.ts): the export's pages of minutes. */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { heartRateChange } from '../../src/domain/heart-rate-readings.js';
+import { seriesChange } from '../../src/domain/minute-samples.js';
 import type { HeartRateMinute } from '../../src/store/heart-rate.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
@@ -25,7 +25,7 @@ forEachDialect('heart-rate store', (dialect) => {
       if (day % 3 === 2) continue;
       for (let m = 0; m < 200; m++) minutes.push({ start_time: start + day * 86_400 + (600 + m) * 60, avg: 60 + (m % 40), min: 55 + (m % 40), max: 70 + (m % 40) });
     }
-    const change = (list: HeartRateMinute[]) => heartRateChange(list.map((m) => m.start_time), 'UTC', start, 0);
+    const change = (list: HeartRateMinute[]) => seriesChange(list.map((m) => m.start_time), 'UTC', start, 0);
     await store.upsertMinutes(user.id, minutes, change(minutes));
     await store.upsertMinutes(other.id, minutes.slice(0, 10), change(minutes.slice(0, 10)));
     const paged: HeartRateMinute[] = [];

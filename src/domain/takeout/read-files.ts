@@ -13,7 +13,7 @@ import type { SkippedEntry, TakeoutKind } from '../../store/takeout-imports.js';
 import type { WeightInput } from '../../store/body-weight.js';
 import { MAX_FAT_PERCENT, MAX_KG, MIN_FAT_PERCENT, MIN_KG, weightInput, weightProblem } from '../body-weight.js';
 import { minutesOfReadings, type HeartRateReading } from '../heart-rate-readings.js';
-import { tooFarAhead } from '../../clock.js';
+import { tooFarAhead } from '../future-times.js';
 import { MAX_STAGES, sessionProblem } from '../sleep-sessions.js';
 import { MAX_STEPS_PER_MINUTE } from '../step-samples.js';
 import { SUM_METRICS } from '../sum-metrics.js';

@@ -1,13 +1,15 @@
-/** The day rows of minute series on PostgreSQL (the sums: ../series-sums.ts). */
+/** The day rows of every series metric on PostgreSQL (what they are: ../series-days.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-sums.js';
+import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
 import { unnestedParameters } from './kept-plans.js';
 
 /** Series read in one statement at most; more start the next one at once. */
 const MAX_BATCH = 256;
 
 /**
+ * `total` as text: the pool turns bigints into numbers, and a heart-rate total has 58 bits
+ * (../series-days.ts, EXACT_TOTAL); one type for every metric, whose reads share the statement.
  * What is not needed is sent as a null, which costs no detoasting, and becomes one shared empty
  * array here (as on SQLite). Not an empty bytea: pg makes a Buffer of each (two objects a column and
  * row), and the rows of a batch live until its last row has arrived — long enough, at the bench's
@@ -15,9 +17,9 @@ const MAX_BATCH = 256;
  * totals row left there (performance.md, "The PostgreSQL process's memory").
  */
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
-  totals: `s.day_start, s.total, null::bytea as hours, null::bytea as minutes`,
-  hours: `s.day_start, s.total, s.hours, null::bytea as minutes`,
-  minutes: 's.day_start, s.total, s.hours, s.minutes',
+  totals: `s.day_start, s.total::text as total, null::bytea as hours, null::bytea as minutes`,
+  hours: `s.day_start, s.total::text as total, s.hours, null::bytea as minutes`,
+  minutes: 's.day_start, s.total::text as total, s.hours, s.minutes',
 };
 
 interface DaysWanted {

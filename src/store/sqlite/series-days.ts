@@ -1,7 +1,7 @@
-/** The day rows of minute series on SQLite (the sums: ../series-sums.ts). */
+/** The day rows of every series metric on SQLite (what they are: ../series-days.ts). */
 import type { SqliteConnection, SqliteExecutor } from '../../db/executor.js';
 import { isOn } from '../../speed-switches.js';
-import { NOT_READ, type DayDetail, type DayReader, type DayRow } from '../series-sums.js';
+import { EXACT_TOTAL, NOT_READ, type DayDetail, type DayReader, type DayRow, type SeriesMetric } from '../series-days.js';
 import { plainTotals, textTotals } from './series-totals.js';
 
 /** The days of one user and metric in a range: its four parameters are the user, the metric, from and to. */
@@ -10,7 +10,8 @@ export const RANGE = 'from series_days where user_id = ? and metric = ? and day_
 /** A daily series in UTC needs each day's start and total only (./series-totals.ts). */
 export const readTotals = isOn('series-totals') ? textTotals(RANGE) : plainTotals(RANGE);
 
-const DETAIL_SQL: Readonly<Record<Exclude<DayDetail, 'totals'>, string>> = {
+const SQL: Readonly<Record<DayDetail, string>> = {
+  totals: `select day_start, total ${RANGE} order by day_start`,
   hours: `select day_start, total, hours ${RANGE} order by day_start`,
   minutes: `select day_start, total, hours, minutes ${RANGE} order by day_start`,
 };
@@ -18,21 +19,24 @@ const DETAIL_SQL: Readonly<Record<Exclude<DayDetail, 'totals'>, string>> = {
 /**
  * Prepared statements: a range of the primary key, the metric a parameter. They are prepared at the
  * first read, as the stores may be made before the migrations ran. Integers are bound as BigInt,
- * since better-sqlite3 binds a JS number as REAL and the key holds integers. Each read runs with
- * the other reads of its event-loop turn (the bearer checks) in one read transaction
- * (db/sqlite-executor.ts): read alone, the 30-day series of `npm run bench` cost about 25 µs more
- * a request (performance.md, November 26). Rows with packed columns come as arrays (raw mode), made
- * into objects here: building a row object through V8's API, a property at a time, costs more.
+ * since better-sqlite3 binds a JS number as REAL and the key holds integers; a metric with an
+ * EXACT_TOTAL gets its integers back as BigInt too, and its totals never as one text (whose numbers
+ * JSON reads as doubles). Each read runs with the other reads of its event-loop turn (the bearer
+ * checks) in one read transaction (db/sqlite-executor.ts): read alone, the 30-day series of `npm run
+ * bench` cost about 25 µs more a request (performance.md, November 26). Rows come as arrays (raw
+ * mode), made into objects here: building a row object through V8's API, a property at a time,
+ * costs more.
  */
 export function sqliteDays(executor: SqliteExecutor): DayReader {
-  const read = (connection: SqliteConnection, userId: string, metric: string, from: number, to: number, detail: DayDetail): DayRow[] => {
-    if (detail === 'totals') return readTotals(connection, userId, metric, from, to);
-    const statement = connection.statement(DETAIL_SQL[detail], 'raw');
-    const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number, number, Uint8Array, Uint8Array?]>;
+  const read = (connection: SqliteConnection, userId: string, metric: SeriesMetric, from: number, to: number, detail: DayDetail): DayRow[] => {
+    const exact = EXACT_TOTAL[metric];
+    if (detail === 'totals' && !exact) return readTotals(connection, userId, metric, from, to);
+    const statement = connection.statement(SQL[detail], exact ? 'raw-bigints' : 'raw');
+    const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number | bigint, number | bigint, Uint8Array?, Uint8Array?]>;
     const rows: DayRow[] = new Array(arrays.length);
     for (let i = 0; i < arrays.length; i++) {
       const row = arrays[i]!;
-      rows[i] = { day_start: row[0], total: row[1], hours: row[2], minutes: row[3] ?? NOT_READ };
+      rows[i] = { day_start: row[0], total: row[1], hours: row[2] ?? NOT_READ, minutes: row[3] ?? NOT_READ };
     }
     return rows;
   };

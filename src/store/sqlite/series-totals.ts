@@ -9,7 +9,7 @@
  * the days as rows; test/fuzz/speed-series-totals shows both give the same rows for random days.
  */
 import type { SqliteConnection } from '../../db/executor.js';
-import { NOT_READ, type DayRow } from '../series-sums.js';
+import { NOT_READ, type DayRow } from '../series-days.js';
 
 /** Reads the days of one user and metric with day_start in [from, to), in day order, their totals only. */
 export type TotalsReader = (connection: SqliteConnection, userId: string, metric: string, from: number, to: number) => DayRow[];

@@ -9,9 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { openDatabase, type Db } from '../../../src/db/database.js';
-import { postgresHeartRateDays } from '../../../src/store/postgres/heart-rate-days.js';
 import { postgresDays } from '../../../src/store/postgres/series-days.js';
-import { postgresSummaryReads } from '../../../src/store/postgres/summary-reads.js';
 import { createStores } from '../../../src/store/stores.js';
 import { createTestDatabase, POSTGRES_URL, postgresUnavailable, type TestDatabase } from '../../support/databases.js';
 
@@ -50,14 +48,11 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
     const pool = db.pool!;
     const stores = createStores(db);
     const days = postgresDays(pool);
-    const heartRate = postgresHeartRateDays(pool);
-    const summary = postgresSummaryReads(pool);
     for (let execution = 0; execution < EXECUTIONS; execution++) {
       // The calls of one turn go out as one statement each (db/batched-calls.ts).
       await Promise.all(batch(execution, (i) => stores.bearer.find(`token-${execution}-${i}`, 1000)));
       await Promise.all(batch(execution, (i) => days(`user-${i}`, 'steps', 0, 86400 * (i + 1), 'totals')));
-      await Promise.all(batch(execution, (i) => heartRate(`user-${i}`, 0, 86400 * (i + 1), 'hours')));
-      await Promise.all(batch(execution, (i) => summary({ userId: `user-${i}`, kinds: 0xff, dayFrom: 0, dayTo: 86400, detail: 'totals', minutes: false, from: 0, to: 86400 })));
+      await Promise.all(batch(execution, (i) => days(`user-${i}`, 'heartrate', 0, 86400 * (i + 1), 'hours')));
       await Promise.all(batch(execution, (i) => (i % 2 ? stores.apps.findByClientId(`client-${i}`) : stores.rotation.find(`refresh-${execution}-${i}`))));
       await Promise.all(batch(execution, (i) => stores.dpopProofs.remember(randomUUID(), 2000 + i)));
     }
@@ -66,9 +61,8 @@ describe('plans kept for the statements prepared by name on PostgreSQL', { skip:
       'stride_bearer_find_many',
       'stride_client_reads',
       'stride_dpop_remember_many',
-      'stride_series_days_heartrate_hours',
+      'stride_series_days_hours',
       'stride_series_days_totals',
-      'stride_summary_totals',
     ]);
     for (const p of found) assert.deepEqual(p, { name: p.name, generic_plans: EXECUTIONS - CUSTOM_PLANS, custom_plans: CUSTOM_PLANS });
   });

@@ -1,5 +1,5 @@
 /**
- * The day readers of PostgreSQL (store/postgres/series-days.ts and heart-rate-days.ts) answer as
+ * The day reader of PostgreSQL (store/postgres/series-days.ts), heart rate's days among them, answers as
  * SQLite's do: every row of every detail has `hours` and `minutes` as arrays — the packed columns
  * a detail reads, and an empty array for those it does not — and the sums and buckets computed from
  * them are the same whichever detail was read.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { DAY_SECONDS } from '../../../src/db/codec/day.js';
-import type { DayDetail, DayReader } from '../../../src/store/series-sums.js';
+import type { DayDetail, DayReader } from '../../../src/store/series-days.js';
 import { postgresDays } from '../../../src/store/postgres/series-days.js';
 import { sqliteDays } from '../../../src/store/sqlite/series-days.js';
 import { postReadings, readHeartRate } from '../../api/heartrate-support.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { DAY_SECONDS } from '../../../src/db/codec/day.js';
-import { NOT_READ } from '../../../src/store/series-sums.js';
+import { NOT_READ } from '../../../src/store/series-days.js';
 import { sqliteDays } from '../../../src/store/sqlite/series-days.js';
 import { rowsOfTotals } from '../../../src/store/sqlite/series-totals.js';
 import { upload } from '../../api/sum-metrics-support.js';
