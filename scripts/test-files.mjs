@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 /**
  * What takes longest, longest first (wall time in whole runs on two cores, as
  * scripts/test-times.mjs reports it; docs/lab-notes/2026-11-26-test-suite-time.md and
- * docs/lab-notes/2026-11-29-suite-time.md): a name with a
+ * docs/lab-notes/2026-11-29-suite-time.md and docs/lab-notes/2026-11-29-suite-time-2.md): a name with a
  * slash is a file, which runs in a process of its own (its process's start is a small part of its
  * time); a name without one is a shared process (groupKey below). They start first so that the
  * run does not end with one of them running alone while the other place has nothing left to do;
@@ -41,12 +41,12 @@ export const LONGEST_FIRST = [
   'top',
   'fuzz/api',
   'oauth/dpop.test',
-  'oauth/dpop-processes',
   'store/sweep',
   'web/account-imports',
   'docs-cheap-hashing',
   'fuzz/web',
   'http/openapi',
+  'test/processes.test',
   'cli/commands',
   'test/server.test',
   'http',
@@ -57,9 +57,6 @@ export const LONGEST_FIRST = [
   'web/account-enumeration',
   'cli/import',
   'webhooks-cheap-hashing',
-  'store/sleep-processes',
-  'oauth/device-processes',
-  'store/steps-processes',
   'web/account-export-memory',
 ];
 

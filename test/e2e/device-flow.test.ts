@@ -5,7 +5,7 @@
  * typing nothing more (or the code, in lower case) and allowing. The /device pages pass axe's
  * WCAG 2.1 A and AA rules and fit a phone's screen. The grant's rows on PostgreSQL are tested through
  * the same routes in test/oauth/device.test.ts and across processes in
- * test/oauth/device-processes.test.ts; the pages and the browser are the same on either database.
+ * test/oauth/device-processes.ts (test/processes.test.ts); the pages and the browser are the same on either database.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -92,7 +92,7 @@ const oversizedRsaKey = promisify(generateNodeKeyPair)('rsa', { modulusLength: 4
 
 // On SQLite alone: the proofs' records and the bound tokens are tested on both databases in
 // test/store/dpop-proofs.test.ts, test/store/token-rotation.test.ts and
-// test/oauth/dpop-processes.test.ts.
+// test/oauth/dpop-processes.ts (two processes, test/processes.test.ts).
 onOneDialect('DPoP (RFC 9449) with oauth4webapi and openid-client', (dialect) => {
   let t: TestApp;
   let f: Fixture;

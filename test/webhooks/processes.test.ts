@@ -72,12 +72,16 @@ if (DIALECTS.includes('postgres')) {
     receiver = await startReceiver();
     setup = await setUp('postgres', receiver);
     for (let i = 0; i < 3; i++) ports.push(await freePort());
-    servers.push(...(await Promise.all(ports.map((port) => startServer(port, { ...ENV, DATABASE_URL: setup.t.database.url })))));
+    // Each server is kept as soon as it is up: when one fails to start, `after` still stops those
+    // that did (left running, they would hold the file's process open until its time limit).
+    const starts = await Promise.allSettled(ports.map((port) => startServer(port, { ...ENV, DATABASE_URL: setup.t.database.url }).then((server) => servers.push(server))));
+    const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+    if (failed) throw failed.reason;
   });
   after(async () => {
     for (const server of servers) server.kill('SIGKILL');
-    await receiver.close();
-    await setup.t.close();
+    await receiver?.close();
+    await setup?.t.close();
   });
 
   it('three processes on PostgreSQL deliver every message once, none sent twice at once', async () => {

@@ -2,22 +2,15 @@
  * A device's pace (RFC 8628 §3.5) holds across processes: two `stride serve` processes sharing one
  * database see each other's polls. Of two polls of one code sent at once, one to each, the
  * conditional write of the pending poll lets exactly one through (store/device-codes.ts); a poll
- * at one process right after a poll at the other is too soon.
+ * at one process right after a poll at the other is too soon (the pair's pace is 60 s). Run by
+ * test/processes.test.ts on PostgreSQL, where processes of one deployment share the database (two
+ * processes on one SQLite file take the same path; the single-process suites run it on both).
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import { DEVICE_CODE_GRANT_TYPE } from '../../src/domain/apps.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/databases.js';
-import { freePort, startServer } from '../support/cli.js';
 import { seedClient } from '../support/fault-load.js';
-
-const servers: ChildProcess[] = [];
-const databases: TestDatabase[] = [];
-after(async () => {
-  for (const server of servers) server.kill('SIGKILL');
-  for (const database of databases) await database.drop();
-});
+import type { ServerPair } from '../support/server-pair.js';
 
 const form = (fields: Record<string, string>) => ({
   method: 'POST',
@@ -25,12 +18,9 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields),
 });
 
-// PostgreSQL, where processes of one deployment share the database (two processes on one SQLite
-// file take the same path; the single-process suites run it on both).
-for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
-  it(`paces a device polling two processes, and lets one of two simultaneous polls through [${dialect}]`, async () => {
-    const database = await createTestDatabase(dialect);
-    databases.push(database);
+export function deviceAcrossProcesses(pair: () => ServerPair): void {
+  it('paces a device polling two processes, and lets one of two simultaneous polls through', async () => {
+    const { database, origins } = pair();
     const { clientId } = await seedClient(database.db, 0);
     // A device's app: public, allowed the device grant.
     await database.db.kysely
@@ -38,15 +28,7 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
       .set({ is_public: 1, client_secret_hash: null, grant_types: `authorization_code refresh_token ${DEVICE_CODE_GRANT_TYPE}` })
       .where('client_id', '=', clientId)
       .execute();
-    await database.db.close();
 
-    const origins: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      origins.push(`http://127.0.0.1:${port}`);
-      // A pace of 60 s: however long a loaded machine stalls between two polls here, the second is too soon.
-      servers.push(await startServer(port, { DATABASE_URL: database.url, RATE_LIMIT: 'off', DEVICE_POLL_INTERVAL: '60' }));
-    }
     const start = async () => {
       const answer = await fetch(`${origins[0]}/oauth2/device_authorization`, form({ client_id: clientId, scope: 'read_profile' }));
       assert.equal(answer.status, 200);
@@ -64,11 +46,11 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
       assert.deepEqual(both.sort(), ['authorization_pending', 'slow_down'], `round ${round}`);
     }
     const code = await start();
-    assert.equal(await poll(origins[0]!, code), 'authorization_pending');
-    assert.equal(await poll(origins[1]!, code), 'slow_down');
+    assert.equal(await poll(origins[0], code), 'authorization_pending');
+    assert.equal(await poll(origins[1], code), 'slow_down');
     // The interval grew for this code on both processes.
-    assert.equal(await poll(origins[0]!, code), 'slow_down');
+    assert.equal(await poll(origins[0], code), 'slow_down');
     const other = await start();
-    assert.equal(await poll(origins[1]!, other), 'authorization_pending', 'another code keeps its own pace');
+    assert.equal(await poll(origins[1], other), 'authorization_pending', 'another code keeps its own pace');
   });
 }
