@@ -7,7 +7,7 @@ import { backupDatabase, BackupError, restoreDatabase } from '../db/backup.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import * as appsDomain from '../domain/apps.js';
-import { DATA_KINDS, firstStoredOverlap, SleepOverlapError, writePersonData, type DataKind, type WrittenCounts } from '../domain/person-data.js';
+import { DATA_KINDS, perSumKind, firstStoredOverlap, SleepOverlapError, writePersonData, type DataKind, type WrittenCounts } from '../domain/person-data.js';
 import { addTestPeople, LIFE_NAMES } from '../domain/test-people.js';
 import { isLifeName } from '../domain/synthetic-person.js';
 import { createAccount, deleteAccount, setPassword } from '../domain/users.js';
@@ -186,9 +186,7 @@ async function takeoutCommand({ config, values, args, progress }: CommandInput):
 }
 
 const KIND_WORDS: Record<DataKind, [string, string]> = {
-  steps: ['minute of steps', 'minutes of steps'],
-  distance: ['minute of distance', 'minutes of distance'],
-  calories: ['minute of calories', 'minutes of calories'],
+  ...perSumKind((metric): [string, string] => [`minute of ${metric}`, `minutes of ${metric}`]),
   heartrate: ['minute of heart rate', 'minutes of heart rate'],
   sleep: ['sleep session', 'sleep sessions'],
   weight: ['weight measurement', 'weight measurements'],

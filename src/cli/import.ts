@@ -18,7 +18,7 @@ import {
   type HeartRateReading,
 } from '../domain/heart-rate-readings.js';
 import { minuteStartProblem, sampleBatchJsonSchema } from '../domain/minute-samples.js';
-import { DATA_KINDS, type DataKind, type PersonRecords } from '../domain/person-data.js';
+import { DATA_KINDS, perSumKind, type DataKind, type PersonRecords } from '../domain/person-data.js';
 import { sampleProblem } from '../domain/step-samples.js';
 import { SUM_METRICS } from '../domain/sum-metrics.js';
 import { schemaCheck } from '../http/validation.js';
@@ -91,7 +91,7 @@ const stepsCheck: CheckOfFile = (now) => {
   };
 };
 
-/** Distance, calories: the items of their route's body schema, then what the route checks by hand. */
+/** Distance, calories, every sum metric but steps: the items of their route's body schema, then what the route checks by hand. */
 function sumCheck(metric: Exclude<SumMetric, 'steps'>): CheckOfFile {
   const schema = schemaCheck(sampleBatchJsonSchema(SUM_METRICS[metric]).properties.samples.items);
   return (now) => {
@@ -154,9 +154,7 @@ const weightCheck: CheckOfFile = (now) => {
 
 /** Each kind's record, as an export holds it (heart rate as stored minutes). */
 const EXPORT_CHECKS: Record<DataKind, CheckOfFile> = {
-  steps: stepsCheck,
-  distance: sumCheck('distance'),
-  calories: sumCheck('calories'),
+  ...perSumKind((metric) => (metric === 'steps' ? stepsCheck : sumCheck(metric))),
   heartrate: heartRateMinuteCheck,
   sleep: sleepCheck,
   weight: weightCheck,
@@ -164,9 +162,7 @@ const EXPORT_CHECKS: Record<DataKind, CheckOfFile> = {
 
 /** Each kind's file of its own: the CSV columns (null: JSON lines only), the record check (heart rate as readings). */
 const KIND_FILES: Record<DataKind, { columns: readonly string[] | null; check: CheckOfFile }> = {
-  steps: { columns: ['start_time', 'value'], check: stepsCheck },
-  distance: { columns: ['start_time', 'value'], check: EXPORT_CHECKS.distance },
-  calories: { columns: ['start_time', 'value'], check: EXPORT_CHECKS.calories },
+  ...perSumKind((metric) => ({ columns: ['start_time', 'value'], check: EXPORT_CHECKS[metric] })),
   heartrate: { columns: ['time', 'bpm'], check: readingCheck },
   sleep: { columns: null, check: sleepCheck },
   weight: { columns: ['time', 'kg', 'fat_percent'], check: weightCheck },

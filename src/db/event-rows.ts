@@ -5,13 +5,14 @@
  * 16 bytes of their UUID. The bits are stored: each keeps its type for good, and a new type takes
  * a new bit.
  */
+import { SERIES_METRIC_NAMES, SERIES_METRICS } from './series-metrics.js';
 
-/** The bit of each event type in `events.types`. Never renumbered. */
+/**
+ * The bit of each event type in `events.types`. Never renumbered: a series metric's is declared with
+ * it (series-metrics.ts, `eventBit`), the others' here.
+ */
 export const EVENT_TYPE_BITS: Readonly<Record<string, number>> = {
-  'steps.updated': 0,
-  'distance.updated': 1,
-  'calories.updated': 2,
-  'heartrate.updated': 3,
+  ...Object.fromEntries(SERIES_METRIC_NAMES.map((metric) => [SERIES_METRICS[metric].event, SERIES_METRICS[metric].eventBit])),
   'sleep.updated': 4,
   'body.updated': 5,
   'profile.updated': 6,
@@ -22,6 +23,9 @@ export const EVENT_TYPE_BITS: Readonly<Record<string, number>> = {
 const TYPE_OF_BIT: readonly string[] = Object.entries(EVENT_TYPE_BITS)
   .sort(([, a], [, b]) => a - b)
   .map(([type]) => type);
+
+// typesOf reads bits 0 to n−1: a bit given twice, or one skipped, would tell a row's types wrong.
+if (TYPE_OF_BIT.some((type, bit) => EVENT_TYPE_BITS[type] !== bit)) throw new Error('the bits of the event types are not 0 to n−1, each once');
 
 /** The bit of `type`; throws for a type no row can hold. */
 export function bitOf(type: string): number {

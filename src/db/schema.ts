@@ -4,6 +4,7 @@
  * gen_random_uuid()). Booleans are stored as 0/1 integers for the same reason.
  */
 import type { Generated } from 'kysely';
+import type { SeriesMetric } from './series-metrics.js';
 
 export interface UserTable {
   id: string;
@@ -265,8 +266,8 @@ export interface SessionTable {
   last_seen_at: number | null;
 }
 
-/** The minute metrics of the series store whose buckets hold sums (docs/api.md). */
-export type SumMetric = 'steps' | 'distance' | 'calories';
+/** The metrics of the series store, declared once in series-metrics.ts. */
+export type { SeriesMetric, SumMetric } from './series-metrics.js';
 
 /**
  * One person × metric × UTC day of a minute series (db/codec/minute-values.ts): the day's total, its 24
@@ -277,7 +278,7 @@ export type SumMetric = 'steps' | 'distance' | 'calories';
  */
 export interface SeriesDayTable {
   user_id: string;
-  metric: SumMetric | 'heartrate';
+  metric: SeriesMetric;
   day_start: number;
   total: number | bigint;
   hours: Uint8Array;

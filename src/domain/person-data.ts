@@ -7,7 +7,7 @@
  * per write.
  */
 import type { HeartRateMinute } from '../store/heart-rate.js';
-import type { MinuteSample, SumMetric } from '../store/minute-series.js';
+import { SUM_METRIC_NAMES, type MinuteSample, type SumMetric } from '../store/minute-series.js';
 import type { SleepSessionInput, StoredSleepSession } from '../store/sleep.js';
 import { overlapsStored } from './sleep-overlap.js';
 import type { Stores } from '../store/stores.js';
@@ -15,17 +15,21 @@ import { weightInput, type WeightBody } from './body-weight.js';
 import { dataChange, profileZone } from './local-dates.js';
 import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 
-/** The kinds of a person's data, in the order an export holds them (docs/web.md, "Your data"). */
-export const DATA_KINDS = ['steps', 'distance', 'calories', 'heartrate', 'sleep', 'weight'] as const;
-export type DataKind = (typeof DATA_KINDS)[number];
+/** The kinds of a person's data: every sum metric (db/series-metrics.ts), then the others. */
+export type DataKind = SumMetric | 'heartrate' | 'sleep' | 'weight';
 
-export const SUM_KINDS: readonly SumMetric[] = ['steps', 'distance', 'calories'];
+export const SUM_KINDS: readonly SumMetric[] = SUM_METRIC_NAMES;
 
-/** Records of each kind, in the shapes of an export (heart rate as stored minutes). */
-export interface PersonRecords {
-  steps?: MinuteSample[];
-  distance?: MinuteSample[];
-  calories?: MinuteSample[];
+/** One value per sum metric, made by `of`: what each kind of a file or a report holds for them. */
+export function perSumKind<T>(of: (metric: SumMetric) => T): Record<SumMetric, T> {
+  return Object.fromEntries(SUM_KINDS.map((metric) => [metric, of(metric)])) as Record<SumMetric, T>;
+}
+
+/** The kinds in the order an export holds them (docs/web.md, "Your data"). */
+export const DATA_KINDS: readonly DataKind[] = [...SUM_KINDS, 'heartrate', 'sleep', 'weight'];
+
+/** Records of each kind, in the shapes of an export (the sum metrics' minutes; heart rate as stored minutes). */
+export interface PersonRecords extends Partial<Record<SumMetric, MinuteSample[]>> {
   heartrate?: HeartRateMinute[];
   sleep?: SleepSessionInput[];
   weight?: WeightBody[];

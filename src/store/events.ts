@@ -10,6 +10,7 @@ import { encodeEventData } from '../db/codec/event-data.js';
 import { bitOf, maskOf, storedUserId, typesOf } from '../db/event-rows.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { Database, WebhookEndpointFormat } from '../db/schema.js';
+import { SERIES_METRIC_NAMES, SERIES_METRICS, type SeriesEventType } from '../db/series-metrics.js';
 import { joinChanges, mergeRanges, type DatedChange, type MinuteRange } from './dated-ranges.js';
 import { eventIdsOf } from './event-ids.js';
 import { recordFitbitNotifications } from './fitbit-notifications.js';
@@ -18,15 +19,23 @@ import { holdsScope, scopeWordPattern } from './scope-words.js';
 
 type Q = Kysely<Database>;
 
+/** The events of the series metrics' writes, in their order of declaration (db/series-metrics.ts). */
+const SERIES_EVENT_TYPES: readonly SeriesEventType[] = SERIES_METRIC_NAMES.map((metric) => SERIES_METRICS[metric].event);
+
 /**
  * The events of a person's data (docs/webhooks.md, "Events"): coalesced per user and endpoint
  * (coalesce below).
  */
-export const DATA_EVENT_TYPES = ['steps.updated', 'distance.updated', 'calories.updated', 'heartrate.updated', 'sleep.updated', 'body.updated'] as const;
+export const DATA_EVENT_TYPES = [...SERIES_EVENT_TYPES, 'sleep.updated', 'body.updated'] as const;
 export type DataEventType = (typeof DATA_EVENT_TYPES)[number];
 
 export const EVENT_TYPES = [...DATA_EVENT_TYPES, 'profile.updated', 'grant.created', 'grant.revoked'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The events of the series metrics read with `scope`. */
+function seriesEventsReadWith(scope: string): EventType[] {
+  return SERIES_METRIC_NAMES.filter((metric) => SERIES_METRICS[metric].readScope === scope).map((metric) => SERIES_METRICS[metric].event);
+}
 
 /**
  * The events an app hears of only while its grant holds the scope that reads their data
@@ -34,8 +43,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export const EVENT_TYPES_READ_WITH: Readonly<Record<string, readonly EventType[]>> = {
   read_profile: ['profile.updated'],
-  read_activity: ['steps.updated', 'distance.updated', 'calories.updated'],
-  read_heartrate: ['heartrate.updated'],
+  read_activity: seriesEventsReadWith('read_activity'),
+  read_heartrate: seriesEventsReadWith('read_heartrate'),
   read_sleep: ['sleep.updated'],
   read_body: ['body.updated'],
 };

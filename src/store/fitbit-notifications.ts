@@ -10,17 +10,18 @@
 import { SqliteAdapter, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database } from '../db/schema.js';
+import { SERIES_METRIC_NAMES, SERIES_METRICS } from '../db/series-metrics.js';
 import { ALL_COLLECTIONS, type FitbitCollection } from './fitbit-subscriptions.js';
 import { newMessageId } from './message-ids.js';
 
 type Q = Kysely<Database>;
 
-/** Fitbit's collection of each event a subscriber hears of: heart rate is in `activities`, as on Fitbit. */
+/**
+ * Fitbit's collection of each event a subscriber hears of: every series metric's (db/series-metrics.ts)
+ * is in `activities`, heart rate's too, as on Fitbit.
+ */
 const COLLECTION_OF: Readonly<Record<string, FitbitCollection>> = {
-  'steps.updated': 'activities',
-  'distance.updated': 'activities',
-  'calories.updated': 'activities',
-  'heartrate.updated': 'activities',
+  ...Object.fromEntries(SERIES_METRIC_NAMES.map((metric) => [SERIES_METRICS[metric].event, 'activities' as const])),
   'body.updated': 'body',
   'sleep.updated': 'sleep',
   'grant.revoked': 'userRevokedAccess',

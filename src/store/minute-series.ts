@@ -14,7 +14,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Database, SumMetric } from '../db/schema.js';
+import type { Database } from '../db/schema.js';
+import { SERIES_METRICS, SUM_METRIC_NAMES, type SumMetric } from '../db/series-metrics.js';
 import { ABSENT, emptyDay, isEmptyDay, packDay, sameMinutes, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 import { rewriteDistanceDays, type DayWrite } from './distance-days.js';
@@ -25,7 +26,7 @@ import { daysFrom, deleteDayRows, readDayRows, writeDayRows } from './series-row
 import type { SeriesSums } from './series-sums.js';
 import { noteImportSteps, type ImportPart, type PendingChange, type StepNote, type StepOutcome } from './takeout-imports.js';
 
-export type { SumMetric };
+export { SUM_METRIC_NAMES, type SumMetric };
 
 /** One minute of a metric (docs/api.md): the minute's start, in seconds since the epoch, and its value. */
 export interface MinuteSample {
@@ -58,11 +59,10 @@ export interface SumMetricStorage {
   event: DataEventType;
 }
 
-export const SUM_METRIC_STORAGE: Readonly<Record<SumMetric, SumMetricStorage>> = {
-  steps: { metric: 'steps', scale: 1, event: 'steps.updated' },
-  distance: { metric: 'distance', scale: 1, event: 'distance.updated' },
-  calories: { metric: 'calories', scale: 10, event: 'calories.updated' },
-};
+/** Each sum metric's storage, as db/series-metrics.ts declares it. */
+export const SUM_METRIC_STORAGE: Readonly<Record<SumMetric, SumMetricStorage>> = Object.fromEntries(
+  SUM_METRIC_NAMES.map((metric) => [metric, { metric, scale: SERIES_METRICS[metric].scale, event: SERIES_METRICS[metric].event }]),
+) as Record<SumMetric, SumMetricStorage>;
 
 export interface MinuteSeriesStore {
   /**

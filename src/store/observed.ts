@@ -4,9 +4,10 @@
  * database gives each kind of work. A call that answers synchronously (SQLite) stays synchronous.
  */
 import type { Observe, SeriesHistogram } from '../metric-series.js';
+import { SUM_METRIC_NAMES } from '../db/series-metrics.js';
 import type { Stores } from './stores.js';
 
-const TIMED: ReadonlyArray<keyof Stores> = ['apps', 'users', 'sessions', 'grants', 'codes', 'tokens', 'rotation', 'bearer', 'steps', 'distance', 'calories', 'heartRate', 'sleep', 'bodyWeight', 'summary', 'webhooks', 'usage'];
+const TIMED: ReadonlyArray<keyof Stores> = ['apps', 'users', 'sessions', 'grants', 'codes', 'tokens', 'rotation', 'bearer', ...SUM_METRIC_NAMES, 'heartRate', 'sleep', 'bodyWeight', 'summary', 'webhooks', 'usage'];
 
 export function observeStoreCalls(stores: Stores, histogram: SeriesHistogram<'call'>): Stores {
   const observed: Record<string, unknown> = { ...stores };

@@ -3,16 +3,18 @@
  * series read gets them, whatever the metric: one reader per dialect (sqlite/series-days.ts,
  * postgres/series-days.ts), walked into buckets by series-walk.ts.
  */
-import type { SeriesDayTable } from '../db/schema.js';
+import { SERIES_METRIC_NAMES, SERIES_METRICS, type SeriesMetric } from '../db/series-metrics.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 
-export type SeriesMetric = SeriesDayTable['metric'];
+export type { SeriesMetric };
 
 /**
- * Metrics whose `total` may pass 2^53, read exactly: heart rate's packs the day's aggregates in 58
- * bits (db/codec/heart-rate-summary.ts). A sum metric's total is a plain sum.
+ * Metrics whose `total` may pass 2^53, read exactly: heart rate's codec packs the day's aggregates in
+ * 58 bits (db/codec/heart-rate-summary.ts). A sum metric's total is a plain sum.
  */
-export const EXACT_TOTAL: Readonly<Record<SeriesMetric, boolean>> = { steps: false, distance: false, calories: false, heartrate: true };
+export const EXACT_TOTAL: Readonly<Record<SeriesMetric, boolean>> = Object.fromEntries(
+  SERIES_METRIC_NAMES.map((metric) => [metric, SERIES_METRICS[metric].codec === 'heart-rate-minutes']),
+) as Record<SeriesMetric, boolean>;
 
 /**
  * A stored day as its readers get it. Integers may come as text (PostgreSQL) or, for a metric with

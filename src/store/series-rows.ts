@@ -3,10 +3,8 @@
  * transaction: what the writers of every minute metric share.
  */
 import type { Kysely } from 'kysely';
-import type { Database, SeriesDayTable } from '../db/schema.js';
+import type { Database, SeriesMetric } from '../db/schema.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
-
-type SeriesMetric = SeriesDayTable['metric'];
 
 /** Days per SELECT or INSERT (6 parameters per row written). */
 const DAY_CHUNK = 500;

@@ -7,7 +7,7 @@
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { distanceAsRead, strideOf } from '../db/derived-distance.js';
-import type { SumMetric } from '../db/schema.js';
+import type { SeriesAccumulator, SumMetric } from '../db/series-metrics.js';
 import { ABSENT, unpackHours, unpackMinutes, type DayMinutes } from '../db/codec/minute-values.js';
 import { dayDetailFor, daysUnder, type DayReader, type DayRow } from './series-days.js';
 import { walkDays } from './series-walk.js';
@@ -53,6 +53,12 @@ export function distanceSumsFromDays(boundaries: readonly number[], distanceRows
     return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, stride);
   });
 }
+
+/** The sums of each accumulator of a sum metric (db/series-metrics.ts), from a day reader. */
+export const SUMS_OF: Readonly<Record<Exclude<SeriesAccumulator, 'heart-rate'>, (readDays: DayReader, metric: SumMetric) => SeriesSums>> = {
+  sums: createSeriesSums,
+  'derived-distance': (readDays) => createDistanceSums(readDays),
+};
 
 const storedMinutes = (row: DayRow): DayMinutes => unpackMinutes(row.minutes);
 

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { declarationOf, SUM_METRIC_NAMES, type SumMetric } from '../db/series-metrics.js';
 import type { ConnectionCounts } from '../metrics.js';
 import { createAppStore, type AppStore } from './apps.js';
 import { createBodyWeightStore, type BodyWeightStore } from './body-weight.js';
@@ -21,7 +22,7 @@ import { createPasswordResetStore, type PasswordResetStore } from './password-re
 import { createSessionStore, type SessionStore } from './sessions.js';
 import { createMinuteSeriesStore, SUM_METRIC_STORAGE, type MinuteSeriesStore } from './minute-series.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
-import { createDistanceSums, createSeriesSums, type SeriesSums } from './series-sums.js';
+import { SUMS_OF, type SeriesSums } from './series-sums.js';
 import type { DayReader } from './series-days.js';
 import { postgresDays } from './postgres/series-days.js';
 import { sqliteDays } from './sqlite/series-days.js';
@@ -38,7 +39,13 @@ import { createWebhookStore, type WebhookStore } from './webhooks.js';
 import { createUsageStore, type UsageStore } from './usage.js';
 import { createUserStore, type UserStore } from './users.js';
 
-export interface Stores {
+/**
+ * One store per sum metric, by its name (`steps`, `distance`, `calories`, …): those of
+ * db/series-metrics.ts, made by one factory (store/minute-series.ts).
+ */
+export type SumMetricStores = Readonly<Record<SumMetric, MinuteSeriesStore>>;
+
+export interface Stores extends SumMetricStores {
   apps: AppStore;
   users: UserStore;
   passwordResets: PasswordResetStore;
@@ -58,10 +65,6 @@ export interface Stores {
   bearer: BearerLookup;
   /** DPoP proofs seen within their window, across processes (RFC 9449 §11.1). */
   dpopProofs: DpopProofStore;
-  /** The minute metrics whose buckets hold sums (store/minute-series.ts). */
-  steps: MinuteSeriesStore;
-  distance: MinuteSeriesStore;
-  calories: MinuteSeriesStore;
   /** Heart rate in the series store; read from the primary (no replica routing). */
   heartRate: HeartRateStore;
   /** Sleep sessions, read from the primary. */
@@ -112,7 +115,15 @@ export function createStores(db: Db, replica?: Db): Stores {
   const sumsOf = (make: (days: DayReader) => SeriesSums): SeriesSums =>
     replicaDays ? replicaRoutedSums(make(primaryDays), make(replicaDays.days), replicaDays.position) : make(primaryDays);
   const withReplica = replica !== undefined;
+  const sumStores = Object.fromEntries(
+    SUM_METRIC_NAMES.map((metric) => {
+      const { accumulator } = declarationOf(metric);
+      if (accumulator === 'heart-rate') throw new Error(`${metric}: a sum metric needs the accumulator of sums`);
+      return [metric, createMinuteSeriesStore(db, SUM_METRIC_STORAGE[metric], sumsOf((days) => SUMS_OF[accumulator](days, metric)), withReplica)];
+    }),
+  ) as Record<SumMetric, MinuteSeriesStore>;
   return {
+    ...sumStores,
     apps: createAppStore(db),
     users: createUserStore(db),
     passwordResets: createPasswordResetStore(db),
@@ -126,9 +137,6 @@ export function createStores(db: Db, replica?: Db): Stores {
     rotation: createRefreshRotation(db),
     bearer: createBearerLookup(db),
     dpopProofs: createDpopProofStore(db),
-    steps: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.steps, sumsOf((days) => createSeriesSums(days, 'steps')), withReplica),
-    distance: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.distance, sumsOf(createDistanceSums), withReplica),
-    calories: createMinuteSeriesStore(db, SUM_METRIC_STORAGE.calories, sumsOf((days) => createSeriesSums(days, 'calories')), withReplica),
     heartRate: createHeartRateStore(db, (userId, from, to, detail) => primaryDays(userId, 'heartrate', from, to, detail)),
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),

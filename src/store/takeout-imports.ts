@@ -317,10 +317,10 @@ export async function noteImportSteps(trx: Q, notes: readonly StepNote[]): Promi
 }
 
 /**
- * The bit of each data event type in `takeout_import_dates.types`. Stored: a type keeps its bit
- * (migration 023 writes the same ones).
+ * The bit of each data event type an import notes, in `takeout_import_dates.types`. Stored: a type
+ * keeps its bit (migration 023 writes the same ones). A metric that no import writes has none.
  */
-const TYPE_BITS: Readonly<Record<DataEventType, number>> = {
+const TYPE_BITS: Readonly<Partial<Record<DataEventType, number>>> = {
   'steps.updated': 1,
   'distance.updated': 2,
   'calories.updated': 4,
@@ -332,7 +332,7 @@ const TYPE_BITS: Readonly<Record<DataEventType, number>> = {
 type RangeColumn = 'steps' | 'distance' | 'calories' | 'heartrate' | 'sleep';
 
 /** The columns holding a type's range on a date (`<prefix>_start`, `<prefix>_end`); body.updated tells dates only. */
-const RANGE_COLUMNS: Readonly<Record<DataEventType, RangeColumn | null>> = {
+const RANGE_COLUMNS: Readonly<Partial<Record<DataEventType, RangeColumn | null>>> = {
   'steps.updated': 'steps',
   'distance.updated': 'distance',
   'calories.updated': 'calories',
@@ -351,7 +351,7 @@ const dateOfDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0,
 function waitingDate(importId: string, day: number): WaitingDate {
   const row: WaitingDate = { import_id: importId, day, types: 0 };
   for (const prefix of Object.values(RANGE_COLUMNS)) {
-    if (prefix !== null) Object.assign(row, { [`${prefix}_start`]: null, [`${prefix}_end`]: null });
+    if (prefix != null) Object.assign(row, { [`${prefix}_start`]: null, [`${prefix}_end`]: null });
   }
   return row;
 }
@@ -370,8 +370,10 @@ async function noteChanges(trx: Q, importId: string, changes: ReadonlyArray<Step
         const day = dayNumberOf(date);
         let row = byDay.get(day);
         if (row === undefined) byDay.set(day, (row = waitingDate(importId, day)));
-        row.types = Number(row.types) | TYPE_BITS[type];
-        if (prefix === null || !paired) return;
+        const bit = TYPE_BITS[type];
+        if (bit === undefined) throw new Error(`an import cannot note ${type}`);
+        row.types = Number(row.types) | bit;
+        if (prefix == null || !paired) return;
         const range = change.ranges![i]!;
         const fields = row as Record<string, number | null>;
         const [start, end] = [`${prefix}_start`, `${prefix}_end`];
@@ -390,7 +392,7 @@ async function noteChanges(trx: Q, importId: string, changes: ReadonlyArray<Step
   };
   const merged: Record<string, RawBuilder<number>> = { types: sql<number>`${sql.ref('takeout_import_dates.types')} | ${sql.ref('excluded.types')}` };
   for (const prefix of Object.values(RANGE_COLUMNS)) {
-    if (prefix === null) continue;
+    if (prefix == null) continue;
     merged[`${prefix}_start`] = widened(`${prefix}_start`, true);
     merged[`${prefix}_end`] = widened(`${prefix}_end`, false);
   }
@@ -413,7 +415,7 @@ async function pendingOf(trx: Q, importId: string): Promise<PendingEvents> {
       if ((Number(row.types) & bit) === 0) continue;
       dates.push(dateOfDay(Number(row.day)));
       const fields = row as unknown as Record<string, number | string | null>;
-      const [start, end] = prefix === null ? [null, null] : [fields[`${prefix}_start`], fields[`${prefix}_end`]];
+      const [start, end] = prefix == null ? [null, null] : [fields[`${prefix}_start`], fields[`${prefix}_end`]];
       if (start !== null && start !== undefined && end !== null && end !== undefined) ranges.push({ start_time: Number(start), end_time: Number(end) });
     }
     if (dates.length === 0) continue;
