@@ -39,3 +39,22 @@ const plain = plainMechanisms(process.env.STRIDE_PLAIN);
 export function isOn(mechanism: SpeedMechanism): boolean {
   return !plain.has(mechanism);
 }
+
+/**
+ * What `make` gives for an input, kept by `keyOf` of it, at most `max` values: beyond, the kept ones
+ * are let go together, so a hot path pays one Map lookup and no bookkeeping per use. The kept values
+ * are shared: callers never modify them.
+ */
+export function keptBy<In, Key, Value>(max: number, keyOf: (input: In) => Key, make: (input: In) => Value): (input: In) => Value {
+  const kept = new Map<Key, Value>();
+  return (input) => {
+    const key = keyOf(input);
+    let value = kept.get(key);
+    if (value === undefined) {
+      value = make(input);
+      if (kept.size >= max) kept.clear();
+      kept.set(key, value);
+    }
+    return value;
+  };
+}

@@ -12,7 +12,7 @@
  * test/fuzz/speed-caches shows the plans are the same.
  */
 import { planBuckets, type BucketPlan, type Granularity } from '../calendar/step-buckets.js';
-import { isOn } from '../speed-switches.js';
+import { isOn, keptBy } from '../speed-switches.js';
 
 /** What a plan is made of: a series request's zone, granularity and range. */
 export interface PlanRequest {
@@ -31,15 +31,5 @@ export const planOf = (request: PlanRequest): BucketPlan => planBuckets(request.
 /** Plans kept for one reader (or the plain path when STRIDE_PLAIN switches them off). */
 export function keptPlans(): (request: PlanRequest) => BucketPlan {
   if (!isOn('bucket-plans')) return planOf;
-  const plans = new Map<string, BucketPlan>();
-  return (request) => {
-    const key = `${request.timezone} ${request.granularity} ${request.start} ${request.end}`;
-    let plan = plans.get(key);
-    if (plan === undefined) {
-      plan = planOf(request);
-      if (plans.size >= MAX_KEPT_PLANS) plans.clear();
-      plans.set(key, plan);
-    }
-    return plan;
-  };
+  return keptBy(MAX_KEPT_PLANS, (request: PlanRequest) => `${request.timezone} ${request.granularity} ${request.start} ${request.end}`, planOf);
 }

@@ -7,7 +7,7 @@
  * `GET /v1/users/me`) and row 11 (DPoP-bound). The plain path (scopeList) splits every time;
  * test/fuzz/speed-caches shows both give the same lists.
  */
-import { isOn } from '../speed-switches.js';
+import { isOn, keptBy } from '../speed-switches.js';
 
 /** Lists kept, at most; beyond, the kept ones are let go together. */
 const MAX_SCOPE_LISTS = 256;
@@ -17,16 +17,7 @@ export const scopeList = (scope: string): readonly string[] => Object.freeze(sco
 
 /** Lists kept by their scope string. */
 export function keptScopeLists(maxLists = MAX_SCOPE_LISTS): (scope: string) => readonly string[] {
-  const lists = new Map<string, readonly string[]>();
-  return (scope) => {
-    let list = lists.get(scope);
-    if (list === undefined) {
-      list = scopeList(scope);
-      if (lists.size >= maxLists) lists.clear();
-      lists.set(scope, list);
-    }
-    return list;
-  };
+  return keptBy(maxLists, (scope: string) => scope, scopeList);
 }
 
 /** The list of a token's scope string: kept, or split each time when STRIDE_PLAIN switches lists off. */
