@@ -11,7 +11,7 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { registerApp } from '../../src/domain/apps.js';
 import type { TestApp } from '../support/app.js';
-import { forEachDialect } from '../support/databases.js';
+import { forEachDialect, onSqliteAlone } from '../support/databases.js';
 import { cheapPasswordHashing } from '../support/passwords.js';
 import { authorizeAndAllow, authorizeUrl, Browser, createFixture, encodeForm, formFields, pkce, PROTECTED_PATH, REDIRECT_URI, signIn, type Fixture } from './flow.js';
 import { insecure, listeningStride } from './listening.js';
@@ -24,6 +24,9 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
   let issuer: URL;
   let as: oauth.AuthorizationServer;
   const redirectUri = 'http://127.0.0.1:9/callback';
+  // What the libraries send and how a push is validated are the same on either database; a
+  // request_uri used once, expired or of another client is what the database keeps.
+  const protocolOnly = onSqliteAlone(dialect, it);
 
   before(async () => {
     ({ t, issuer, as } = await listeningStride(dialect));
@@ -49,7 +52,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     return push({ client_id: fixture.app.clientId, client_secret: fixture.secret, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'read_profile', state: 's1', ...extra });
   }
 
-  it('advertises the endpoint, and PAR as not required of every client', () => {
+  protocolOnly('advertises the endpoint, and PAR as not required of every client', () => {
     assert.equal(as.pushed_authorization_request_endpoint, `${issuer.origin}/oauth2/par`);
     assert.equal(as.require_pushed_authorization_requests, false);
   });
@@ -91,7 +94,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     assert.match(again.body, /invalid_request_uri/);
   });
 
-  it('openid-client: buildAuthorizationUrlWithPAR for a public client, through to tokens', async () => {
+  protocolOnly('openid-client: buildAuthorizationUrlWithPAR for a public client, through to tokens', async () => {
     const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'PAR Public App', redirectUris: [redirectUri], scopes: ['read_profile', 'read_activity'], isPublic: true,
     });
@@ -112,7 +115,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     assert.equal(resource.status, 200);
   });
 
-  it('validates the pushed request as the authorization endpoint does', async () => {
+  protocolOnly('validates the pushed request as the authorization endpoint does', async () => {
     const badScope = await pushFor(f, { scope: 'read_everything' });
     assert.equal(badScope.statusCode, 400);
     assert.deepEqual(badScope.json(), { error: 'invalid_scope', error_description: 'unknown scope "read_everything"' });
@@ -134,7 +137,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     assert.equal(repeated.json().error, 'invalid_request');
   });
 
-  it('refuses a pushed request larger than 8 KB, which would be kept for an hour (RFC 9126)', async () => {
+  protocolOnly('refuses a pushed request larger than 8 KB, which would be kept for an hour (RFC 9126)', async () => {
     const bigState = await pushFor(f, { state: 's'.repeat(9000) });
     assert.equal(bigState.statusCode, 400);
     assert.equal(bigState.json().error, 'invalid_request');
@@ -148,7 +151,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     assert.equal(fine.statusCode, 201);
   });
 
-  it('refuses a push with bad client authentication', async () => {
+  protocolOnly('refuses a push with bad client authentication', async () => {
     const wrongSecret = await pushFor({ ...f, secret: 'scs_wrong' });
     assert.equal(wrongSecret.statusCode, 401);
     assert.equal(wrongSecret.json().error, 'invalid_client');
@@ -202,7 +205,7 @@ forEachDialect('pushed authorization requests (RFC 9126)', (dialect) => {
     assert.equal(second.status, 400);
   });
 
-  it('refuses a plain authorization request to an app that requires PAR', async () => {
+  protocolOnly('refuses a plain authorization request to an app that requires PAR', async () => {
     const registered = await registerApp(t.database.stores.apps, t.clock, f.developer.id, {
       name: 'Strict App', redirectUris: [REDIRECT_URI], scopes: ['read_profile'], isPublic: false, requirePar: true,
     });

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -199,6 +199,16 @@ function newEventIdsKey(): string {
  */
 export function onOneDialect(name: string, body: (dialect: Dialect) => void): void {
   describe(`${name} [sqlite]`, () => body('sqlite'));
+}
+
+/**
+ * Inside forEachDialect: `it` (or `describe`) on SQLite, nothing on PostgreSQL — for the tests of a
+ * suite in which the database plays no part (what a client library sends, how a request is
+ * validated), beside those of the same suite that depend on what the database keeps (a value
+ * claimed once, a row that expires): `const protocolOnly = onSqliteAlone(dialect, it)`.
+ */
+export function onSqliteAlone<Declare extends typeof it | typeof describe>(dialect: Dialect, declare: Declare): Declare {
+  return dialect === 'sqlite' ? declare : ((() => undefined) as unknown as Declare);
 }
 
 /** Declares the suite once per dialect: `forEachDialect('tokens', (dialect) => { it(…) })`. */
