@@ -31,6 +31,17 @@ const HEART_DATES = { periods: ['1d', '7d', '30d', '1w', '1m'] as const, maxDays
 /** Intraday detail levels and their minutes; heart rate's `1sec` answers the minutes Stride holds. */
 const DETAIL_MINUTES: Readonly<Record<string, number>> = { '1sec': 1, '1min': 1, '5min': 5, '15min': 15 };
 
+/** A window of the local clock, in minutes after midnight, both ends included. */
+interface ClockWindow {
+  from: number;
+  to: number;
+}
+
+/** Whether the entry at each index of a day's dataset (its seconds after local midnight) lies in `range` (all without one). */
+function windowOf(seconds: readonly number[], range: ClockWindow | undefined): (index: number) => boolean {
+  return (i) => !range || (seconds[i]! >= range.from * 60 && seconds[i]! <= range.to * 60);
+}
+
 interface DaySeries {
   dateTime: string;
   value: string;
@@ -57,7 +68,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
    * kept as the `/v1` minute series is (decision 0028) — the same rows read again answer the same
    * bytes.
    */
-  async function heartIntraday(auth: FastifyRequest, day: LocalDates, seconds: readonly number[], step: number, range: { from: number; to: number } | undefined, inWindow: (i: number) => boolean): Promise<Buffer> {
+  async function heartIntraday(auth: FastifyRequest, day: LocalDates, step: number, range: ClockWindow | undefined): Promise<Buffer> {
     const userId = auth.auth.userId;
     const request = { granularity: 'minute' as const, timezone: day.zone, start: day.from, end: day.to };
     const plan = planOf(request);
@@ -73,10 +84,11 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     if (kept !== undefined) return kept;
     const minutes = bucketsFromDays(plan, detail, rows);
     const days = bucketsFromDays(planOf({ ...request, granularity: 'day' }), detail, rows);
+    const seconds = localSecondsOfDay(plan);
     const body = Buffer.from(
       JSON.stringify({
         'activities-heart': [{ dateTime: day.dates[0], value: heartDayValue(days, 0, activity?.[0]) }],
-        'activities-heart-intraday': { dataset: heartDataset(minutes, seconds, step, inWindow), datasetInterval: step, datasetType: 'minute' },
+        'activities-heart-intraday': { dataset: heartDataset(minutes, seconds, step, windowOf(seconds, range)), datasetInterval: step, datasetType: 'minute' },
       }),
     );
     heartAnswers.keep(key, plan, rows, body);
@@ -156,10 +168,9 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     const range = window && { from: clockMinutes(window.from, 'start-time'), to: clockMinutes(window.to, 'end-time') };
     const zone = profileZone(request.auth.profile.timezone);
     const day = oneDay(date, '1d', zone, clock());
+    if (resource === 'heart') return reply.type('application/json; charset=utf-8').send(await heartIntraday(request, day, step, range));
     const minuteRequest = { granularity: 'minute' as const, timezone: zone, start: day.from, end: day.to };
     const seconds = localSecondsOfDay(planOf(minuteRequest));
-    const inWindow = (i: number) => !range || (seconds[i]! >= range.from * 60 && seconds[i]! <= range.to * 60);
-    if (resource === 'heart') return reply.type('application/json; charset=utf-8').send(await heartIntraday(request, day, seconds, step, range, inWindow));
     const metric = resource as SumMetric;
     const { auth } = request;
     const minuteSeries = await sums[metric]!(auth.userId, minuteRequest, auth.stepsWrittenAt, auth.profile.stride_length_cm);
@@ -168,7 +179,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     const convert = metric === 'distance' ? (metres: number) => distanceIn(units, metres) : (value: number) => value;
     return {
       [`activities-${resource}`]: [{ dateTime: day.dates[0], value: valueText(metric, units)(minuteSeries.total) }],
-      [`activities-${resource}-intraday`]: { dataset: sumDataset(values, seconds, step, inWindow, convert), datasetInterval: step, datasetType: 'minute' },
+      [`activities-${resource}-intraday`]: { dataset: sumDataset(values, seconds, step, windowOf(seconds, range), convert), datasetInterval: step, datasetType: 'minute' },
     };
   }
 
