@@ -2,7 +2,7 @@
  * The switches of Stride's speed mechanisms, for measurement only (docs/performance.md, "Switching
  * a mechanism off"; decision 0045). Each mechanism answers exactly what its plain path answers, a
  * property test shows it on random inputs, and it stays only while an interleaved A/B of the bench
- * shows a target needs it. `STRIDE_PLAIN=dpop-keys,series-totals` (or `STRIDE_PLAIN=all`) runs the
+ * shows a target needs it. `STRIDE_PLAIN=dpop-keys,bucket-plans` (or `STRIDE_PLAIN=all`) runs the
  * plain path of those mechanisms, so that the A/B needs one build, not two. Read here and nowhere
  * else, once, when the process starts.
  */
@@ -10,14 +10,10 @@
 /** Every mechanism with a switch: its module and the rows of `npm run bench` that need it. */
 export const SPEED_MECHANISMS = {
   'dpop-keys': 'oauth/dpop-kept-keys.ts: a proof whose header was seen before has only its signature checked (rows 11, 12)',
-  'series-totals': 'store/sqlite/series-totals.ts: the daily totals of a series read as one text on SQLite (rows 2, 16)',
   'heart-rate-answers': 'domain/heart-rate-answers.ts: a heart-rate answer written from the same days sent again (rows 8, 9, 17)',
   'bucket-plans': 'domain/kept-plans.ts: a series\' buckets planned once per zone, granularity and range (rows 2, 8, 9, 10, 16, 17)',
   'zone-offsets': 'calendar/zone-offsets.ts: a zone\'s UTC offsets worked out once per 400 days (every series row)',
-  'scope-lists': 'store/scope-lists.ts: a token\'s scope string split once (rows 1, 11)',
   'minute-days': 'store/minute-days.ts: the daily summary\'s days unpacked once while their bytes are the same (row 10)',
-  'day-activity': 'domain/active-minutes.ts: a date\'s activity counted once while its days are the same (row 10)',
-  'date-ranges': 'domain/local-dates.ts keptDateRanges: the local days of a range of two dates worked out once (row 10)',
   'fitbit-dates': 'api/fitbit/dates.ts keptDates: the dates of a Fitbit-compatible path worked out once (rows 16, 17)',
 } as const;
 

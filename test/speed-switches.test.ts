@@ -16,9 +16,9 @@ const src = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.met
 it('reads a list of mechanisms, or all of them, and refuses any other name', () => {
   assert.deepEqual([...plainMechanisms(undefined)], []);
   assert.deepEqual([...plainMechanisms('')], []);
-  assert.deepEqual([...plainMechanisms(' dpop-keys, series-totals ')], ['dpop-keys', 'series-totals']);
+  assert.deepEqual([...plainMechanisms(' dpop-keys, bucket-plans ')], ['dpop-keys', 'bucket-plans']);
   assert.deepEqual([...plainMechanisms('all')].sort(), Object.keys(SPEED_MECHANISMS).sort());
-  assert.throws(() => plainMechanisms('dpop-keys,dpop-key'), /STRIDE_PLAIN names "dpop-key", which is not a speed mechanism: use all or some of dpop-keys, series-totals/);
+  assert.throws(() => plainMechanisms('dpop-keys,dpop-key'), /STRIDE_PLAIN names "dpop-key", which is not a speed mechanism: use all or some of dpop-keys, heart-rate-answers/);
   // The test processes run with every mechanism on.
   for (const name of Object.keys(SPEED_MECHANISMS)) assert.ok(isOn(name as keyof typeof SPEED_MECHANISMS), name);
 });
@@ -26,24 +26,18 @@ it('reads a list of mechanisms, or all of them, and refuses any other name', () 
 /** Imports each mechanism's module in a process of its own with STRIDE_PLAIN=`plain`, and says which are on. */
 async function mechanismsOn(plain: string): Promise<Record<string, boolean>> {
   const script = `
-    const [dpop, keys, totals, answers, plans, steps, scopes, days, activity, dates, fitbitDates] = await Promise.all([
+    const [dpop, keys, answers, plans, steps, days, fitbitDates] = await Promise.all([
       import(${JSON.stringify(src('oauth/dpop.js'))}), import(${JSON.stringify(src('oauth/dpop-kept-keys.js'))}),
-      import(${JSON.stringify(src('store/sqlite/series-days.js'))}), import(${JSON.stringify(src('domain/heart-rate-answers.js'))}),
-      import(${JSON.stringify(src('domain/kept-plans.js'))}), import(${JSON.stringify(src('calendar/step-buckets.js'))}),
-      import(${JSON.stringify(src('store/scope-lists.js'))}), import(${JSON.stringify(src('store/minute-days.js'))}),
-      import(${JSON.stringify(src('domain/active-minutes.js'))}), import(${JSON.stringify(src('domain/local-dates.js'))}),
+      import(${JSON.stringify(src('domain/heart-rate-answers.js'))}), import(${JSON.stringify(src('domain/kept-plans.js'))}),
+      import(${JSON.stringify(src('calendar/step-buckets.js'))}), import(${JSON.stringify(src('store/minute-days.js'))}),
       import(${JSON.stringify(src('api/fitbit/dates.js'))}),
     ]);
     console.log(JSON.stringify({
       'dpop-keys': dpop.keptKeys !== keys.NO_KEPT_KEYS,
-      'series-totals': totals.readTotals.name === 'totalsAsText',
       'heart-rate-answers': answers.heartRateAnswers() !== answers.NO_KEPT_ANSWERS,
       'bucket-plans': plans.keptPlans() !== plans.planOf,
       'zone-offsets': steps.spansOfChunk !== steps.chunkSpans,
-      'scope-lists': scopes.scopesOf !== scopes.scopeList,
       'minute-days': days.switchedMinuteDays() !== days.PLAIN_MINUTE_DAYS,
-      'day-activity': activity.countedActivity !== activity.plainDayActivity,
-      'date-ranges': dates.keptDateRanges({ defaultDays: 7, maxDays: 31 }).name !== 'parsedEachTime',
       'fitbit-dates': fitbitDates.keptDates({ periods: ['1d'], maxDays: 1 }).name !== 'datesEachTime',
     }));`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, STRIDE_PLAIN: plain } });

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DAILY_SUMMARY_JSON_SCHEMA, SUMMARY_DATE_RULES } from '../domain/daily-summary.js';
 import { dailySummaries } from '../domain/daily-summaries.js';
-import { DATE_RANGE_QUERY_JSON_SCHEMA, keptDateRanges, type DateRangeQuery } from '../domain/local-dates.js';
+import { DATE_RANGE_QUERY_JSON_SCHEMA, parseDateRange, type DateRangeQuery } from '../domain/local-dates.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { apiRateLimit } from './rate-limit.js';
 
@@ -13,7 +13,6 @@ export const SUMMARY_PATH = '/v1/users/me/summary/daily/';
 
 export async function summaryRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
-  const rangeOf = keptDateRanges(SUMMARY_DATE_RULES);
   const schema = {
     tags: ['Daily summary'],
     summary:
@@ -25,7 +24,7 @@ export async function summaryRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(SUMMARY_PATH, { config: apiRateLimit(app), schema }, async (request) => {
     const { auth } = request;
-    const range = rangeOf(request.query as DateRangeQuery, auth.profile.timezone, clock());
+    const range = parseDateRange(request.query as DateRangeQuery, auth.profile.timezone, clock(), SUMMARY_DATE_RULES);
     return { timezone: range.timezone, days: await dailySummaries(stores.summary, auth, range) };
   });
 }

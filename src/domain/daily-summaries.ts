@@ -9,8 +9,8 @@
 import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
 import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import type { Profile } from '../store/profiles.js';
-import { countedActivity, dayPlanOf } from './active-minutes.js';
-import type { DayActivity } from './daily-activity.js';
+import { dayPlanOf } from './active-minutes.js';
+import { activityOfDays, type DayActivity } from './daily-activity.js';
 import { summaryDays, visibleFields, type SummaryDay, type SummaryField, type SummarySources } from './daily-summary.js';
 import { datesOfDays, type DateRange } from './local-dates.js';
 
@@ -53,7 +53,7 @@ export async function summariesAndActivity(store: SummaryStore, reader: SummaryR
   const sources: SummarySources = {
     ...read,
     calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
-    activity: minuteDays && countedActivity(reader.userId, plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
+    activity: minuteDays && activityOfDays(plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
   };
   return { days: summaryDays(plan.boundaries, range.timezone, fields, sources), ...(sources.activity && { activity: sources.activity }) };
 }

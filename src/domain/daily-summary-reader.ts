@@ -6,7 +6,7 @@
  */
 import { SUMMARY_DATE_RULES, type SummaryDay, type SummaryField } from './daily-summary.js';
 import { dailySummaries } from './daily-summaries.js';
-import { keptDateRanges, type DateRangeQuery } from './local-dates.js';
+import { parseDateRange, type DateRangeQuery } from './local-dates.js';
 import type { SummaryStore } from '../store/daily-summary.js';
 
 /** Whose summary: the person, their profile's zone and stride length (distance derived from steps). */
@@ -23,11 +23,10 @@ export interface DailySummary {
 
 export type DailySummaryReader = (person: SummaryPerson, query: DateRangeQuery, fields: ReadonlySet<SummaryField>, now: number) => Promise<DailySummary>;
 
-/** A reader with its own kept ranges (decision 0005): a range is read often, by many people. */
+/** The daily summary of a query of dates, for the pages a person reads (the same as apps get). */
 export function createDailySummaryReader(summary: SummaryStore): DailySummaryReader {
-  const rangeOf = keptDateRanges(SUMMARY_DATE_RULES);
   return async (person, query, fields, now) => {
-    const range = rangeOf(query, person.timezone, now);
+    const range = parseDateRange(query, person.timezone, now, SUMMARY_DATE_RULES);
     // The fields are the page's own; no zones are counted without a maximum heart rate.
     const reader = { userId: person.userId, scopes: [], profile: { stride_length_cm: person.strideCm, birth_year: null, max_heart_rate: null } };
     return { timezone: range.timezone, days: await dailySummaries(summary, reader, range, fields) };

@@ -7,7 +7,6 @@
 import { DateTime } from 'luxon';
 import { invalidRequest } from '../errors.js';
 import { canonicalTimeZone } from './profile-time-zone.js';
-import { isOn } from '../speed-switches.js';
 import { rangesByDate, type DatedSpan, type MinuteRange } from '../store/dated-ranges.js';
 import type { DataChange } from '../store/sleep.js';
 
@@ -64,39 +63,6 @@ function zoneOf(query: DateRangeQuery, personZone: string): string {
 /** The range a query asks for; `personZone` the profile's zone, `now` the server's clock. */
 export function parseDateRange(query: DateRangeQuery, personZone: string, now: number, rules: DateRangeRules): DateRange {
   return rangeInZone(query, zoneOf(query, personZone), now, rules);
-}
-
-/** Most ranges kept by one keeper; then it starts afresh. */
-const MAX_KEPT_RANGES = 256;
-
-/**
- * parseDateRange with the ranges of explicit dates kept, as series plans are (decision 0005): such
- * a range depends only on its zone and its two dates, which apps ask for again and again ("the
- * last 30 days" in a zone), and working it out with luxon cost a summary more than reading a
- * kind of data (docs/performance.md). A range ending today (no end_date) follows the clock and is
- * worked out each time; a query that is refused is never kept. Switch `date-ranges`
- * (src/speed-switches.ts), needed by row 10 of `npm run bench`; the plain path is parseDateRange,
- * and test/fuzz/speed-caches shows both give the same ranges and refusals.
- */
-export function keptDateRanges(rules: DateRangeRules): (query: DateRangeQuery, personZone: string, now: number) => DateRange {
-  if (!isOn('date-ranges')) {
-    return function parsedEachTime(query, personZone, now) {
-      return parseDateRange(query, personZone, now, rules);
-    };
-  }
-  const ranges = new Map<string, DateRange>();
-  return (query, personZone, now) => {
-    const timezone = zoneOf(query, personZone);
-    if (query.start_date === undefined || query.end_date === undefined) return rangeInZone(query, timezone, now, rules);
-    const key = `${timezone} ${query.start_date} ${query.end_date}`;
-    let range = ranges.get(key);
-    if (range === undefined) {
-      range = rangeInZone(query, timezone, now, rules);
-      if (ranges.size >= MAX_KEPT_RANGES) ranges.clear();
-      ranges.set(key, range);
-    }
-    return range;
-  };
 }
 
 function rangeInZone(query: DateRangeQuery, timezone: string, now: number, rules: DateRangeRules): DateRange {

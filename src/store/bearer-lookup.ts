@@ -15,7 +15,6 @@
 import type { Db } from '../db/database.js';
 import { declareRead, declareWrite, turnStatement } from '../db/declared.js';
 import type { Profile } from './profiles.js';
-import { scopesOf } from './scope-lists.js';
 
 export interface BearerGrant {
   userId: string;
@@ -80,13 +79,16 @@ export function createBearerLookup(db: Db): BearerLookup {
  * db/database.ts): no object is made for the row — building one through V8's API, a property at a
  * time, cost more than the join on SQLite.
  */
+/** The names of a grant's space-separated scope string. */
+const scopeList = (scope: string): string[] => (scope === '' ? [] : scope.split(' '));
+
 function grantOf(values: readonly unknown[]): BearerGrant {
   const userId = values[0] as string;
   return {
     userId,
     appId: values[1] as string,
     grantId: values[2] as string,
-    scopes: scopesOf(values[3] as string),
+    scopes: scopeList(values[3] as string),
     expiresAt: values[4] as number,
     jkt: values[5] as string | null,
     grantLastUsedAt: values[6] as number | null,

@@ -1,115 +1,16 @@
 /**
  * The zones and active minutes of a person's dates as routes get them (domain/active-minutes.ts):
- * kept counts that are those activityOfDays counts, a date counted again exactly when what it was
- * counted from changed, and `dailyActivity` reading a person's minutes from the database as the
- * daily summary shows them.
+ * `dailyActivity` reading a person's minutes from the database and counting them as the daily
+ * summary shows them.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { planBuckets } from '../../src/calendar/step-buckets.js';
-import { dailyActivity, keptDayActivity } from '../../src/domain/active-minutes.js';
-import { activityOfDays } from '../../src/domain/daily-activity.js';
-import { datesOfDays, parseDateRange } from '../../src/domain/local-dates.js';
-import { NO_CALORIES, NO_STEPS, type SleepSpan } from '../../src/store/minute-days.js';
+import { dailyActivity } from '../../src/domain/active-minutes.js';
+import { parseDateRange } from '../../src/domain/local-dates.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { uploadEveryKind } from '../support/person-uploads.js';
 import { bearer, issueAccessToken, userWithToken } from '../support/tokens.js';
-
-const DAY = 86_400;
-const FIRST_DAY = Date.UTC(2024, 5, 1) / 1000;
-
-/** Four UTC days of made-up minutes from FIRST_DAY, fresh arrays each call. */
-function madeUpDays(sleep: SleepSpan[] = [{ start_time: FIRST_DAY + DAY - 7200, end_time: FIRST_DAY + DAY + 21_600 }]): { steps: Map<number, Int32Array>; heartRate: Map<number, Uint8Array>; calories: Map<number, Int32Array>; sleep: SleepSpan[] } {
-  const steps = new Map<number, Int32Array>();
-  const heartRate = new Map<number, Uint8Array>();
-  const calories = new Map<number, Int32Array>();
-  for (let d = 0; d < 4; d++) {
-    const stepMinutes = new Int32Array(1440).fill(NO_STEPS);
-    const bpm = new Uint8Array(1440);
-    const tenths = new Int32Array(1440).fill(NO_CALORIES);
-    for (let m = 0; m < 1440; m++) {
-      bpm[m] = 55 + ((m * 7 + d * 13) % 110);
-      if (m % 3 === 0) stepMinutes[m] = (m * 11 + d) % 160;
-      if (m % 2 === 0) tenths[m] = 10 + ((m + d) % 90);
-    }
-    steps.set(FIRST_DAY + d * DAY, stepMinutes);
-    heartRate.set(FIRST_DAY + d * DAY, bpm);
-    calories.set(FIRST_DAY + d * DAY, tenths);
-  }
-  return { steps, heartRate, calories, sleep };
-}
-
-/** The three local dates from 1 to 3 June 2024 in `zone`. */
-function datesIn(zone: string, from = FIRST_DAY + DAY / 2, to = FIRST_DAY + 3 * DAY - 7 * 3600) {
-  const { boundaries } = planBuckets(zone, 'day', from, to);
-  return { boundaries, dates: datesOfDays(boundaries, zone) };
-}
-
-const PROFILE = { max_heart_rate: 190, birth_year: null };
-
-it('counts what activityOfDays counts, in zones whose days are UTC days, cut hours or cut half hours', () => {
-  for (const zone of ['UTC', 'Europe/Berlin', 'Asia/Kolkata']) {
-    const counted = keptDayActivity();
-    const { boundaries, dates } = datesIn(zone);
-    const days = madeUpDays();
-    const expected = activityOfDays(boundaries, dates, days, PROFILE);
-    assert.ok(expected.some((day) => day.asleep_minutes > 0) && expected.every((day) => day.fairly_active_minutes > 0 && day.activity_calories > 0 && day.heart_rate_zones!.peak.calories > 0));
-    assert.deepEqual(counted('ada', boundaries, dates, days, PROFILE), expected, zone);
-    assert.deepEqual(counted('ada', boundaries, dates, days, PROFILE), expected, `${zone}, kept`);
-  }
-});
-
-it('counts a date again exactly when a day of its minutes, a session covering it or its maximum changed', () => {
-  const counted = keptDayActivity();
-  const { boundaries, dates } = datesIn('Asia/Kolkata');
-  const days = madeUpDays();
-  const first = counted('ada', boundaries, dates, days, PROFILE);
-  assert.equal(first.length, 3);
-  const same = (a: readonly object[], b: readonly object[]) => a.map((day, i) => day === b[i]);
-  assert.deepEqual(same(counted('ada', boundaries, dates, days, PROFILE), first), [true, true, true], 'nothing changed');
-  // Another array for 2 June UTC: the two Kolkata dates that touch it (2 and 3 June) are counted again.
-  const changed = { ...days, steps: new Map(days.steps).set(FIRST_DAY + DAY, days.steps.get(FIRST_DAY + DAY)!.slice()) };
-  const afterSteps = counted('ada', boundaries, dates, changed, PROFILE);
-  assert.deepEqual(same(afterSteps, first), [true, false, false]);
-  // Another array of calories for 1 June UTC: the two Kolkata dates that touch it (1 and 2 June), with them.
-  const moreCalories = { ...changed, calories: new Map(changed.calories).set(FIRST_DAY, changed.calories.get(FIRST_DAY)!.map((tenths) => (tenths < 0 ? tenths : tenths + 1))) };
-  const recounted = counted('ada', boundaries, dates, moreCalories, PROFILE);
-  assert.deepEqual(same(recounted, afterSteps), [false, false, true]);
-  assert.ok(recounted[0]!.activity_calories > afterSteps[0]!.activity_calories);
-  assert.deepEqual(recounted, activityOfDays(boundaries, dates, moreCalories, PROFILE));
-  // A session that ends a minute later, on 2 June.
-  const later = { ...changed, sleep: [{ ...changed.sleep[0]!, end_time: changed.sleep[0]!.end_time + 60 }] };
-  const afterSleep = counted('ada', boundaries, dates, later, PROFILE);
-  assert.equal(afterSleep[1]!.asleep_minutes, first[1]!.asleep_minutes + 1);
-  // Another maximum; and another person with the same minutes is counted for them.
-  const lower = counted('ada', boundaries, dates, later, { max_heart_rate: 150, birth_year: null });
-  assert.ok(lower.every((day, i) => day !== afterSleep[i] && day.max_heart_rate === 150));
-  assert.ok(counted('grace', boundaries, dates, later, PROFILE).every((day, i) => day !== afterSleep[i]));
-  assert.deepEqual(counted('grace', boundaries, dates, later, PROFILE), activityOfDays(boundaries, dates, later, PROFILE));
-});
-
-it('keeps at most its dates, the least recently counted first out', () => {
-  const counted = keptDayActivity(2);
-  const { boundaries, dates } = datesIn('UTC');
-  const days = madeUpDays();
-  const first = counted('ada', boundaries, dates, days, PROFILE);
-  const again = counted('ada', boundaries, dates, days, PROFILE);
-  // Three dates through two places: each was pushed out by the time it came round again.
-  assert.ok(again.every((day, i) => day !== first[i]));
-  assert.deepEqual(again, first);
-});
-
-it('tells apart the same instants that are midnights of two dates in zones a day apart', () => {
-  const counted = keptDayActivity();
-  const days = madeUpDays([]);
-  const honolulu = datesIn('Pacific/Honolulu');
-  const kiritimati = datesIn('Pacific/Kiritimati');
-  assert.deepEqual(honolulu.boundaries, kiritimati.boundaries);
-  assert.notDeepEqual(honolulu.dates, kiritimati.dates);
-  counted('ada', honolulu.boundaries, honolulu.dates, days, PROFILE);
-  assert.deepEqual(counted('ada', kiritimati.boundaries, kiritimati.dates, days, PROFILE).map((day) => day.date), kiritimati.dates);
-});
 
 forEachDialect('daily activity of a person', (dialect) => {
   let t: TestApp;

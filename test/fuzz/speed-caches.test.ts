@@ -1,11 +1,9 @@
 /**
  * The kept values of src/ against their plain paths, for random inputs — the database plays no
- * part: a zone's offset spans (src/calendar/zone-offsets.ts), scope lists
- * (src/store/scope-lists.ts), bucket plans (src/domain/kept-plans.ts), and the daily summary's
- * unpacked minutes and counted activity (src/store/minute-days.ts, src/domain/active-minutes.ts)
- * through random sequences of edits and reads, the summary's date ranges
- * (src/domain/local-dates.ts) and the Fitbit-compatible paths' dates (src/api/fitbit/dates.ts),
- * refusals included. Each kept one is given little room, so that some
+ * part: a zone's offset spans (src/calendar/zone-offsets.ts), bucket plans
+ * (src/domain/kept-plans.ts), the daily summary's unpacked minutes (src/store/minute-days.ts)
+ * through random sequences of edits and reads, and the Fitbit-compatible paths' dates
+ * (src/api/fitbit/dates.ts), refusals included. Each kept one is given little room, so that some
  * of what it keeps is let go.
  */
 import assert from 'node:assert/strict';
@@ -15,13 +13,11 @@ import { offsetSpans, planBuckets, plainOffsetSpans } from '../../src/calendar/s
 import { keptChunks } from '../../src/calendar/zone-offsets.js';
 import { ABSENT, emptyDay, packMinutes } from '../../src/db/codec/minute-values.js';
 import { emptyHeartRateDay, packHeartRateMinutes } from '../../src/db/codec/heart-rate-minutes.js';
-import { keptDayActivity, plainDayActivity } from '../../src/domain/active-minutes.js';
+import { activityOfDays } from '../../src/domain/daily-activity.js';
 import { keptPlans, planOf } from '../../src/domain/kept-plans.js';
 import { datesOfDays } from '../../src/domain/local-dates.js';
 import { keptMinuteDays, PLAIN_MINUTE_DAYS, type MinuteDays, type MinuteRow, type SleepSpan } from '../../src/store/minute-days.js';
-import { keptScopeLists, scopeList } from '../../src/store/scope-lists.js';
 import { datesOf, keptDates, PERIODS } from '../../src/api/fitbit/dates.js';
-import { keptDateRanges, parseDateRange } from '../../src/domain/local-dates.js';
 import { propertyRuns } from './runs.js';
 
 const ZONES = ['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Kiritimati', 'Pacific/Honolulu', 'America/Sao_Paulo'];
@@ -46,20 +42,6 @@ it('gives the same offset spans with chunks kept as worked out each time', () =>
     propertyRuns(100),
   );
   assert.ok(computed > 0);
-});
-
-it('gives the same scope lists kept as split each time', () => {
-  const kept = keptScopeLists(4);
-  const scope = fc.array(fc.constantFrom('read_profile', 'write_profile', 'read_activity', 'read_heartrate', 'x', ''), { maxLength: 5 }).map((names) => names.join(' '));
-  fc.assert(
-    fc.property(fc.array(scope, { maxLength: 20 }), (scopes) => {
-      for (const text of scopes) {
-        assert.deepEqual(kept(text), scopeList(text));
-        assert.ok(Object.isFrozen(kept(text)), 'a kept list cannot be changed by one request for the others');
-      }
-    }),
-    propertyRuns(200),
-  );
 });
 
 it('gives the same bucket plans kept as planned each time', () => {
@@ -111,13 +93,12 @@ const asArrays = (days: MinuteDays) => ({
   sleep: days.sleep,
 });
 
-it("gives the same minutes and activity with the summary's days and counts kept as worked out each time", () => {
+it("gives the same minutes, and the same activity counted from them, with the summary's days kept as unpacked each time", () => {
   let reads = 0;
   fc.assert(
     fc.property(fc.array(fc.oneof({ weight: 2, arbitrary: edit.map((e) => ({ edit: e })) }, { weight: 3, arbitrary: read.map((r) => ({ read: r })) }), { minLength: 1, maxLength: 15 }), (steps) => {
       // Room for a few days only: some are let go and unpacked again.
       const keptDays = keptMinuteDays(40_000);
-      const counted = keptDayActivity(4);
       const stored = { steps: [emptyDay(), emptyDay(), emptyDay()], heartRate: [emptyHeartRateDay(), emptyHeartRateDay(), emptyHeartRateDay()], calories: [emptyDay(), emptyDay(), emptyDay()] };
       for (const step of steps) {
         if ('edit' in step) {
@@ -141,7 +122,7 @@ it("gives the same minutes and activity with the summary's days and counts kept 
         assert.deepEqual(asArrays(fromKept), asArrays(fromPlain));
         const { boundaries } = planBuckets(timezone, 'day', FIRST_DAY + DAY / 2, FIRST_DAY + 2 * DAY + DAY / 2);
         const dates = datesOfDays(boundaries, timezone);
-        assert.deepEqual(counted('ada', boundaries, dates, fromKept, profile), plainDayActivity('ada', boundaries, dates, fromPlain, profile));
+        assert.deepEqual(activityOfDays(boundaries, dates, fromKept, profile), activityOfDays(boundaries, dates, fromPlain, profile));
         reads++;
       }
     }),
@@ -167,18 +148,6 @@ const dateText = fc.oneof(
 );
 /** Minutes of 2024 and 2025, with their seconds. */
 const clock = fc.integer({ min: 1_704_067_200, max: 1_767_225_599 });
-
-it('gives the same date ranges and refusals with ranges kept as parsed each time', () => {
-  const rules = { defaultDays: 1, maxDays: 366 };
-  const query = fc.record({ start_date: dateText, end_date: dateText, timezone: fc.oneof(zone, fc.constantFrom('Mars/Olympus', 'europe/berlin')) }, { requiredKeys: [] });
-  fc.assert(
-    fc.property(fc.array(fc.tuple(query, zone, clock), { minLength: 1, maxLength: 10 }), (calls) => {
-      const kept = keptDateRanges(rules);
-      for (const [asked, personZone, now] of calls) assert.deepEqual(outcome(() => kept(asked, personZone, now)), outcome(() => parseDateRange(asked, personZone, now, rules)));
-    }),
-    propertyRuns(150),
-  );
-});
 
 it("gives the same dates and refusals with a Fitbit-compatible path's dates kept as worked out each time", () => {
   const rules = { periods: ['1d', '7d', '30d', '1w', '1m'] as const, maxDays: 366 };

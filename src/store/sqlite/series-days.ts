@@ -1,14 +1,9 @@
 /** The day rows of every series metric on SQLite (what they are: ../series-days.ts). */
 import type { SqliteConnection, SqliteExecutor } from '../../db/executor.js';
-import { isOn } from '../../speed-switches.js';
 import { EXACT_TOTAL, NOT_READ, type DayDetail, type DayReader, type DayRow, type SeriesMetric } from '../series-days.js';
-import { plainTotals, textTotals } from './series-totals.js';
 
 /** The days of one user and metric in a range: its four parameters are the user, the metric, from and to. */
-export const RANGE = 'from series_days where user_id = ? and metric = ? and day_start >= ? and day_start < ?';
-
-/** A daily series in UTC needs each day's start and total only (./series-totals.ts). */
-export const readTotals = isOn('series-totals') ? textTotals(RANGE) : plainTotals(RANGE);
+const RANGE = 'from series_days where user_id = ? and metric = ? and day_start >= ? and day_start < ?';
 
 const SQL: Readonly<Record<DayDetail, string>> = {
   totals: `select day_start, total ${RANGE} order by day_start`,
@@ -20,17 +15,15 @@ const SQL: Readonly<Record<DayDetail, string>> = {
  * Prepared statements: a range of the primary key, the metric a parameter. They are prepared at the
  * first read, as the stores may be made before the migrations ran. Integers are bound as BigInt,
  * since better-sqlite3 binds a JS number as REAL and the key holds integers; a metric with an
- * EXACT_TOTAL gets its integers back as BigInt too, and its totals never as one text (whose numbers
- * JSON reads as doubles). Each read runs with the other reads of its event-loop turn (the bearer
- * checks) in one read transaction (db/sqlite-executor.ts): read alone, the 30-day series of `npm run
- * bench` cost about 25 µs more a request (performance.md, November 26). Rows come as arrays (raw
+ * EXACT_TOTAL gets its integers back as BigInt too. Each read runs with the other reads of its
+ * event-loop turn (the bearer checks) in one read transaction (db/sqlite-executor.ts): read alone,
+ * the 30-day series of `npm run bench` cost about 25 µs more a request (performance.md, November 26). Rows come as arrays (raw
  * mode), made into objects here: building a row object through V8's API, a property at a time,
  * costs more.
  */
 export function sqliteDays(executor: SqliteExecutor): DayReader {
   const read = (connection: SqliteConnection, userId: string, metric: SeriesMetric, from: number, to: number, detail: DayDetail): DayRow[] => {
     const exact = EXACT_TOTAL[metric];
-    if (detail === 'totals' && !exact) return readTotals(connection, userId, metric, from, to);
     const statement = connection.statement(SQL[detail], exact ? 'raw-bigints' : 'raw');
     const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number | bigint, number | bigint, Uint8Array?, Uint8Array?]>;
     const rows: DayRow[] = new Array(arrays.length);

@@ -1,27 +1,17 @@
 /**
- * SQLite's day reader (store/sqlite/series-days.ts): a daily series in UTC reads each day's start
- * and total as one text; the rows made of it are those of the days stored, in day order, whatever
- * order the text lists them in, with a gap where a day has no row.
+ * SQLite's day reader (store/sqlite/series-days.ts): the rows of the days stored in a range, in day
+ * order, with a gap where a day has no row, whatever detail is read.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { DAY_SECONDS } from '../../../src/db/codec/day.js';
-import { NOT_READ } from '../../../src/store/series-days.js';
 import { sqliteDays } from '../../../src/store/sqlite/series-days.js';
-import { rowsOfTotals } from '../../../src/store/sqlite/series-totals.js';
 import { upload } from '../../api/sum-metrics-support.js';
 import { utc } from '../../api/steps-support.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { userWithToken } from '../../support/tokens.js';
 
 const FIRST = utc(2024, 4, 2);
-
-it('makes no row of no text, and rows in day order of any other', () => {
-  assert.deepEqual(rowsOfTotals(null), []);
-  const rows = rowsOfTotals('172800,7,0,3,86400,0,-86400,12');
-  assert.deepEqual(rows.map((row) => [row.day_start, row.total]), [[-86400, 12], [0, 3], [86400, 0], [172800, 7]]);
-  for (const row of rows) assert.ok(row.hours === NOT_READ && row.minutes === NOT_READ);
-});
 
 let t: TestApp;
 before(async () => {
