@@ -1,7 +1,7 @@
 /** The day rows of every series metric on PostgreSQL (what they are: ../series-days.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
+import { NOT_READ, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
 import { unnestedParameters } from './kept-plans.js';
 
 /** Series read in one statement at most; more start the next one at once. */
@@ -10,11 +10,11 @@ const MAX_BATCH = 256;
 /**
  * `total` as text: the pool turns bigints into numbers, and a heart-rate total has 58 bits
  * (../series-days.ts, EXACT_TOTAL); one type for every metric, whose reads share the statement.
- * What is not needed is sent as a null, which costs no detoasting, and becomes one shared empty
- * array here (as on SQLite). Not an empty bytea: pg makes a Buffer of each (two objects a column and
- * row), and the rows of a batch live until its last row has arrived — long enough, at the bench's
- * rates, for the collector to move them to the old generation. Empty bytea were 72 % of what a
- * totals row left there (performance.md, "The PostgreSQL process's memory").
+ * What is not needed is sent as a null, which costs no detoasting, and becomes NOT_READ here. Not an
+ * empty bytea: pg makes a Buffer of each (two objects a column and row), and the rows of a batch
+ * live until its last row has arrived — long enough, at the bench's rates, for the collector to move
+ * them to the old generation. Empty bytea were 72 % of what a totals row left there (performance.md,
+ * "The PostgreSQL process's memory").
  */
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
   totals: `s.day_start, s.total::text as total, null::bytea as hours, null::bytea as minutes`,
@@ -57,6 +57,7 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
     ) s
     order by k.i, s.day_start`;
   return batchedCalls<DaysWanted, DayRow[]>(async (calls) => {
+    // A packed column not read comes as a null.
     const result = await pool.query<DayRow & { i: string }>({
       name: `stride_series_days_${detail}`,
       text,
@@ -68,8 +69,10 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       ],
     });
     const days: DayRow[][] = calls.map(() => []);
-    fillUnreadColumns(result.rows, detail);
-    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
+    for (const row of result.rows) {
+      (row.hours ??= NOT_READ), (row.minutes ??= NOT_READ);
+      days[Number(row.i) - 1]!.push(row);
+    }
     calls.forEach((call, index) => call.resolve(days[index]!));
   }, MAX_BATCH);
 }

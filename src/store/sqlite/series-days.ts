@@ -1,7 +1,7 @@
 /** The day rows of every series metric on SQLite (what they are: ../series-days.ts). */
-import type { SqliteConnection, SqliteExecutor } from '../../db/executor.js';
+import type { SqliteExecutor } from '../../db/executor.js';
 import { isOn } from '../../speed-switches.js';
-import { EXACT_TOTAL, NOT_READ, type DayDetail, type DayReader, type DayRow, type SeriesMetric } from '../series-days.js';
+import { EXACT_TOTAL, NOT_READ, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
 import { plainTotals, textTotals } from './series-totals.js';
 
 /** The days of one user and metric in a range: its four parameters are the user, the metric, from and to. */
@@ -28,17 +28,17 @@ const SQL: Readonly<Record<DayDetail, string>> = {
  * costs more.
  */
 export function sqliteDays(executor: SqliteExecutor): DayReader {
-  const read = (connection: SqliteConnection, userId: string, metric: SeriesMetric, from: number, to: number, detail: DayDetail): DayRow[] => {
-    const exact = EXACT_TOTAL[metric];
-    if (detail === 'totals' && !exact) return readTotals(connection, userId, metric, from, to);
-    const statement = connection.statement(SQL[detail], exact ? 'raw-bigints' : 'raw');
-    const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number | bigint, number | bigint, Uint8Array?, Uint8Array?]>;
-    const rows: DayRow[] = new Array(arrays.length);
-    for (let i = 0; i < arrays.length; i++) {
-      const row = arrays[i]!;
-      rows[i] = { day_start: row[0], total: row[1], hours: row[2] ?? NOT_READ, minutes: row[3] ?? NOT_READ };
-    }
-    return rows;
-  };
-  return (userId, metric, from, to, detail) => executor.read((connection) => read(connection, userId, metric, from, to, detail));
+  return (userId, metric, from, to, detail) =>
+    executor.read((connection) => {
+      const exact = EXACT_TOTAL[metric];
+      if (detail === 'totals' && !exact) return readTotals(connection, userId, metric, from, to);
+      const statement = connection.statement(SQL[detail], exact ? 'raw-bigints' : 'raw');
+      const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number | bigint, number | bigint, Uint8Array?, Uint8Array?]>;
+      const rows: DayRow[] = new Array(arrays.length);
+      for (let i = 0; i < arrays.length; i++) {
+        const row = arrays[i]!;
+        rows[i] = { day_start: row[0], total: row[1], hours: row[2] ?? NOT_READ, minutes: row[3] ?? NOT_READ };
+      }
+      return rows;
+    });
 }
