@@ -3,31 +3,11 @@
  * the dense series assembled from the buckets the store computes — avg, min and max of the minutes
  * with data (null without any), how many there are, and for day buckets the resting heart rate.
  */
-import type { BucketPlan } from '../calendar/step-buckets.js';
-import { bucketsFromDays, type HeartRateDays } from '../store/heart-rate-series.js';
+import { bucketsFromDays, heartRateDaysOf, type HeartRateDayReader } from '../store/heart-rate-series.js';
 import { answerKey, heartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
 import { keptPlans } from './kept-plans.js';
 import type { SeriesRequest } from './step-series.js';
-
-export interface HeartRateBucket {
-  start_time: number;
-  end_time: number;
-  avg: number | null;
-  min: number | null;
-  max: number | null;
-  minutes: number;
-  resting?: number | null;
-}
-
-/** The 200 body of `GET /v1/users/me/heartrate/`, as HEART_RATE_SERIES_JSON_SCHEMA describes it. */
-export interface HeartRateSeries {
-  granularity: SeriesRequest['granularity'];
-  timezone: string;
-  start_time: number;
-  end_time: number;
-  heartrate: HeartRateBucket[];
-}
 
 const nullableNumber = { type: ['number', 'null'] } as const;
 const nullableInteger = { type: ['integer', 'null'] } as const;
@@ -61,24 +41,22 @@ export const HEART_RATE_SERIES_JSON_SCHEMA = {
   },
 } as const;
 
-/** The stored days of a plan, from the store. */
-export type HeartRateDaySource = (userId: string, plan: BucketPlan) => Promise<HeartRateDays>;
 /** The series as the JSON bytes of its 200 answer (./heart-rate-series-json.ts). */
 export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<Buffer>;
 
 /**
- * The series from the days `days` reads; an answer written from the same days for the same query is
- * sent again as it was (./heart-rate-answers.ts).
+ * The series from the days `readDays` reads; an answer written from the same days for the same
+ * query is sent again as it was (./heart-rate-answers.ts).
  */
-export function createHeartRateSeriesReader(days: HeartRateDaySource, answers: KeptHeartRateAnswers = heartRateAnswers()): HeartRateSeriesReader {
+export function createHeartRateSeriesReader(readDays: HeartRateDayReader, answers: KeptHeartRateAnswers = heartRateAnswers()): HeartRateSeriesReader {
   const planOf = keptPlans();
   return async (userId, request) => {
     const plan = planOf(request);
-    const { detail, rows } = await days(userId, plan);
+    const rows = await heartRateDaysOf(readDays, userId, plan);
     const key = answerKey(userId, request);
     const kept = answers.find(key, plan, rows);
     if (kept !== undefined) return kept;
-    const body = heartRateSeriesJson(request, plan, bucketsFromDays(plan, detail, rows));
+    const body = heartRateSeriesJson(request, plan, bucketsFromDays(plan, rows));
     answers.keep(key, plan, rows, body);
     return body;
   };

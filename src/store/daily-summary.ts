@@ -1,13 +1,11 @@
 /**
- * What the daily summary (api/summary.ts) reads of a person: the day rows of steps, distance,
- * calories and heart rate over the UTC days of the range's plan, through the day reader every series
- * reads through (series-days.ts), summed as the series routes sum them (series-sums.ts,
- * heart-rate-series.ts); the sleep sessions ending within the range and the weighings within it —
- * each kind only when the token may see it — and, for the rules that look at every minute
- * (heart-rate zones and active minutes, domain/daily-activity.ts), the minutes of steps, heart
- * rate and calories with the sleep sessions that cover any of them. Every read starts in one turn
- * of the event loop: on PostgreSQL the day reads of the turn, all its summaries', share one
- * statement per detail (db/batched-calls.ts); on SQLite they run in the turn's read transaction.
+ * What the daily summary (api/summary.ts) reads of a person, each kind only when asked: the day rows
+ * of steps, distance, calories and heart rate, through the day reader every series reads through
+ * and summed as the series routes sum them; the sleep sessions ending within the range and the
+ * weighings within it; and, for the rules that look at every minute (domain/daily-activity.ts), the
+ * minutes of steps, heart rate and calories with the sleep sessions that cover any of them. Every
+ * read starts in one turn of the event loop, so that the day reads of the turn are batched as any
+ * series' are (postgres/series-days.ts).
  *
  * A session gives only its end and its seconds asleep, counted from the packed stages without
  * unpacking them. Everything is read from the primary, as heart rate, sleep and weight always are
@@ -112,15 +110,14 @@ export function createSummaryStore(db: Db, readDays: DayReader, minuteDays: Kept
       const figures: SummaryFigures = {};
       if (asked(SUMMARY_KINDS.activity)) {
         figures.steps = sumsFromDays(boundaries, steps);
-        figures.distance = detail === 'minutes' ? distanceSumsFromDays(boundaries, distance, steps, strideCm) : sumsFromDays(boundaries, distance);
+        figures.distance = distanceSumsFromDays(boundaries, distance, steps, strideCm);
         figures.calories = sumsFromDays(boundaries, calories);
       }
-      if (asked(SUMMARY_KINDS.heartRate)) figures.resting = bucketsFromDays(plan, detail, heartRate).resting ?? [];
+      if (asked(SUMMARY_KINDS.heartRate)) figures.resting = bucketsFromDays(plan, heartRate).resting ?? [];
       // Sessions never overlap: by start is by end.
       if (asked(SUMMARY_KINDS.sleep)) {
         figures.sleep = sessions.filter((session) => Number(session.end_time) < range.to).map((session) => ({ end_time: Number(session.end_time), asleep_seconds: asleepSeconds(session.stages) }));
       }
-      // A date's weight is its last weighing.
       if (asked(SUMMARY_KINDS.weight)) figures.weights = weighings.map((weighing) => ({ time: Number(weighing.time), kg_hundredths: Number(weighing.kg_hundredths) }));
       if (minutes) {
         const spans = sessions.map((session) => ({ start_time: Number(session.start_time), end_time: Number(session.end_time) }));
