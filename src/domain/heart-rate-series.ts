@@ -7,39 +7,23 @@ import { bucketsFromDays, heartRateDaysOf, type HeartRateDayReader } from '../st
 import { answerKey, heartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
 import { keptPlans } from './kept-plans.js';
-import type { SeriesRequest } from './step-series.js';
+import { seriesJsonSchema, type SeriesRequest } from './step-series.js';
 
 const nullableNumber = { type: ['number', 'null'] } as const;
 const nullableInteger = { type: ['integer', 'null'] } as const;
 
-export const HEART_RATE_SERIES_JSON_SCHEMA = {
-  type: 'object',
-  required: ['granularity', 'timezone', 'start_time', 'end_time', 'heartrate'],
-  additionalProperties: false,
-  properties: {
-    granularity: { type: 'string' },
-    timezone: { type: 'string' },
-    start_time: { type: 'integer' },
-    end_time: { type: 'integer' },
-    heartrate: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['start_time', 'end_time', 'avg', 'min', 'max', 'minutes'],
-        additionalProperties: false,
-        properties: {
-          start_time: { type: 'integer' },
-          end_time: { type: 'integer' },
-          avg: { ...nullableNumber, description: 'the mean of the minutes\' avgs, one decimal; null when no minute has data' },
-          min: { ...nullableInteger, description: 'the lowest reading' },
-          max: { ...nullableInteger, description: 'the highest reading' },
-          minutes: { type: 'integer', description: 'minutes with data' },
-          resting: { ...nullableNumber, description: 'day buckets only: the resting heart rate (docs/api.md), null when the day has too little data' },
-        },
-      },
-    },
+export const HEART_RATE_SERIES_JSON_SCHEMA = seriesJsonSchema(
+  'heartrate',
+  {},
+  {
+    avg: { ...nullableNumber, description: 'the mean of the minutes\' avgs, one decimal; null when no minute has data' },
+    min: { ...nullableInteger, description: 'the lowest reading' },
+    max: { ...nullableInteger, description: 'the highest reading' },
+    minutes: { type: 'integer', description: 'minutes with data' },
+    resting: { ...nullableNumber, description: 'day buckets only: the resting heart rate (docs/api.md), null when the day has too little data' },
   },
-} as const;
+  ['avg', 'min', 'max', 'minutes'],
+);
 
 /** The series as the JSON bytes of its 200 answer (./heart-rate-series-json.ts). */
 export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<Buffer>;

@@ -78,34 +78,32 @@ export function stepSeriesQueryWords(error: ErrorObject): string {
   return `${name} must be a non-negative integer number of Unix seconds, got "${sent}"`;
 }
 
-/** The 200 body of a series of `name`, whose values are integers or numbers with a decimal. */
-export function sumSeriesJsonSchema(name: string, value: 'integer' | 'number') {
+/**
+ * The 200 body of a series (docs/api.md): the granularity and zone asked for and the instants its
+ * buckets span, then `more` (each required), then the buckets under `name`: each its instants and
+ * `bucket`, of which the properties `required` are always there.
+ */
+export function seriesJsonSchema(name: string, more: Record<string, object>, bucket: Record<string, object>, required: readonly string[]) {
   return {
     type: 'object',
-    required: ['granularity', 'timezone', 'start_time', 'end_time', 'total', name],
+    required: ['granularity', 'timezone', 'start_time', 'end_time', ...Object.keys(more), name],
     additionalProperties: false,
     properties: {
       granularity: { type: 'string' },
       timezone: { type: 'string' },
       start_time: { type: 'integer' },
       end_time: { type: 'integer' },
-      total: { type: value },
+      ...more,
       [name]: {
         type: 'array',
-        items: {
-          type: 'object',
-          required: ['start_time', 'end_time', 'value'],
-          additionalProperties: false,
-          properties: {
-            start_time: { type: 'integer' },
-            end_time: { type: 'integer' },
-            value: { type: value },
-          },
-        },
+        items: { type: 'object', required: ['start_time', 'end_time', ...required], additionalProperties: false, properties: { start_time: { type: 'integer' }, end_time: { type: 'integer' }, ...bucket } },
       },
     },
-  } as const;
+  };
 }
+
+/** The 200 body of a series of `name`, whose values are integers or numbers with a decimal. */
+export const sumSeriesJsonSchema = (name: string, value: 'integer' | 'number') => seriesJsonSchema(name, { total: { type: value } }, { value: { type: value } }, ['value']);
 
 /** A series query whose shape its schema has checked (SERIES_QUERY_JSON_SCHEMA). */
 export interface SeriesQuery {
@@ -153,18 +151,16 @@ export type SeriesReader<Name extends string = string> = (
 
 export type StepSeriesReader = SeriesReader<'steps'>;
 
-/**
- * The series for [start, end) widened to whole local buckets: one query to the store whatever the
- * range, reading the coarsest sums that fit the buckets (the resource API's hot path), with kept plans.
- */
 export function createStepSeriesReader(sums: SeriesSums): StepSeriesReader {
   return createSeriesReader(sums, 'steps', 1);
 }
 
 /**
- * The series reader of a metric whose buckets are sums: `name` names the buckets in the answer, and
- * the store's sums are `scale` times the values answered (calories: tenths of a kcal), so a value is
- * the bucket's sum, divided once — the total too, from the sum of the stored integers.
+ * The series reader of a metric whose buckets are sums: [start, end) widened to whole local
+ * buckets, with kept plans, and one read of the store's sums whatever the range. `name` names the
+ * buckets in the answer, and the store's sums are `scale` times the values answered (calories:
+ * tenths of a kcal), so a value is the bucket's sum, divided once — the total too, from the sum of
+ * the stored integers.
  */
 export function createSeriesReader<Name extends string>(sums: SeriesSums, name: Name, scale: number): SeriesReader<Name> {
   const planOf = keptPlans();
