@@ -1,33 +1,26 @@
 /**
- * What the daily summary (api/summary.ts) reads of a person, each kind only when asked: the day rows
- * of steps, distance, calories and heart rate, through the day reader every series reads through
- * and summed as the series routes sum them; the sleep sessions ending within the range and the
- * weighings within it; and, for the rules that look at every minute (domain/daily-activity.ts), the
- * minutes of steps, heart rate and calories with the sleep sessions that cover any of them. Every
- * read starts in one turn of the event loop, so that the day reads of the turn are batched as any
- * series' are (postgres/series-days.ts).
- *
- * A session gives only its end and its seconds asleep, counted from the packed stages without
- * unpacking them. Everything is read from the primary, as heart rate, sleep and weight always are
- * (a replica serves only the step series, store/replica.ts).
+ * What the daily summary (api/summary.ts) reads of a person (SummaryFigures), each kind only when
+ * asked: its series through the day reader every series reads through, summed as the series routes
+ * sum them, and its sleep sessions and weighings through two prepared reads. Every read starts in one
+ * turn of the event loop, so that the turn's day reads are batched as any series' are
+ * (postgres/series-days.ts). Everything is read from the primary, as heart rate, sleep and weight
+ * always are (a replica serves only the step series, store/replica.ts).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import type { Db } from '../db/database.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import { asleepSeconds } from '../db/codec/sleep-stages.js';
+import type { SeriesMetric } from '../db/series-metrics.js';
 import { bucketsFromDays } from './heart-rate-series.js';
 import { switchedMinuteDays, type KeptMinuteDays, type MinuteDays } from './minute-days.js';
-import { dayDetailFor, daysUnder, type DayReader, type DayRow, type SeriesMetric } from './series-days.js';
+import { dayDetailFor, daysUnder, type DayReader, type DayRow } from './series-days.js';
 import { distanceSumsFromDays, sumsFromDays } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
-/**
- * The kinds a summary may read, as bits of `kinds`. `minutes`: the minutes of steps, heart rate
- * and calories and the sleep sessions covering them (SummaryFigures.minuteDays), whatever else is read.
- */
+/** The kinds a summary may read, as bits of `kinds`. `minutes`: SummaryFigures.minuteDays, whatever else is read. */
 export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8, minutes: 16 } as const;
 
-/** A session of the summary: when it ended, and its seconds asleep. */
+/** A session of the summary: when it ended, and its seconds asleep (counted without unpacking its stages). */
 export interface SessionAsleep {
   end_time: number;
   asleep_seconds: number;
@@ -51,18 +44,16 @@ export interface SummaryFigures {
   sleep?: SessionAsleep[];
   /** Weighings within the range, oldest first. */
   weights?: Weighing[];
-  /** The minutes of steps, heart rate and calories of the UTC days of the plan, and the sleep sessions covering any. */
+  /** For the rules that look at every minute (domain/daily-activity.ts): the minutes of steps, heart rate and calories of the UTC days of the plan, and the sleep sessions covering any. */
   minuteDays?: MinuteDays;
 }
 
-/**
- * The summary's figures for a day plan: `kinds` bits of SUMMARY_KINDS; [from, to) the range's
- * instants; `strideCm` the profile's stride length, for distance derived from steps.
- */
-export type SummaryFiguresReader = (userId: string, plan: BucketPlan, range: { from: number; to: number }, kinds: number, strideCm: number | null) => Promise<SummaryFigures>;
-
 export interface SummaryStore {
-  figures: SummaryFiguresReader;
+  /**
+   * The summary's figures for a day plan: `kinds` bits of SUMMARY_KINDS; [from, to) the range's
+   * instants; `strideCm` the profile's stride length, for distance derived from steps.
+   */
+  figures(userId: string, plan: BucketPlan, range: { from: number; to: number }, kinds: number, strideCm: number | null): Promise<SummaryFigures>;
 }
 
 /** Rows as read: integers may come as text (PostgreSQL). */

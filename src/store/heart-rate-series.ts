@@ -68,8 +68,8 @@ export function bucketsFromDays(plan: BucketPlan, rows: readonly DayRow[]): Hear
   // Local days that are not UTC days: their resting heart rates from the quarter hours of every day
   // read, from the first.
   const firstDay = dayStartOf(boundaries[0]!);
-  const quarterDays = Math.ceil((boundaries[count]! - firstDay) / DAY_SECONDS);
-  const quarters = result.resting && dayDetailFor(boundaries) !== 'totals' ? { counts: new Uint8Array(quarterDays * QUARTERS_PER_DAY), sums: new Uint16Array(quarterDays * QUARTERS_PER_DAY) } : null;
+  const quarterCount = Math.ceil((boundaries[count]! - firstDay) / DAY_SECONDS) * QUARTERS_PER_DAY;
+  const quarters = result.resting && dayDetailFor(boundaries) !== 'totals' ? { counts: new Uint8Array(quarterCount), sums: new Uint16Array(quarterCount) } : null;
   /** The summary of a day read with its hours, its quarter hours kept for the resting heart rate. */
   const summaryOf = (row: DayRow) => {
     const summary = unpackSummary(row.hours);

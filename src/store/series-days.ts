@@ -6,8 +6,6 @@
 import { SERIES_METRIC_NAMES, SERIES_METRICS, type SeriesMetric } from '../db/series-metrics.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 
-export type { SeriesMetric };
-
 /**
  * Metrics whose `total` may pass 2^53, read exactly: heart rate's codec packs the day's aggregates in
  * 58 bits (db/codec/heart-rate-summary.ts). A sum metric's total is a plain sum.

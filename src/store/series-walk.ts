@@ -11,16 +11,15 @@ import type { DayRow } from './series-days.js';
 
 /**
  * What a metric does with the parts of its days, each part within one bucket (an index of the
- * plan). A day a boundary cuts is unpacked once: its hours, and its minutes only when an hour is cut.
+ * plan). A day a boundary cuts is unpacked once: its hours, and its minutes once an hour is cut.
  */
 export interface BucketAccumulator<Hours, Minutes> {
   /** `row`'s whole UTC day falls in bucket `index`. */
   day(index: number, row: DayRow): void;
   hoursOf(row: DayRow): Hours;
   minutesOf(row: DayRow): Minutes;
-  /** Hour `hour` (0–23) of a cut day falls in bucket `index`. */
+  /** Hour `hour` (0–23) of a cut day falls in bucket `index`; minute `minute` (0–1439), of a cut hour. */
   hour(index: number, hours: Hours, hour: number): void;
-  /** Minute `minute` (0–1439) of a cut day, in an hour a boundary cuts, falls in bucket `index`. */
   minute(index: number, minutes: Minutes, minute: number): void;
 }
 

@@ -22,13 +22,6 @@ const COLUMNS: Readonly<Record<DayDetail, string>> = {
   minutes: 's.day_start, s.total::text as total, s.hours, s.minutes',
 };
 
-interface DaysWanted {
-  userId: string;
-  metric: string;
-  from: number;
-  to: number;
-}
-
 /**
  * The series of one event-loop turn are read in ONE statement per detail, whatever their metrics
  * (db/batched-calls.ts, decision 0002): a round trip through pg costs the event loop more than the
@@ -39,11 +32,7 @@ interface DaysWanted {
  * answer with a scan of the table when it was made while the table was nearly empty.
  */
 export function postgresDays(pool: pg.Pool): DayReader {
-  const readers = {
-    totals: daysOfMany(pool, 'totals'),
-    hours: daysOfMany(pool, 'hours'),
-    minutes: daysOfMany(pool, 'minutes'),
-  } satisfies Record<DayDetail, unknown>;
+  const readers = { totals: daysOfMany(pool, 'totals'), hours: daysOfMany(pool, 'hours'), minutes: daysOfMany(pool, 'minutes') };
   return (userId, metric, from, to, detail) => readers[detail]({ userId, metric, from, to });
 }
 
@@ -56,7 +45,7 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       offset 0
     ) s
     order by k.i, s.day_start`;
-  return batchedCalls<DaysWanted, DayRow[]>(async (calls) => {
+  return batchedCalls<{ userId: string; metric: string; from: number; to: number }, DayRow[]>(async (calls) => {
     // A packed column not read comes as a null.
     const result = await pool.query<DayRow & { i: string }>({
       name: `stride_series_days_${detail}`,
