@@ -4,8 +4,8 @@
  * each hour's from the quarter-hour summary in `hours`, else its minutes.
  *
  * Day buckets also carry the resting heart rate, the lowest half hour of the local day
- * (lowestHalfHour): from `total` when the bucket is a UTC day, else from the quarter hours lying
- * wholly inside the bucket, over the UTC days it spans.
+ * (lowestHalfHour): from `total` when the plan's days are UTC days, else from the quarter hours
+ * lying wholly inside each bucket, over the UTC days it spans.
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
