@@ -15,11 +15,9 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { minutesOfReadings } from '../src/domain/heart-rate-readings.js';
 import { seriesChange } from '../src/domain/minute-samples.js';
-import type { BucketPlan } from '../src/calendar/step-buckets.js';
 import { keptHeartRateAnswers } from '../src/domain/heart-rate-answers.js';
 import { createHeartRateSeriesReader, type HeartRateSeriesReader } from '../src/domain/heart-rate-series.js';
 import type { SeriesRequest } from '../src/domain/step-series.js';
-import { heartRateDaysOf } from '../src/store/heart-rate-series.js';
 import { createStores } from '../src/store/stores.js';
 import { wakingDayReadings } from './lib/heart-rate-data.js';
 
@@ -38,10 +36,9 @@ try {
     const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, day));
     await stores.heartRate.upsertMinutes(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
   }
-  const days = (userId: string, plan: BucketPlan) => heartRateDaysOf(stores.heartRate.readDays, userId, plan);
   // Written every time (no answer can be kept in 0 bytes), and sent again from the kept answers.
-  const written = createHeartRateSeriesReader(days, keptHeartRateAnswers(0));
-  const kept = createHeartRateSeriesReader(days);
+  const written = createHeartRateSeriesReader(stores.heartRate.readDays, keptHeartRateAnswers(0));
+  const kept = createHeartRateSeriesReader(stores.heartRate.readDays);
   const cases: Array<[string, SeriesRequest]> = [
     ['30 days daily, UTC', { granularity: 'day', timezone: 'UTC', start: END - 30 * 86_400, end: END - 1 }],
     ['30 days daily, Europe/Berlin', { granularity: 'day', timezone: 'Europe/Berlin', start: END - 30 * 86_400, end: END - 1 }],

@@ -12,7 +12,6 @@ import { DELETE_RANGE_JSON_SCHEMA, deleteRangeOf, seriesChange } from '../domain
 import { ACCEPTED_JSON_SCHEMA } from '../domain/step-samples.js';
 import { SERIES_QUERY_JSON_SCHEMA, seriesRequestOf, type SeriesQuery } from '../domain/step-series.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
-import { heartRateDaysOf } from '../store/heart-rate-series.js';
 import { requireScope } from './bearer.js';
 import { requireJsonBody } from './json-body.js';
 import { apiRateLimit } from './rate-limit.js';
@@ -32,8 +31,7 @@ const DELETED_JSON_SCHEMA = {
 export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
   const { stores, clock } = app.ctx;
   const limit = apiRateLimit(app);
-  const readDays = stores.heartRate.readDays;
-  const readSeries = createHeartRateSeriesReader((userId, plan) => heartRateDaysOf(readDays, userId, plan));
+  const readSeries = createHeartRateSeriesReader(stores.heartRate.readDays);
   const coalesceSeconds = app.ctx.config.webhooks.coalesceSeconds;
   const tags = ['Heart rate'];
 

@@ -79,34 +79,40 @@ export interface DayActivity {
   readonly unmeasured_minutes: number;
 }
 
-/** The fields of a DayActivity counted minute by minute. */
-interface Tally {
-  zones: Uint32Array;
-  levels: Uint32Array;
-  /** Per zone, and per level, the calories of its minutes in tenths of a kcal (as stored). */
-  zoneCalories: Float64Array;
-  levelCalories: Float64Array;
-  asleep: number;
-  unmeasured: number;
-}
-
 const DAY_SECONDS = 86_400;
 const NO_ZONE = -1;
 /** Stored units of calories in a kcal. */
 const CALORIE_TENTHS = SUM_METRIC_STORAGE.calories.scale;
 
 /**
- * Counts the minutes starting in [from, to) into `tally`, with `zones` (null: no zone counted), a
- * UTC day's stretch at a time. `sleepAt` is the index of the first session of `days.sleep` that may
- * cover `from` or later (sessionAt). Every minute of a range passes here, hence the plain loop.
+ * The index of the first of `sleep` (sessions by start, never overlapping) that ends after `time`,
+ * looking from index `from` on: where the sessions that may cover `time` or later begin.
  */
-function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRateZones | null, tally: Tally, sleepAt: number): void {
+export function sessionAt(sleep: MinuteDays['sleep'], time: number, from = 0): number {
+  let index = from;
+  while (index < sleep.length && sleep[index]!.end_time <= time) index++;
+  return index;
+}
+
+/**
+ * The zones and active minutes of the local date `date`, whose minutes start in [from, to), with
+ * `zones` (null: none counted); `sleepAt` as sessionAt gives it for `from`. Every minute of a range
+ * passes here, a UTC day's stretch at a time, hence the plain loop.
+ */
+export function activityOfDate(days: MinuteDays, date: string, from: number, to: number, zones: HeartRateZones | null, sleepAt: number): DayActivity {
   const { sleep } = days;
-  const { zones: zoneCounts, levels, zoneCalories, levelCalories } = tally;
+  const zoneCounts = new Uint32Array(ZONE_NAMES.length);
+  const levels = new Uint32Array(ACTIVITY_LEVELS.length);
+  // Per zone, and per level, the calories of its minutes in tenths of a kcal (as stored).
+  const zoneCalories = new Float64Array(ZONE_NAMES.length);
+  const levelCalories = new Float64Array(ACTIVITY_LEVELS.length);
+  let asleep = 0;
+  let unmeasured = 0;
+  // The session that covers or comes next after the minute looked at, [asleepFrom, asleepTo): found
+  // at the first minute, and again after each one ends.
   let session = sleepAt;
-  // The session that covers or comes next after the minute looked at: [asleepFrom, asleepTo).
-  let asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
-  let asleepTo = session < sleep.length ? sleep[session]!.end_time : Infinity;
+  let asleepFrom = Infinity;
+  let asleepTo = -Infinity;
   // The first whole UTC minute at or after `from` (a local midnight may fall inside a minute).
   let time = Math.ceil(from / 60) * 60;
   while (time < to) {
@@ -128,16 +134,16 @@ function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRa
         zoneCalories[zone]! += burnt;
       }
       if (time >= asleepTo) {
-        while (session < sleep.length && sleep[session]!.end_time <= time) session++;
-        asleepFrom = session < sleep.length ? sleep[session]!.start_time : Infinity;
-        asleepTo = session < sleep.length ? sleep[session]!.end_time : Infinity;
+        session = sessionAt(sleep, time, session);
+        asleepFrom = sleep[session]?.start_time ?? Infinity;
+        asleepTo = sleep[session]?.end_time ?? Infinity;
       }
       if (time >= asleepFrom) {
-        tally.asleep++;
+        asleep++;
         continue;
       }
       const stepCount = steps === undefined ? NO_STEPS : steps[minute]!;
-      if (stepCount === NO_STEPS && bpm === 0) tally.unmeasured++;
+      if (stepCount === NO_STEPS && bpm === 0) unmeasured++;
       else {
         const level = activityLevelOf(stepCount, zone);
         levels[level]!++;
@@ -145,44 +151,18 @@ function tallyMinutes(days: MinuteDays, from: number, to: number, zones: HeartRa
       }
     }
   }
-}
-
-/**
- * The index of the first of `sleep` (sessions by start, never overlapping) that ends after `time`,
- * looking from index `from` on: where the sessions that may cover `time` or later begin.
- */
-export function sessionAt(sleep: MinuteDays['sleep'], time: number, from = 0): number {
-  let index = from;
-  while (index < sleep.length && sleep[index]!.end_time <= time) index++;
-  return index;
-}
-
-/**
- * The zones and active minutes of the local date `date`, whose minutes start in [from, to), with
- * the zones of `maximum` (null: none); `sleepAt` as sessionAt gives it for `from`.
- */
-export function activityOfDate(days: MinuteDays, date: string, from: number, to: number, zones: HeartRateZones | null, sleepAt: number): DayActivity {
-  const tally: Tally = {
-    zones: new Uint32Array(ZONE_NAMES.length),
-    levels: new Uint32Array(ACTIVITY_LEVELS.length),
-    zoneCalories: new Float64Array(ZONE_NAMES.length),
-    levelCalories: new Float64Array(ACTIVITY_LEVELS.length),
-    asleep: 0,
-    unmeasured: 0,
-  };
-  tallyMinutes(days, from, to, zones, tally, sleepAt);
   return {
     date,
     max_heart_rate: zones && zones.maxHeartRate,
-    heart_rate_zones: zones && zoneMinutesOf(zones, tally.zones, tally.zoneCalories),
-    active_zone_minutes: zones && activeZoneMinutesOf(tally.zones),
-    sedentary_minutes: tally.levels[SEDENTARY]!,
-    lightly_active_minutes: tally.levels[LIGHTLY_ACTIVE]!,
-    fairly_active_minutes: tally.levels[FAIRLY_ACTIVE]!,
-    very_active_minutes: tally.levels[VERY_ACTIVE]!,
-    activity_calories: kcalOf(tally.levelCalories[LIGHTLY_ACTIVE]! + tally.levelCalories[FAIRLY_ACTIVE]! + tally.levelCalories[VERY_ACTIVE]!),
-    asleep_minutes: tally.asleep,
-    unmeasured_minutes: tally.unmeasured,
+    heart_rate_zones: zones && zoneMinutesOf(zones, zoneCounts, zoneCalories),
+    active_zone_minutes: zones && activeZoneMinutesOf(zoneCounts),
+    sedentary_minutes: levels[SEDENTARY]!,
+    lightly_active_minutes: levels[LIGHTLY_ACTIVE]!,
+    fairly_active_minutes: levels[FAIRLY_ACTIVE]!,
+    very_active_minutes: levels[VERY_ACTIVE]!,
+    activity_calories: kcalOf(levelCalories[LIGHTLY_ACTIVE]! + levelCalories[FAIRLY_ACTIVE]! + levelCalories[VERY_ACTIVE]!),
+    asleep_minutes: asleep,
+    unmeasured_minutes: unmeasured,
   };
 }
 

@@ -7,11 +7,10 @@
  * the activity levels, and the heart-rate zones of a profile that gives a maximum heart rate.
  */
 import { SUMMARY_KINDS, type SummaryStore } from '../store/daily-summary.js';
-import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import type { Profile } from '../store/profiles.js';
 import { dayPlanOf } from './active-minutes.js';
 import { activityOfDays, type DayActivity } from './daily-activity.js';
-import { summaryDays, visibleFields, type SummaryDay, type SummaryField, type SummarySources } from './daily-summary.js';
+import { summaryDays, visibleFields, type SummaryDay, type SummaryField } from './daily-summary.js';
 import { datesOfDays, type DateRange } from './local-dates.js';
 
 /** Whose summary, and what their token may read: a bearer check's `auth` will do. */
@@ -20,9 +19,6 @@ export interface SummaryReader {
   scopes: readonly string[];
   profile: Pick<Profile, 'stride_length_cm' | 'birth_year' | 'max_heart_rate'>;
 }
-
-/** Sums per day in the API's unit (calories are stored in tenths). */
-const inUnits = (sums: readonly number[], scale: number) => (scale === 1 ? sums : sums.map((sum) => sum / scale));
 
 /**
  * The summary of each local date of `range`, oldest first, with the fields `reader`'s scopes see
@@ -49,11 +45,6 @@ export async function summariesAndActivity(store: SummaryStore, reader: SummaryR
     (fields.has('weight') ? SUMMARY_KINDS.weight : 0) |
     (fields.has('sedentary_minutes') || zonesCounted ? SUMMARY_KINDS.minutes : 0);
   const figures = await store.figures(reader.userId, plan, range, kinds, profile.stride_length_cm);
-  const { minuteDays, ...read } = figures;
-  const sources: SummarySources = {
-    ...read,
-    calories: figures.calories && inUnits(figures.calories, SUM_METRIC_STORAGE.calories.scale),
-    activity: minuteDays && activityOfDays(plan.boundaries, datesOfDays(plan.boundaries, range.timezone), minuteDays, profile),
-  };
-  return { days: summaryDays(plan.boundaries, range.timezone, fields, sources), ...(sources.activity && { activity: sources.activity }) };
+  const activity = figures.minuteDays && activityOfDays(plan.boundaries, datesOfDays(plan.boundaries, range.timezone), figures.minuteDays, profile);
+  return { days: summaryDays(plan.boundaries, range.timezone, fields, { ...figures, activity }), ...(activity && { activity }) };
 }

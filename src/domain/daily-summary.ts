@@ -4,11 +4,16 @@
  * minutes asleep and weight — each field only when the token holds the scope that reads it, so
  * that one call tells an app no more than the kind-specific routes would.
  */
-import type { SessionAsleep, Weighing } from '../store/daily-summary.js';
+import { lastIndexAtOrBefore } from '../calendar/step-buckets.js';
+import type { SummaryFigures } from '../store/daily-summary.js';
+import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
 import type { DayActivity } from './daily-activity.js';
 import { ZONE_NAMES, type ZoneName } from './heart-rate-zones.js';
 import { datesOfDays } from './local-dates.js';
 import { minutesShown } from './sleep-sessions.js';
+
+/** Stored units of calories in a kcal: the summary answers kcal. */
+const CALORIE_SCALE = SUM_METRIC_STORAGE.calories.scale;
 
 /** Dates of a summary: today by default, at most 366 (a leap year). */
 export const SUMMARY_DATE_RULES = { defaultDays: 1, maxDays: 366 } as const;
@@ -51,19 +56,11 @@ export interface SummaryDay {
   weight?: number | null;
 }
 
-/** What was read for the days of a summary; a kind not read (its scope missing) is absent. */
-export interface SummarySources {
-  /** Per day (index of the day in the range), in the API's units; missing index: 0. */
-  steps?: readonly number[];
-  distance?: readonly number[];
-  calories?: readonly number[];
-  resting?: ReadonlyArray<number | null>;
-  /** Sessions ending within the range, and measurements taken within it (oldest first). */
-  sleep?: readonly SessionAsleep[];
-  weights?: readonly Weighing[];
-  /** Per day, its zones and active minutes; absent with the activity levels visible means none (no day read). */
-  activity?: readonly DayActivity[];
-}
+/**
+ * What was read for the days of a summary (store/daily-summary.ts; a kind not read is absent), and
+ * per day its zones and active minutes (absent with the activity levels visible means none: no day read).
+ */
+export type SummarySources = Omit<SummaryFigures, 'minuteDays'> & { activity?: readonly DayActivity[] };
 
 const nullableNumber = { type: ['number', 'null'] } as const;
 const minutesOfDate = (description: string) => ({ type: 'integer', minimum: 0, description: `minutes, ${description}, read_activity (docs/api.md, "Heart-rate zones and active minutes")` }) as const;
@@ -113,22 +110,6 @@ export function visibleFields(scopes: readonly string[]): Set<SummaryField> {
 }
 
 /**
- * The day of `time`: the index i with boundaries[i] <= time < boundaries[i + 1], or -1 outside
- * them. The boundaries are the local midnights, so this is the day of its local date.
- */
-function dayIndex(boundaries: readonly number[], time: number): number {
-  let low = 0;
-  let high = boundaries.length - 1;
-  if (high < 1 || time < boundaries[0]! || time >= boundaries[high]!) return -1;
-  while (high - low > 1) {
-    const middle = (low + high) >>> 1;
-    if (boundaries[middle]! <= time) low = middle;
-    else high = middle;
-  }
-  return low;
-}
-
-/**
  * The days of the range whose local midnights are `boundaries` (days.length = boundaries.length − 1),
  * each with the fields `fields` names.
  */
@@ -139,9 +120,9 @@ export function summaryDays(boundaries: readonly number[], timezone: string, fie
   if (fields.has('minutes_asleep')) {
     asleep = new Array<number>(count).fill(0);
     for (const session of sources.sleep ?? []) {
-      const index = dayIndex(boundaries, session.end_time);
+      const index = lastIndexAtOrBefore(boundaries, session.end_time);
       // Each session's minutes as the sleep route shows them, summed per date.
-      if (index !== -1) asleep[index]! += minutesShown(session.asleep_seconds);
+      if (index >= 0 && index < count) asleep[index]! += minutesShown(session.asleep_seconds);
     }
   }
   // The last measurement of each date: measurements come oldest first.
@@ -149,8 +130,8 @@ export function summaryDays(boundaries: readonly number[], timezone: string, fie
   if (fields.has('weight')) {
     weight = new Array<number | null>(count).fill(null);
     for (const measured of sources.weights ?? []) {
-      const index = dayIndex(boundaries, measured.time);
-      if (index !== -1) weight[index] = measured.kg_hundredths / 100;
+      const index = lastIndexAtOrBefore(boundaries, measured.time);
+      if (index >= 0 && index < count) weight[index] = measured.kg_hundredths / 100;
     }
   }
   const activity = fields.has('steps');
@@ -164,7 +145,7 @@ export function summaryDays(boundaries: readonly number[], timezone: string, fie
     const day: SummaryDay = { date: dates[index]! };
     if (activity) day.steps = sources.steps?.[index] ?? 0;
     if (distance) day.distance = sources.distance?.[index] ?? 0;
-    if (calories) day.calories = sources.calories?.[index] ?? 0;
+    if (calories) day.calories = (sources.calories?.[index] ?? 0) / CALORIE_SCALE;
     const counted = sources.activity?.[index];
     if (levels) for (const field of ACTIVITY_LEVEL_FIELDS) day[field] = counted?.[field] ?? 0;
     if (resting) day.resting_heart_rate = sources.resting?.[index] ?? null;

@@ -3,82 +3,44 @@
  * the dense series assembled from the buckets the store computes — avg, min and max of the minutes
  * with data (null without any), how many there are, and for day buckets the resting heart rate.
  */
-import type { BucketPlan } from '../calendar/step-buckets.js';
-import { bucketsFromDays, type HeartRateDays } from '../store/heart-rate-series.js';
+import { bucketsFromDays, heartRateDaysOf, type HeartRateDayReader } from '../store/heart-rate-series.js';
 import { answerKey, heartRateAnswers, type KeptHeartRateAnswers } from './heart-rate-answers.js';
 import { heartRateSeriesJson } from './heart-rate-series-json.js';
 import { keptPlans } from './kept-plans.js';
-import type { SeriesRequest } from './step-series.js';
-
-export interface HeartRateBucket {
-  start_time: number;
-  end_time: number;
-  avg: number | null;
-  min: number | null;
-  max: number | null;
-  minutes: number;
-  resting?: number | null;
-}
-
-/** The 200 body of `GET /v1/users/me/heartrate/`, as HEART_RATE_SERIES_JSON_SCHEMA describes it. */
-export interface HeartRateSeries {
-  granularity: SeriesRequest['granularity'];
-  timezone: string;
-  start_time: number;
-  end_time: number;
-  heartrate: HeartRateBucket[];
-}
+import { seriesJsonSchema, type SeriesRequest } from './step-series.js';
 
 const nullableNumber = { type: ['number', 'null'] } as const;
 const nullableInteger = { type: ['integer', 'null'] } as const;
 
-export const HEART_RATE_SERIES_JSON_SCHEMA = {
-  type: 'object',
-  required: ['granularity', 'timezone', 'start_time', 'end_time', 'heartrate'],
-  additionalProperties: false,
-  properties: {
-    granularity: { type: 'string' },
-    timezone: { type: 'string' },
-    start_time: { type: 'integer' },
-    end_time: { type: 'integer' },
-    heartrate: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['start_time', 'end_time', 'avg', 'min', 'max', 'minutes'],
-        additionalProperties: false,
-        properties: {
-          start_time: { type: 'integer' },
-          end_time: { type: 'integer' },
-          avg: { ...nullableNumber, description: 'the mean of the minutes\' avgs, one decimal; null when no minute has data' },
-          min: { ...nullableInteger, description: 'the lowest reading' },
-          max: { ...nullableInteger, description: 'the highest reading' },
-          minutes: { type: 'integer', description: 'minutes with data' },
-          resting: { ...nullableNumber, description: 'day buckets only: the resting heart rate (docs/api.md), null when the day has too little data' },
-        },
-      },
-    },
+export const HEART_RATE_SERIES_JSON_SCHEMA = seriesJsonSchema(
+  'heartrate',
+  {},
+  {
+    avg: { ...nullableNumber, description: 'the mean of the minutes\' avgs, one decimal; null when no minute has data' },
+    min: { ...nullableInteger, description: 'the lowest reading' },
+    max: { ...nullableInteger, description: 'the highest reading' },
+    minutes: { type: 'integer', description: 'minutes with data' },
+    resting: { ...nullableNumber, description: 'day buckets only: the resting heart rate (docs/api.md), null when the day has too little data' },
   },
-} as const;
+  ['avg', 'min', 'max', 'minutes'],
+);
 
-/** The stored days of a plan, from the store. */
-export type HeartRateDaySource = (userId: string, plan: BucketPlan) => Promise<HeartRateDays>;
 /** The series as the JSON bytes of its 200 answer (./heart-rate-series-json.ts). */
 export type HeartRateSeriesReader = (userId: string, request: SeriesRequest) => Promise<Buffer>;
 
 /**
- * The series from the days `days` reads; an answer written from the same days for the same query is
- * sent again as it was (./heart-rate-answers.ts).
+ * The series from the days `readDays` reads; an answer written from the same days for the same
+ * query is sent again as it was (./heart-rate-answers.ts).
  */
-export function createHeartRateSeriesReader(days: HeartRateDaySource, answers: KeptHeartRateAnswers = heartRateAnswers()): HeartRateSeriesReader {
+export function createHeartRateSeriesReader(readDays: HeartRateDayReader, answers: KeptHeartRateAnswers = heartRateAnswers()): HeartRateSeriesReader {
   const planOf = keptPlans();
   return async (userId, request) => {
     const plan = planOf(request);
-    const { detail, rows } = await days(userId, plan);
+    const rows = await heartRateDaysOf(readDays, userId, plan);
     const key = answerKey(userId, request);
     const kept = answers.find(key, plan, rows);
     if (kept !== undefined) return kept;
-    const body = heartRateSeriesJson(request, plan, bucketsFromDays(plan, detail, rows));
+    const body = heartRateSeriesJson(request, plan, bucketsFromDays(plan, rows));
     answers.keep(key, plan, rows, body);
     return body;
   };

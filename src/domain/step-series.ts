@@ -17,12 +17,6 @@ export const RANGE_CAP_SECONDS: Readonly<Record<Granularity, number>> = {
   day: 1095 * 86_400,
 };
 
-const RANGE_CAP_WORDS: Readonly<Record<Granularity, string>> = {
-  minute: '1 day',
-  hour: '31 days',
-  day: '1095 days',
-};
-
 /** 9999-12-31T23:59:59Z: beyond this a timestamp is a mistake, and dates stop being 4-digit. */
 export const MAX_TIMESTAMP = 253_402_300_799;
 
@@ -47,9 +41,6 @@ export type SumSeries<Name extends string = string> = {
   end_time: number;
   total: number;
 } & Record<Name, StepBucket[]>;
-
-/** The 200 body of `GET /v1/users/me/activities/steps` (docs/api.md). */
-export type StepSeries = SumSeries<'steps'>;
 
 /**
  * The query of a series read (docs/api.md): the schema decides every rule it can say (no other
@@ -87,36 +78,32 @@ export function stepSeriesQueryWords(error: ErrorObject): string {
   return `${name} must be a non-negative integer number of Unix seconds, got "${sent}"`;
 }
 
-/** The 200 body of a series of `name`, whose values are integers or numbers with a decimal. */
-export function sumSeriesJsonSchema(name: string, value: 'integer' | 'number') {
+/**
+ * The 200 body of a series (docs/api.md): the granularity and zone asked for and the instants its
+ * buckets span, then `more` (each required), then the buckets under `name`: each its instants and
+ * `bucket`, of which the properties `required` are always there.
+ */
+export function seriesJsonSchema(name: string, more: Record<string, object>, bucket: Record<string, object>, required: readonly string[]) {
   return {
     type: 'object',
-    required: ['granularity', 'timezone', 'start_time', 'end_time', 'total', name],
+    required: ['granularity', 'timezone', 'start_time', 'end_time', ...Object.keys(more), name],
     additionalProperties: false,
     properties: {
       granularity: { type: 'string' },
       timezone: { type: 'string' },
       start_time: { type: 'integer' },
       end_time: { type: 'integer' },
-      total: { type: value },
+      ...more,
       [name]: {
         type: 'array',
-        items: {
-          type: 'object',
-          required: ['start_time', 'end_time', 'value'],
-          additionalProperties: false,
-          properties: {
-            start_time: { type: 'integer' },
-            end_time: { type: 'integer' },
-            value: { type: value },
-          },
-        },
+        items: { type: 'object', required: ['start_time', 'end_time', ...required], additionalProperties: false, properties: { start_time: { type: 'integer' }, end_time: { type: 'integer' }, ...bucket } },
       },
     },
-  } as const;
+  };
 }
 
-export const STEP_SERIES_JSON_SCHEMA = sumSeriesJsonSchema('steps', 'integer');
+/** The 200 body of a series of `name`, whose values are integers or numbers with a decimal. */
+export const sumSeriesJsonSchema = (name: string, value: 'integer' | 'number') => seriesJsonSchema(name, { total: { type: value } }, { value: { type: value } }, ['value']);
 
 /** A series query whose shape its schema has checked (SERIES_QUERY_JSON_SCHEMA). */
 export interface SeriesQuery {
@@ -131,9 +118,16 @@ export interface SeriesQuery {
  * local today to now), the order of the times and the cap of the granularity.
  */
 export function seriesRequestOf(query: SeriesQuery, profileZone: string, now: number): SeriesRequest {
+  const granularity = query.granularity ?? 'day';
   const timezone = zoneOf(query.timezone, profileZone);
-  const number = (text: number | string | undefined) => (text === undefined ? undefined : Number(text));
-  return requestOf(query.granularity ?? 'day', timezone, number(query.start_time), number(query.end_time), now);
+  const end = query.end_time === undefined ? now : Number(query.end_time);
+  const start = query.start_time === undefined ? startOfLocalDay(timezone, end) : Number(query.start_time);
+  if (end < start) throw invalidRequest(`end_time${query.end_time === undefined ? ' (default: now)' : ''} ${end} is before start_time ${start}`);
+  if (end - start > RANGE_CAP_SECONDS[granularity]) {
+    const days = RANGE_CAP_SECONDS[granularity] / 86_400;
+    throw invalidRequest(`the range from start_time to end_time is longer than ${days} day${days === 1 ? '' : 's'}, the most granularity=${granularity} allows`);
+  }
+  return { granularity, timezone, start, end };
 }
 
 /** The zone asked for, else the profile's, canonical. */
@@ -142,21 +136,6 @@ function zoneOf(asked: string | undefined, profileZone: string): string {
   const zone = canonicalTimeZone(asked);
   if (zone === null) throw invalidRequest(`timezone must be an IANA time zone name such as Europe/Berlin, got "${asked.slice(0, 64)}"`);
   return zone;
-}
-
-function requestOf(granularity: Granularity, timezone: string, startTime: number | undefined, endTime: number | undefined, now: number): SeriesRequest {
-  const end = endTime ?? now;
-  const start = startTime ?? startOfLocalDay(timezone, end);
-  if (end < start) {
-    const endSource = endTime === undefined ? ' (default: now)' : '';
-    throw invalidRequest(`end_time${endSource} ${end} is before start_time ${start}`);
-  }
-  if (end - start > RANGE_CAP_SECONDS[granularity]) {
-    throw invalidRequest(
-      `the range from start_time to end_time is longer than ${RANGE_CAP_WORDS[granularity]}, the most granularity=${granularity} allows`,
-    );
-  }
-  return { granularity, timezone, start, end };
 }
 
 /**
@@ -172,18 +151,16 @@ export type SeriesReader<Name extends string = string> = (
 
 export type StepSeriesReader = SeriesReader<'steps'>;
 
-/**
- * The series for [start, end) widened to whole local buckets: one query to the store whatever the
- * range, reading the coarsest sums that fit the buckets (the resource API's hot path), with kept plans.
- */
 export function createStepSeriesReader(sums: SeriesSums): StepSeriesReader {
   return createSeriesReader(sums, 'steps', 1);
 }
 
 /**
- * The series reader of a metric whose buckets are sums: `name` names the buckets in the answer, and
- * the store's sums are `scale` times the values answered (calories: tenths of a kcal), so a value is
- * the bucket's sum, divided once — the total too, from the sum of the stored integers.
+ * The series reader of a metric whose buckets are sums: [start, end) widened to whole local
+ * buckets, with kept plans, and one read of the store's sums whatever the range. `name` names the
+ * buckets in the answer, and the store's sums are `scale` times the values answered (calories:
+ * tenths of a kcal), so a value is the bucket's sum, divided once — the total too, from the sum of
+ * the stored integers.
  */
 export function createSeriesReader<Name extends string>(sums: SeriesSums, name: Name, scale: number): SeriesReader<Name> {
   const planOf = keptPlans();

@@ -1,35 +1,26 @@
 /**
- * What the daily summary (api/summary.ts) reads of a person: the day rows of steps, distance,
- * calories and heart rate over the UTC days of the range's plan, through the day reader every series
- * reads through (series-days.ts), summed as the series routes sum them (series-sums.ts,
- * heart-rate-series.ts); the sleep sessions ending within the range and the weighings within it —
- * each kind only when the token may see it — and, for the rules that look at every minute
- * (heart-rate zones and active minutes, domain/daily-activity.ts), the minutes of steps, heart
- * rate and calories with the sleep sessions that cover any of them. Every read starts in one turn
- * of the event loop: on PostgreSQL the day reads of the turn, all its summaries', share one
- * statement per detail (db/batched-calls.ts); on SQLite they run in the turn's read transaction.
- *
- * A session gives only its end and its seconds asleep, counted from the packed stages without
- * unpacking them. Everything is read from the primary, as heart rate, sleep and weight always are
- * (a replica serves only the step series, store/replica.ts).
+ * What the daily summary (api/summary.ts) reads of a person (SummaryFigures), each kind only when
+ * asked: its series through the day reader every series reads through, summed as the series routes
+ * sum them, and its sleep sessions and weighings through two prepared reads. Every read starts in one
+ * turn of the event loop, so that the turn's day reads are batched as any series' are
+ * (postgres/series-days.ts). Everything is read from the primary, as heart rate, sleep and weight
+ * always are (a replica serves only the step series, store/replica.ts).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import type { Db } from '../db/database.js';
 import { preparedRead } from '../db/prepared-reads.js';
 import { asleepSeconds } from '../db/codec/sleep-stages.js';
+import type { SeriesMetric } from '../db/series-metrics.js';
 import { bucketsFromDays } from './heart-rate-series.js';
 import { switchedMinuteDays, type KeptMinuteDays, type MinuteDays } from './minute-days.js';
-import { dayDetailFor, daysUnder, type DayReader, type DayRow, type SeriesMetric } from './series-days.js';
+import { dayDetailFor, daysUnder, type DayReader, type DayRow } from './series-days.js';
 import { distanceSumsFromDays, sumsFromDays } from './series-sums.js';
 import { MAX_SLEEP_SESSION_SECONDS } from './sleep.js';
 
-/**
- * The kinds a summary may read, as bits of `kinds`. `minutes`: the minutes of steps, heart rate
- * and calories and the sleep sessions covering them (SummaryFigures.minuteDays), whatever else is read.
- */
+/** The kinds a summary may read, as bits of `kinds`. `minutes`: SummaryFigures.minuteDays, whatever else is read. */
 export const SUMMARY_KINDS = { activity: 1, heartRate: 2, sleep: 4, weight: 8, minutes: 16 } as const;
 
-/** A session of the summary: when it ended, and its seconds asleep. */
+/** A session of the summary: when it ended, and its seconds asleep (counted without unpacking its stages). */
 export interface SessionAsleep {
   end_time: number;
   asleep_seconds: number;
@@ -53,18 +44,16 @@ export interface SummaryFigures {
   sleep?: SessionAsleep[];
   /** Weighings within the range, oldest first. */
   weights?: Weighing[];
-  /** The minutes of steps, heart rate and calories of the UTC days of the plan, and the sleep sessions covering any. */
+  /** For the rules that look at every minute (domain/daily-activity.ts): the minutes of steps, heart rate and calories of the UTC days of the plan, and the sleep sessions covering any. */
   minuteDays?: MinuteDays;
 }
 
-/**
- * The summary's figures for a day plan: `kinds` bits of SUMMARY_KINDS; [from, to) the range's
- * instants; `strideCm` the profile's stride length, for distance derived from steps.
- */
-export type SummaryFiguresReader = (userId: string, plan: BucketPlan, range: { from: number; to: number }, kinds: number, strideCm: number | null) => Promise<SummaryFigures>;
-
 export interface SummaryStore {
-  figures: SummaryFiguresReader;
+  /**
+   * The summary's figures for a day plan: `kinds` bits of SUMMARY_KINDS; [from, to) the range's
+   * instants; `strideCm` the profile's stride length, for distance derived from steps.
+   */
+  figures(userId: string, plan: BucketPlan, range: { from: number; to: number }, kinds: number, strideCm: number | null): Promise<SummaryFigures>;
 }
 
 /** Rows as read: integers may come as text (PostgreSQL). */
@@ -112,15 +101,14 @@ export function createSummaryStore(db: Db, readDays: DayReader, minuteDays: Kept
       const figures: SummaryFigures = {};
       if (asked(SUMMARY_KINDS.activity)) {
         figures.steps = sumsFromDays(boundaries, steps);
-        figures.distance = detail === 'minutes' ? distanceSumsFromDays(boundaries, distance, steps, strideCm) : sumsFromDays(boundaries, distance);
+        figures.distance = distanceSumsFromDays(boundaries, distance, steps, strideCm);
         figures.calories = sumsFromDays(boundaries, calories);
       }
-      if (asked(SUMMARY_KINDS.heartRate)) figures.resting = bucketsFromDays(plan, detail, heartRate).resting ?? [];
+      if (asked(SUMMARY_KINDS.heartRate)) figures.resting = bucketsFromDays(plan, heartRate).resting ?? [];
       // Sessions never overlap: by start is by end.
       if (asked(SUMMARY_KINDS.sleep)) {
         figures.sleep = sessions.filter((session) => Number(session.end_time) < range.to).map((session) => ({ end_time: Number(session.end_time), asleep_seconds: asleepSeconds(session.stages) }));
       }
-      // A date's weight is its last weighing.
       if (asked(SUMMARY_KINDS.weight)) figures.weights = weighings.map((weighing) => ({ time: Number(weighing.time), kg_hundredths: Number(weighing.kg_hundredths) }));
       if (minutes) {
         const spans = sessions.map((session) => ({ start_time: Number(session.start_time), end_time: Number(session.end_time) }));

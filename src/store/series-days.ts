@@ -6,8 +6,6 @@
 import { SERIES_METRIC_NAMES, SERIES_METRICS, type SeriesMetric } from '../db/series-metrics.js';
 import { DAY_SECONDS, dayStartOf } from '../db/codec/day.js';
 
-export type { SeriesMetric };
-
 /**
  * Metrics whose `total` may pass 2^53, read exactly: heart rate's codec packs the day's aggregates in
  * 58 bits (db/codec/heart-rate-summary.ts). A sum metric's total is a plain sum.
@@ -18,7 +16,8 @@ export const EXACT_TOTAL: Readonly<Record<SeriesMetric, boolean>> = Object.fromE
 
 /**
  * A stored day as its readers get it. Integers may come as text (PostgreSQL) or, for a metric with
- * an EXACT_TOTAL, as BigInt (SQLite): readers of a total take Number() or BigInt() of it.
+ * an EXACT_TOTAL, as BigInt (SQLite): readers of a total take Number() or BigInt() of it. A packed
+ * column the read did not ask for (DayDetail) is NOT_READ.
  */
 export interface DayRow {
   day_start: number | bigint | string;
@@ -30,24 +29,14 @@ export interface DayRow {
 /**
  * What of each day a series needs: only totals when no boundary cuts a UTC day (daily series in
  * UTC), the hourly sums too when none cuts an hour (Europe/Berlin, hourly series), else the minutes.
- * What is not needed is not read (an empty array): each packed column costs a buffer per row —
- * on SQLite reading the hours of 30 days took 85 µs against 28 µs for the totals alone — and,
- * for the minutes on PostgreSQL, detoasting.
+ * What is not needed is not read: each packed column costs a buffer per row — on SQLite reading the
+ * hours of 30 days took 85 µs against 28 µs for the totals alone — and, for the minutes on
+ * PostgreSQL, detoasting.
  */
 export type DayDetail = 'totals' | 'hours' | 'minutes';
 
 /** A packed column a read did not ask for: one shared empty array, never written to. */
 export const NOT_READ = new Uint8Array(0);
-
-/**
- * Rows read with `detail` get the packed columns they were not read with as one shared empty array
- * (never written to): every day row has one shape whatever was read. The readers ask the database
- * for no value there at all: on PostgreSQL an empty bytea would be a Buffer per column and row.
- */
-export function fillUnreadColumns(rows: ReadonlyArray<{ hours: Uint8Array | null; minutes: Uint8Array | null }>, detail: DayDetail): void {
-  if (detail === 'minutes') return;
-  for (const row of rows) (row.hours ??= NOT_READ), (row.minutes = NOT_READ);
-}
 
 /** The user's days of `metric` with day_start in [from, to), by day_start, with `detail`. */
 export type DayReader = (userId: string, metric: SeriesMetric, from: number, to: number, detail: DayDetail) => DayRow[] | Promise<DayRow[]>;

@@ -1,9 +1,7 @@
 /**
  * Summing a stored minute metric into local-clock buckets from the day rows of the series store
- * (db/codec/minute-values.ts): one indexed range read of the user's days per series, whatever the
- * range, walked by series-walk.ts, which hands over the coarsest stored sums no boundary cuts — the
- * day's total, an hour's sum, or a minute. Sums are of the stored integers (tenths of a kcal for
- * calories).
+ * (db/codec/minute-values.ts), walked by series-walk.ts. Sums are of the stored integers (tenths of
+ * a kcal for calories).
  */
 import type { BucketPlan } from '../calendar/step-buckets.js';
 import { distanceAsRead, strideOf } from '../db/derived-distance.js';
@@ -27,38 +25,37 @@ export function createSeriesSums(readDays: DayReader, metric: SumMetric): Series
 
 /**
  * Sums of distance. A distance row's total and hours already count the distance derived from
- * steps (db/derived-distance.ts), so only a series that cuts hours reads minutes: those of the
- * distance rows and of the steps rows of the same days, with the stride length of the profile.
- * A day with steps and no distance row has only steps that derive nothing (zeros).
+ * steps (db/derived-distance.ts), so only a series that cuts hours reads the steps rows too.
  */
 export function createDistanceSums(readDays: DayReader): SeriesSums {
   return async (userId, { boundaries }, _writtenAt, strideCm) => {
     const detail = dayDetailFor(boundaries);
     const distance = daysUnder(readDays, userId, 'distance', boundaries, detail);
-    if (detail !== 'minutes') return sumsFromDays(boundaries, await distance);
-    const steps = daysUnder(readDays, userId, 'steps', boundaries, detail);
+    const steps = detail === 'minutes' ? daysUnder(readDays, userId, 'steps', boundaries, detail) : [];
     return distanceSumsFromDays(boundaries, await distance, await steps, strideCm);
   };
-}
-
-/**
- * Sums of distance per bucket from its day rows and, when an hour is cut (the rows read with their
- * minutes), the steps rows of the same days with the profile's stride length.
- */
-export function distanceSumsFromDays(boundaries: readonly number[], distanceRows: readonly DayRow[], stepRows: readonly DayRow[], strideCm?: number | null): number[] {
-  const stride = strideOf(strideCm);
-  const stepsOfDay = new Map(stepRows.map((row) => [Number(row.day_start), row.minutes]));
-  return sumsFromDays(boundaries, distanceRows, (row) => {
-    const stepMinutes = stepsOfDay.get(Number(row.day_start));
-    return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, stride);
-  });
 }
 
 /** The sums of each accumulator of a sum metric (db/series-metrics.ts), from a day reader. */
 export const SUMS_OF: Readonly<Record<Exclude<SeriesAccumulator, 'heart-rate'>, (readDays: DayReader, metric: SumMetric) => SeriesSums>> = {
   sums: createSeriesSums,
-  'derived-distance': (readDays) => createDistanceSums(readDays),
+  'derived-distance': createDistanceSums,
 };
+
+/**
+ * Sums of distance per bucket from its day rows. The minutes of an hour a boundary cuts are those
+ * of the distance row and of the steps row of the same day (`stepRows`, read with their minutes
+ * whenever an hour is cut), with the profile's stride length. A day with steps and no distance row
+ * has only steps that derive nothing (zeros).
+ */
+export function distanceSumsFromDays(boundaries: readonly number[], distanceRows: readonly DayRow[], stepRows: readonly DayRow[], strideCm?: number | null): number[] {
+  let stepsOfDay: Map<number, Uint8Array> | undefined;
+  return sumsFromDays(boundaries, distanceRows, (row) => {
+    stepsOfDay ??= new Map(stepRows.map((step) => [Number(step.day_start), step.minutes]));
+    const stepMinutes = stepsOfDay.get(Number(row.day_start));
+    return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, strideOf(strideCm));
+  });
+}
 
 const storedMinutes = (row: DayRow): DayMinutes => unpackMinutes(row.minutes);
 
@@ -66,25 +63,18 @@ const storedMinutes = (row: DayRow): DayMinutes => unpackMinutes(row.minutes);
  * Sums per bucket index of `boundaries` (missing index: nothing) from the days holding them;
  * `minutesOf` gives a day's minute values when an hour is cut (by default its stored minutes).
  */
-export function sumsFromDays(boundaries: readonly number[], rows: readonly DayRow[], minutesOf: (row: DayRow) => DayMinutes = storedMinutes): number[] {
+export function sumsFromDays(boundaries: readonly number[], rows: readonly DayRow[], minutesOf = storedMinutes): number[] {
   const sums: number[] = [];
   const add = (index: number, value: number) => {
     if (value !== 0) sums[index] = (sums[index] ?? 0) + value;
   };
-  let row: DayRow;
-  let hours: number[];
-  let minutes: DayMinutes | undefined;
   walkDays(boundaries, rows, {
-    day: (index, whole) => add(index, Number(whole.total)),
-    cut(cutRow) {
-      row = cutRow;
-      hours = unpackHours(cutRow.hours);
-      minutes = undefined;
-    },
-    hour: (index, hour) => add(index, hours[hour]!),
-    minute(index, m) {
-      const value = (minutes ??= minutesOf(row))[m]!;
-      if (value !== ABSENT) add(index, value);
+    day: (index, row) => add(index, Number(row.total)),
+    hoursOf: (row) => unpackHours(row.hours),
+    minutesOf,
+    hour: (index, hours, hour) => add(index, hours[hour]!),
+    minute(index, minutes, m) {
+      if (minutes[m] !== ABSENT) add(index, minutes[m]!);
     },
   });
   return sums;

@@ -7,21 +7,24 @@
  * local mean time offsets) counts each minute in the bucket where it starts.
  */
 import { DAY_SECONDS } from '../db/codec/day.js';
+import type { DayRow } from './series-days.js';
 
-/** What a metric does with the parts of its days, each part within one bucket (an index of the plan). */
-export interface BucketAccumulator<Row> {
+/**
+ * What a metric does with the parts of its days, each part within one bucket (an index of the
+ * plan). A day a boundary cuts is unpacked once: its hours, and its minutes once an hour is cut.
+ */
+export interface BucketAccumulator<Hours, Minutes> {
   /** `row`'s whole UTC day falls in bucket `index`. */
-  day(index: number, row: Row): void;
-  /** A boundary cuts `row`'s day: its hours and minutes come next, in time order. */
-  cut(row: Row): void;
-  /** Hour `hour` (0–23) of the day last cut falls in bucket `index`. */
-  hour(index: number, hour: number): void;
-  /** Minute `minute` (0–1439) of the day last cut, in an hour a boundary cuts, falls in bucket `index`. */
-  minute(index: number, minute: number): void;
+  day(index: number, row: DayRow): void;
+  hoursOf(row: DayRow): Hours;
+  minutesOf(row: DayRow): Minutes;
+  /** Hour `hour` (0–23) of a cut day falls in bucket `index`; minute `minute` (0–1439), of a cut hour. */
+  hour(index: number, hours: Hours, hour: number): void;
+  minute(index: number, minutes: Minutes, minute: number): void;
 }
 
 /** Walks `rows` (by day_start, UTC midnights) against `boundaries`; parts outside every bucket are left out. */
-export function walkDays<Row extends { day_start: number | bigint | string }>(boundaries: readonly number[], rows: readonly Row[], into: BucketAccumulator<Row>): void {
+export function walkDays<Hours, Minutes>(boundaries: readonly number[], rows: readonly DayRow[], into: BucketAccumulator<Hours, Minutes>): void {
   const buckets = boundaries.length - 1;
   // Rows, hours and minutes come in time order, so the bucket of an instant is found walking forward.
   let bucket = -1;
@@ -39,17 +42,19 @@ export function walkDays<Row extends { day_start: number | bigint | string }>(bo
       if (within(first)) into.day(first, row);
       continue;
     }
-    into.cut(row);
+    const hours = into.hoursOf(row);
+    let minutes: Minutes | undefined;
     for (let hour = 0; hour < 24; hour++) {
       const start = day + hour * 3600;
       const index = bucketOf(start);
       if (!cutBefore(start + 3600)) {
-        if (within(index)) into.hour(index, hour);
+        if (within(index)) into.hour(index, hours, hour);
         continue;
       }
+      minutes ??= into.minutesOf(row);
       for (let m = hour * 60; m < hour * 60 + 60; m++) {
         const minuteIndex = bucketOf(day + m * 60);
-        if (within(minuteIndex)) into.minute(minuteIndex, m);
+        if (within(minuteIndex)) into.minute(minuteIndex, minutes, m);
       }
     }
   }

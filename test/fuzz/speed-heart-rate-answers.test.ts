@@ -12,7 +12,6 @@ import { minutesOfReadings } from '../../src/domain/heart-rate-readings.js';
 import { seriesChange } from '../../src/domain/minute-samples.js';
 import { keptHeartRateAnswers, NO_KEPT_ANSWERS } from '../../src/domain/heart-rate-answers.js';
 import { createHeartRateSeriesReader } from '../../src/domain/heart-rate-series.js';
-import { heartRateDaysOf } from '../../src/store/heart-rate-series.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
 import { createUser } from '../support/tokens.js';
@@ -52,14 +51,13 @@ forEachDialect('kept heart-rate answers against answers written every time', (di
 
   it('answers the same bytes, keeping on and off, for random uploads, deletions and reads', async () => {
     const store = t.app.ctx.stores.heartRate;
-    const days = (userId: string, plan: Parameters<typeof heartRateDaysOf>[2]) => heartRateDaysOf(store.readDays, userId, plan);
     let keptAnswers = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 12 }), async (actions) => {
         for (const person of people) await store.deleteMinutes(person, BASE - 86_400, BASE + 5 * 86_400, (removed) => seriesChange(removed, 'UTC', BASE, 0));
         // Room for a few days by minute: some answers are let go.
         const room = keptHeartRateAnswers(400_000);
-        const kept = createHeartRateSeriesReader(days, {
+        const kept = createHeartRateSeriesReader(store.readDays, {
           find: (...args) => {
             const found = room.find(...args);
             if (found !== undefined) keptAnswers++;
@@ -70,7 +68,7 @@ forEachDialect('kept heart-rate answers against answers written every time', (di
             return room.bytes;
           },
         });
-        const plain = createHeartRateSeriesReader(days, NO_KEPT_ANSWERS);
+        const plain = createHeartRateSeriesReader(store.readDays, NO_KEPT_ANSWERS);
         let last: { userId: string; request: Parameters<typeof kept>[1] } | undefined;
         for (const step of actions) {
           if (step.kind === 'again') {

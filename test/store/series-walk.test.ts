@@ -99,7 +99,7 @@ it('gives each heart-rate bucket the count, sum, min and max of its minutes, and
         if (expected.min[index] === 0 || avg - 3 < expected.min[index]!) expected.min[index] = avg - 3;
         expected.max[index] = Math.max(expected.max[index]!, avg + 4);
       });
-      const buckets = bucketsFromDays(bucketPlan, dayDetailFor(boundaries), rows);
+      const buckets = bucketsFromDays(bucketPlan, rows);
       assert.deepEqual({ minutes: buckets.minutes, sums: buckets.sums, min: buckets.min, max: buckets.max }, expected);
       if (granularity !== 'day') return assert.equal(buckets.resting, null);
       // The quarter hours wholly inside each local day, from the minutes.

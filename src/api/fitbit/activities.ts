@@ -74,7 +74,7 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     const plan = planOf(request);
     // The day's zones are counted from the same minutes: read, and kept with the answer, only for a
     // profile with a maximum heart rate.
-    const [{ detail, rows }, activity] = await Promise.all([
+    const [rows, activity] = await Promise.all([
       heartRateDaysOf(heartReadDays, userId, plan),
       hasMaximum(auth.auth.profile) ? activityOf(stores.summary, auth, day) : undefined,
     ]);
@@ -82,8 +82,8 @@ export async function activityRoutes(app: FastifyInstance): Promise<void> {
     const key = answerKey(userId, request, `fitbit ${step} ${range ? `${range.from}-${range.to}` : ''} ${zones}`);
     const kept = heartAnswers.find(key, plan, rows);
     if (kept !== undefined) return kept;
-    const minutes = bucketsFromDays(plan, detail, rows);
-    const days = bucketsFromDays(planOf({ ...request, granularity: 'day' }), detail, rows);
+    const minutes = bucketsFromDays(plan, rows);
+    const days = bucketsFromDays(planOf({ ...request, granularity: 'day' }), rows);
     const seconds = localSecondsOfDay(plan);
     const body = Buffer.from(
       JSON.stringify({

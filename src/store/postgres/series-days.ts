@@ -1,7 +1,7 @@
 /** The day rows of every series metric on PostgreSQL (what they are: ../series-days.ts). */
 import type pg from 'pg';
 import { batchedCalls } from '../../db/batched-calls.js';
-import { fillUnreadColumns, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
+import { NOT_READ, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
 import { unnestedParameters } from './kept-plans.js';
 
 /** Series read in one statement at most; more start the next one at once. */
@@ -10,24 +10,17 @@ const MAX_BATCH = 256;
 /**
  * `total` as text: the pool turns bigints into numbers, and a heart-rate total has 58 bits
  * (../series-days.ts, EXACT_TOTAL); one type for every metric, whose reads share the statement.
- * What is not needed is sent as a null, which costs no detoasting, and becomes one shared empty
- * array here (as on SQLite). Not an empty bytea: pg makes a Buffer of each (two objects a column and
- * row), and the rows of a batch live until its last row has arrived — long enough, at the bench's
- * rates, for the collector to move them to the old generation. Empty bytea were 72 % of what a
- * totals row left there (performance.md, "The PostgreSQL process's memory").
+ * What is not needed is sent as a null, which costs no detoasting, and becomes NOT_READ here. Not an
+ * empty bytea: pg makes a Buffer of each (two objects a column and row), and the rows of a batch
+ * live until its last row has arrived — long enough, at the bench's rates, for the collector to move
+ * them to the old generation. Empty bytea were 72 % of what a totals row left there (performance.md,
+ * "The PostgreSQL process's memory").
  */
 const COLUMNS: Readonly<Record<DayDetail, string>> = {
   totals: `s.day_start, s.total::text as total, null::bytea as hours, null::bytea as minutes`,
   hours: `s.day_start, s.total::text as total, s.hours, null::bytea as minutes`,
   minutes: 's.day_start, s.total::text as total, s.hours, s.minutes',
 };
-
-interface DaysWanted {
-  userId: string;
-  metric: string;
-  from: number;
-  to: number;
-}
 
 /**
  * The series of one event-loop turn are read in ONE statement per detail, whatever their metrics
@@ -39,11 +32,7 @@ interface DaysWanted {
  * answer with a scan of the table when it was made while the table was nearly empty.
  */
 export function postgresDays(pool: pg.Pool): DayReader {
-  const readers = {
-    totals: daysOfMany(pool, 'totals'),
-    hours: daysOfMany(pool, 'hours'),
-    minutes: daysOfMany(pool, 'minutes'),
-  } satisfies Record<DayDetail, unknown>;
+  const readers = { totals: daysOfMany(pool, 'totals'), hours: daysOfMany(pool, 'hours'), minutes: daysOfMany(pool, 'minutes') };
   return (userId, metric, from, to, detail) => readers[detail]({ userId, metric, from, to });
 }
 
@@ -56,7 +45,8 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       offset 0
     ) s
     order by k.i, s.day_start`;
-  return batchedCalls<DaysWanted, DayRow[]>(async (calls) => {
+  return batchedCalls<{ userId: string; metric: string; from: number; to: number }, DayRow[]>(async (calls) => {
+    // A packed column not read comes as a null.
     const result = await pool.query<DayRow & { i: string }>({
       name: `stride_series_days_${detail}`,
       text,
@@ -68,8 +58,10 @@ function daysOfMany(pool: pg.Pool, detail: DayDetail) {
       ],
     });
     const days: DayRow[][] = calls.map(() => []);
-    fillUnreadColumns(result.rows, detail);
-    for (const row of result.rows) days[Number(row.i) - 1]!.push(row);
+    for (const row of result.rows) {
+      (row.hours ??= NOT_READ), (row.minutes ??= NOT_READ);
+      days[Number(row.i) - 1]!.push(row);
+    }
     calls.forEach((call, index) => call.resolve(days[index]!));
   }, MAX_BATCH);
 }

@@ -1,6 +1,6 @@
 /** The day rows of every series metric on SQLite (what they are: ../series-days.ts). */
-import type { SqliteConnection, SqliteExecutor } from '../../db/executor.js';
-import { EXACT_TOTAL, NOT_READ, type DayDetail, type DayReader, type DayRow, type SeriesMetric } from '../series-days.js';
+import type { SqliteExecutor } from '../../db/executor.js';
+import { EXACT_TOTAL, NOT_READ, type DayDetail, type DayReader, type DayRow } from '../series-days.js';
 
 /** The days of one user and metric in a range: its four parameters are the user, the metric, from and to. */
 const RANGE = 'from series_days where user_id = ? and metric = ? and day_start >= ? and day_start < ?';
@@ -22,16 +22,16 @@ const SQL: Readonly<Record<DayDetail, string>> = {
  * costs more.
  */
 export function sqliteDays(executor: SqliteExecutor): DayReader {
-  const read = (connection: SqliteConnection, userId: string, metric: SeriesMetric, from: number, to: number, detail: DayDetail): DayRow[] => {
-    const exact = EXACT_TOTAL[metric];
-    const statement = connection.statement(SQL[detail], exact ? 'raw-bigints' : 'raw');
-    const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number | bigint, number | bigint, Uint8Array?, Uint8Array?]>;
-    const rows: DayRow[] = new Array(arrays.length);
-    for (let i = 0; i < arrays.length; i++) {
-      const row = arrays[i]!;
-      rows[i] = { day_start: row[0], total: row[1], hours: row[2] ?? NOT_READ, minutes: row[3] ?? NOT_READ };
-    }
-    return rows;
-  };
-  return (userId, metric, from, to, detail) => executor.read((connection) => read(connection, userId, metric, from, to, detail));
+  return (userId, metric, from, to, detail) =>
+    executor.read((connection) => {
+      const exact = EXACT_TOTAL[metric];
+      const statement = connection.statement(SQL[detail], exact ? 'raw-bigints' : 'raw');
+      const arrays = statement.all(userId, metric, BigInt(from), BigInt(to)) as Array<[number | bigint, number | bigint, Uint8Array?, Uint8Array?]>;
+      const rows: DayRow[] = new Array(arrays.length);
+      for (let i = 0; i < arrays.length; i++) {
+        const row = arrays[i]!;
+        rows[i] = { day_start: row[0], total: row[1], hours: row[2] ?? NOT_READ, minutes: row[3] ?? NOT_READ };
+      }
+      return rows;
+    });
 }

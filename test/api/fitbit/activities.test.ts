@@ -114,6 +114,10 @@ forEachDialect('Fitbit-compatible activity resources', (dialect) => {
       const withData = minutes.filter((bucket) => bucket.minutes > 0);
       assert.ok(withData.length > 100, `${person.life} has heart rate`);
       assert.deepEqual(body['activities-heart-intraday'].dataset, withData.map((bucket) => ({ time: DateTime.fromSeconds(bucket.start_time, { zone }).toFormat('HH:mm:ss'), value: bucket.avg })));
+      // The day's resting heart rate, as /v1's daily series gives it.
+      const [day] = (await readHeartRate(t, token, { start_time: from, end_time: to, granularity: 'day', timezone: zone })).heartrate;
+      assert.equal(typeof day!.resting, 'number', `${person.life} has a resting heart rate on ${date}`);
+      assert.equal(body['activities-heart'][0]!.value.restingHeartRate, day!.resting);
       // 1sec answers the minutes Stride holds.
       const seconds = await fitbitJson<{ 'activities-heart-intraday': { dataset: unknown[] } }>(t, token, `/1/user/-/activities/heart/date/${date}/1d/1sec.json`);
       assert.deepEqual(seconds['activities-heart-intraday'].dataset, body['activities-heart-intraday'].dataset);
