@@ -34,7 +34,7 @@ try {
   for (let day = 0; day < DAYS + 2; day++) {
     const dayStart = END - (DAYS + 1) * 86_400 + day * 86_400;
     const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, day));
-    await stores.heartRate.upsertMinutes(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
+    await stores.heartRate.upsertSamples(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
   }
   // Written every time (no answer can be kept in 0 bytes), and sent again from the kept answers.
   const written = createHeartRateSeriesReader(stores.heartRate.readDays, keptHeartRateAnswers(0));

@@ -1,7 +1,7 @@
 /**
  * Bytes per person-day of heart rate in the series store, alone and beside minute steps: PERSONS
  * people × DAYS days of 16 waking hours (07:00–23:00 UTC) of readings every 5 seconds, written
- * through `heartRate.upsertMinutes` (what POST /v1/users/me/heartrate calls) a day per call, and,
+ * through `heartRate.upsertSamples` (what POST /v1/users/me/heartrate calls) a day per call, and,
  * for the second figure, steps for the same waking minutes. SQLite: growth of the file after a
  * checkpoint; PostgreSQL: pg_total_relation_size of series_days (indexes and TOAST included).
  *
@@ -34,7 +34,7 @@ async function load(db: Db, withSteps: boolean): Promise<void> {
     for (let day = 0; day < DAYS; day++) {
       const dayStart = FIRST_DAY + day * 86_400;
       const minutes = minutesOfReadings(wakingDayReadings(dayStart, 5, person * 1000 + day));
-      await stores.heartRate.upsertMinutes(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
+      await stores.heartRate.upsertSamples(id, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', dayStart, 0));
       if (!withSteps) continue;
       const next = random(person * 7 + day);
       const steps: StepSample[] = minutes.map((m) => ({ start_time: m.start_time, value: next() < 0.6 ? Math.floor(next() * 20) : Math.floor(next() * 140) }));

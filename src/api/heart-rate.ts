@@ -66,7 +66,7 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
       if (problem !== null) throw invalidRequest(problem);
       const minutes = minutesOfReadings(samples);
       const change = seriesChange(minutes.map((minute) => minute.start_time), request.auth.profile.timezone, now, coalesceSeconds);
-      await stores.heartRate.upsertMinutes(request.auth.userId, minutes, change);
+      await stores.heartRate.upsertSamples(request.auth.userId, minutes, change);
       return { accepted: samples.length };
     },
   );
@@ -81,7 +81,6 @@ export async function heartRateRoutes(app: FastifyInstance): Promise<void> {
   app.delete(HEART_RATE_PATH, { config: limit, schema: remove, onRequest: requireScope('write_heartrate') }, async (request) => {
     const { start: from, end: to } = deleteRangeOf(request.query as { start_time: string; end_time: string });
     const zone = request.auth.profile.timezone;
-    const removed = await stores.heartRate.deleteMinutes(request.auth.userId, from, to, (minutes) => seriesChange(minutes, zone, clock(), coalesceSeconds));
-    return { deleted: removed.length };
+    return { deleted: await stores.heartRate.deleteRange(request.auth.userId, from, to, (minutes) => seriesChange(minutes, zone, clock(), coalesceSeconds)) };
   });
 }

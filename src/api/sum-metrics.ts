@@ -15,7 +15,7 @@ import { createSeriesReader, SERIES_QUERY_JSON_SCHEMA, seriesRequestOf, stepSeri
 import { SUM_METRICS, type SumMetricDefinition } from '../domain/sum-metrics.js';
 import { BEARER, answer, errorAnswers } from '../http/schemas.js';
 import { wordedBy, type Wording } from '../http/validation.js';
-import type { MinuteSample, SumMetric } from '../store/minute-series.js';
+import type { MinuteSample, SumMetric } from '../store/series-writer.js';
 import { requireScope } from './bearer.js';
 import { apiRateLimit } from './rate-limit.js';
 import { requireJsonBody } from './json-body.js';

@@ -22,8 +22,7 @@ import { DATA_KINDS, perSumKind, type DataKind, type PersonRecords } from '../do
 import { sampleProblem } from '../domain/step-samples.js';
 import { SUM_METRICS } from '../domain/sum-metrics.js';
 import { schemaCheck } from '../http/validation.js';
-import type { HeartRateMinute } from '../store/heart-rate.js';
-import type { MinuteSample, SumMetric } from '../store/minute-series.js';
+import type { HeartRateMinute, MinuteSample, SumMetric } from '../store/series-writer.js';
 import type { SleepSessionInput } from '../store/sleep.js';
 
 /** A file that cannot be imported; the message names the first bad record. */

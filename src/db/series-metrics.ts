@@ -20,8 +20,8 @@ export type SeriesAccumulator =
 export interface SeriesMetricDeclaration {
   /**
    * How a day's minutes are packed: `minute-values` (codec/minute-values.ts: each minute an integer
-   * or absent, `total` and `hours` plain sums; written by store/minute-series.ts) or
-   * `heart-rate-minutes` (codec/heart-rate-minutes.ts: aggregates, a 58-bit `total` read exactly).
+   * or absent, `total` and `hours` plain sums) or `heart-rate-minutes` (codec/heart-rate-minutes.ts:
+   * aggregates, a 58-bit `total` read exactly); written by store/series-writer.ts.
    */
   codec: 'minute-values' | 'heart-rate-minutes';
   /** Stored integers per unit of the API: 1, or 10 to keep one decimal (tenths of a kcal). */

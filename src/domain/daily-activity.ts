@@ -19,7 +19,7 @@
  * reads them for a person and a range of dates, and keeps the counts.
  */
 import { NO_CALORIES, NO_STEPS, type MinuteDays } from '../store/minute-days.js';
-import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
+import { SERIES_METRICS } from '../store/series-writer.js';
 import { ACTIVE_ZONE_MINUTE_WEIGHTS, CARDIO, ZONE_NAMES, maxHeartRateOn, zoneOf, zonesOf, type HeartRateProfile, type HeartRateZones, type ZoneBounds, type ZoneName } from './heart-rate-zones.js';
 
 /** The activity levels, lowest first: their index is a minute's level. */
@@ -82,7 +82,7 @@ export interface DayActivity {
 const DAY_SECONDS = 86_400;
 const NO_ZONE = -1;
 /** Stored units of calories in a kcal. */
-const CALORIE_TENTHS = SUM_METRIC_STORAGE.calories.scale;
+const CALORIE_TENTHS = SERIES_METRICS.calories.scale;
 
 /**
  * The index of the first of `sleep` (sessions by start, never overlapping) that ends after `time`,

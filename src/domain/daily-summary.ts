@@ -6,14 +6,14 @@
  */
 import { lastIndexAtOrBefore } from '../calendar/step-buckets.js';
 import type { SummaryFigures } from '../store/daily-summary.js';
-import { SUM_METRIC_STORAGE } from '../store/minute-series.js';
+import { SERIES_METRICS } from '../store/series-writer.js';
 import type { DayActivity } from './daily-activity.js';
 import { ZONE_NAMES, type ZoneName } from './heart-rate-zones.js';
 import { datesOfDays } from './local-dates.js';
 import { minutesShown } from './sleep-sessions.js';
 
 /** Stored units of calories in a kcal: the summary answers kcal. */
-const CALORIE_SCALE = SUM_METRIC_STORAGE.calories.scale;
+const CALORIE_SCALE = SERIES_METRICS.calories.scale;
 
 /** Dates of a summary: today by default, at most 366 (a leap year). */
 export const SUMMARY_DATE_RULES = { defaultDays: 1, maxDays: 366 } as const;

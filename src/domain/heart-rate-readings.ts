@@ -3,7 +3,7 @@
  * cannot make, and the minutes the readings make — each minute's readings become its avg (rounded
  * to a whole beat), min and max, which replace what the minute held.
  */
-import { MAX_BPM, MIN_BPM, type HeartRateMinute } from '../store/heart-rate.js';
+import { MAX_BPM, MIN_BPM, type HeartRateMinute } from '../store/series-writer.js';
 import { tooFarAhead } from './future-times.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 

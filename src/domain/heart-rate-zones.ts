@@ -8,7 +8,7 @@
  * ceil(85 % × max), each zone ending one beat below the next. A minute is in fat burn exactly when
  * its average is at least half the maximum, and so on, with no beat in two zones or in none.
  */
-import { MIN_BPM } from '../store/heart-rate.js';
+import { MIN_BPM } from '../store/series-writer.js';
 
 /** The zones, lowest first: their index is a minute's zone. */
 export const ZONE_NAMES = ['out_of_range', 'fat_burn', 'cardio', 'peak'] as const;

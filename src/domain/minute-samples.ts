@@ -8,7 +8,7 @@ import { bucketRuns } from '../calendar/step-buckets.js';
 import { MAX_AHEAD_SECONDS, tooFarAhead } from './future-times.js';
 import { invalidRequest } from '../errors.js';
 import type { MinuteRange } from '../store/dated-ranges.js';
-import type { SeriesChange } from '../store/minute-series.js';
+import type { SeriesChange } from '../store/series-writer.js';
 import { changeOfRanges } from './local-dates.js';
 import { MAX_TIMESTAMP } from './step-series.js';
 

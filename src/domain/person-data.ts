@@ -6,8 +6,7 @@
  * holds), time-ordered, so that each event names a week's ranges; a sleep session or a weighing
  * per write.
  */
-import type { HeartRateMinute } from '../store/heart-rate.js';
-import { SUM_METRIC_NAMES, type MinuteSample, type SumMetric } from '../store/minute-series.js';
+import { SUM_METRIC_NAMES, type HeartRateMinute, type MinuteSample, type SumMetric } from '../store/series-writer.js';
 import type { SleepSessionInput, StoredSleepSession } from '../store/sleep.js';
 import { overlapsStored } from './sleep-overlap.js';
 import type { Stores } from '../store/stores.js';
@@ -81,7 +80,7 @@ export async function writePersonData(stores: Stores, owner: DataOwner, records:
     const ordered = byStart(records.heartrate);
     for (let i = 0; i < ordered.length; i += MINUTES_PER_WRITE) {
       const batch = ordered.slice(i, i + MINUTES_PER_WRITE);
-      await stores.heartRate.upsertMinutes(owner.id, batch, seriesChange(batch.map((minute) => minute.start_time), owner.timezone, now, coalesceSeconds));
+      await stores.heartRate.upsertSamples(owner.id, batch, seriesChange(batch.map((minute) => minute.start_time), owner.timezone, now, coalesceSeconds));
     }
     written.heartrate = ordered.length;
   }

@@ -4,7 +4,7 @@
  * and one record's, checked by hand (`stride import --kind steps`).
  */
 import type { ErrorObject } from 'ajv';
-import type { MinuteSample, SeriesChange } from '../store/minute-series.js';
+import type { MinuteSample, SeriesChange } from '../store/series-writer.js';
 import { tooFarAhead, tooFarAheadWords } from './future-times.js';
 import { MAX_SAMPLES_PER_REQUEST, seriesChange } from './minute-samples.js';
 

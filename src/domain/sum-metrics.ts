@@ -3,7 +3,7 @@
  * distance and calories, each with its path, unit and range. One route factory serves them all
  * (api/sum-metrics.ts).
  */
-import { SUM_METRIC_STORAGE, type SumMetric } from '../store/minute-series.js';
+import { SERIES_METRICS, type SumMetric } from '../store/series-writer.js';
 import { MAX_STEPS_PER_MINUTE } from './step-samples.js';
 
 export interface SumMetricDefinition {
@@ -19,7 +19,7 @@ export interface SumMetricDefinition {
   decimals: 0 | 1;
 }
 
-const decimalsOf = (metric: SumMetric): 0 | 1 => (SUM_METRIC_STORAGE[metric].scale === 10 ? 1 : 0);
+const decimalsOf = (metric: SumMetric): 0 | 1 => (SERIES_METRICS[metric].scale === 10 ? 1 : 0);
 
 export const SUM_METRICS: Readonly<Record<SumMetric, SumMetricDefinition>> = {
   steps: { metric: 'steps', path: '/v1/users/me/activities/steps/', tag: 'Steps', unit: 'steps', maxPerMinute: MAX_STEPS_PER_MINUTE, decimals: decimalsOf('steps') },

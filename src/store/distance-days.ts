@@ -12,10 +12,10 @@ import { hourSums, isEmptyDay, packHours, packMinutes, sameMinutes, unpackMinute
 import { deleteDayRows, readDayRows, writeDayRows, type DayRowValues } from './series-rows.js';
 
 /** One UTC day of the metric written, before (null: no row) and after the write. */
-export interface DayWrite {
+export interface DayWrite<Day = DayMinutes> {
   day: number;
-  before: DayMinutes | null;
-  after: DayMinutes;
+  before: Day | null;
+  after: Day;
 }
 
 async function strideLengthOf(trx: Kysely<Database>, userId: string): Promise<number> {

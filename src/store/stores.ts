@@ -20,13 +20,13 @@ import { createRefreshRotation, type RefreshRotation } from './refresh-rotation.
 import { serverSecretOnDemand, type ServerSecretName } from './server-secrets.js';
 import { createPasswordResetStore, type PasswordResetStore } from './password-resets.js';
 import { createSessionStore, type SessionStore } from './sessions.js';
-import { createMinuteSeriesStore, SUM_METRIC_STORAGE, type MinuteSeriesStore } from './minute-series.js';
 import { replicaPosition, replicaRoutedSums } from './replica.js';
 import { SUMS_OF, type SeriesSums } from './series-sums.js';
 import type { DayReader } from './series-days.js';
+import { createSeriesWriter, type HeartRateMinute, type MinuteSample, type SeriesWriter } from './series-writer.js';
+import type { HeartRateDayReader } from './heart-rate-series.js';
 import { postgresDays } from './postgres/series-days.js';
 import { sqliteDays } from './sqlite/series-days.js';
-import { createHeartRateStore, type HeartRateStore } from './heart-rate.js';
 import { createSleepStore, type SleepStore } from './sleep.js';
 import { createTakeoutImportStore, type TakeoutImportStore } from './takeout-imports.js';
 import { createSummaryStore, type SummaryStore } from './daily-summary.js';
@@ -39,10 +39,10 @@ import { createWebhookStore, type WebhookStore } from './webhooks.js';
 import { createUsageStore, type UsageStore } from './usage.js';
 import { createUserStore, type UserStore } from './users.js';
 
-/**
- * One store per sum metric, by its name (`steps`, `distance`, `calories`, …): those of
- * db/series-metrics.ts, made by one factory (store/minute-series.ts).
- */
+/** A sum metric's store: its writes (store/series-writer.ts) and its sums per bucket of a plan (store/series-sums.ts), in stored units. */
+export type MinuteSeriesStore = SeriesWriter<MinuteSample> & { sums: SeriesSums };
+
+/** One store per sum metric of db/series-metrics.ts, by its name (`steps`, `distance`, `calories`, …). */
 export type SumMetricStores = Readonly<Record<SumMetric, MinuteSeriesStore>>;
 
 export interface Stores extends SumMetricStores {
@@ -65,8 +65,8 @@ export interface Stores extends SumMetricStores {
   bearer: BearerLookup;
   /** DPoP proofs seen within their window, across processes (RFC 9449 §11.1). */
   dpopProofs: DpopProofStore;
-  /** Heart rate in the series store; read from the primary (no replica routing). */
-  heartRate: HeartRateStore;
+  /** Heart rate in the series store: its writes, and its day rows for a series (store/heart-rate-series.ts); read from the primary (no replica routing). */
+  heartRate: SeriesWriter<HeartRateMinute> & { readDays: HeartRateDayReader };
   /** Sleep sessions, read from the primary. */
   sleep: SleepStore;
   /** Body weight measurements, read from the primary. */
@@ -119,7 +119,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     SUM_METRIC_NAMES.map((metric) => {
       const { accumulator } = declarationOf(metric);
       if (accumulator === 'heart-rate') throw new Error(`${metric}: a sum metric needs the accumulator of sums`);
-      return [metric, createMinuteSeriesStore(db, SUM_METRIC_STORAGE[metric], sumsOf((days) => SUMS_OF[accumulator](days, metric)), withReplica)];
+      return [metric, { ...createSeriesWriter(db, metric, withReplica), sums: sumsOf((days) => SUMS_OF[accumulator](days, metric)) }];
     }),
   ) as Record<SumMetric, MinuteSeriesStore>;
   return {
@@ -137,7 +137,7 @@ export function createStores(db: Db, replica?: Db): Stores {
     rotation: createRefreshRotation(db),
     bearer: createBearerLookup(db),
     dpopProofs: createDpopProofStore(db),
-    heartRate: createHeartRateStore(db, (userId, from, to, detail) => primaryDays(userId, 'heartrate', from, to, detail)),
+    heartRate: { ...createSeriesWriter(db, 'heartrate'), readDays: (userId, from, to, detail) => primaryDays(userId, 'heartrate', from, to, detail) },
     sleep: createSleepStore(db),
     bodyWeight: createBodyWeightStore(db),
     takeoutImports: createTakeoutImportStore(db),

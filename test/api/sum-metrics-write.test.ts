@@ -1,5 +1,5 @@
 /**
- * Uploads and deletes of the sum metrics (api/sum-metrics.ts, store/minute-series.ts): calories'
+ * Uploads and deletes of the sum metrics (api/sum-metrics.ts, store/series-writer.ts): calories'
  * decimals, every bad input answered 400 naming the field with nothing written, DELETE of a range
  * with its count, its limits and its events, and the events of uploads, coalesced per type.
  */

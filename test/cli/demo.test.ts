@@ -73,7 +73,7 @@ forEachDialect('stride demo', (dialect) => {
     assert.deepEqual(metrics.map((row) => row.metric).sort(), ['calories', 'distance', 'heartrate', 'steps']);
     const { stores } = database;
     const steps = await stores.steps.samplesAfter(user.id, -1, 1e6);
-    const heartRate = await stores.heartRate.minutesAfter(user.id, -1, 1e6);
+    const heartRate = await stores.heartRate.samplesAfter(user.id, -1, 1e6);
     const sessions = await sessionsOf(user.id);
     const weights = await stores.bodyWeight.weightsAfter(user.id, -1, 1e6);
     assert.deepEqual(

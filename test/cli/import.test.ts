@@ -51,7 +51,7 @@ forEachDialect('stride import', (dialect) => {
       steps: await stores.steps.samplesAfter(userId, -1, 1e6),
       distance: await stores.distance.samplesAfter(userId, -1, 1e6),
       calories: await stores.calories.samplesAfter(userId, -1, 1e6),
-      heartrate: await stores.heartRate.minutesAfter(userId, -1, 1e6),
+      heartrate: await stores.heartRate.samplesAfter(userId, -1, 1e6),
       sleep: (await stores.sleep.sessionsAfter(userId, -1, 1e6)).map(({ start_time, end_time, stages }) => ({ start_time, end_time, stages })),
       weight: (await stores.bodyWeight.weightsAfter(userId, -1, 1e6)).map(({ time, kg_hundredths, fat_hundredths }) => ({ time, kg_hundredths, fat_hundredths })),
     };

@@ -35,7 +35,7 @@ describe('stride sandbox', () => {
     const developer = (await database.stores.users.findByEmail('dev@example.com'))!;
     for (const person of people) {
       assert.equal((await database.stores.users.findById(person.id))!.test_person_owner_id, developer.id);
-      assert.ok((await database.stores.heartRate.minutesAfter(person.id, -1, 10)).length > 0, 'with data');
+      assert.ok((await database.stores.heartRate.samplesAfter(person.id, -1, 10)).length > 0, 'with data');
     }
     const listed = await cli('sandbox', 'list', '--owner', 'dev@example.com', '--json');
     assert.deepEqual((JSON.parse(listed.stdout) as typeof people).map((person) => person.id).sort(), people.map((person) => person.id).sort());

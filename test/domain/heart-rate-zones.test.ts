@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { activeZoneMinutesOf } from '../../src/domain/daily-activity.js';
 import { CARDIO, FAT_BURN, OUT_OF_RANGE, PEAK, ZONE_NAMES, maxHeartRateOn, zoneOf, zonesOf } from '../../src/domain/heart-rate-zones.js';
-import { MAX_BPM, MIN_BPM } from '../../src/store/heart-rate.js';
+import { MAX_BPM, MIN_BPM } from '../../src/store/series-writer.js';
 
 it('takes the maximum heart rate from the profile, else 220 − age in the year of the date, else none', () => {
   assert.equal(maxHeartRateOn({ max_heart_rate: 187, birth_year: 1980 }, 2024), 187);

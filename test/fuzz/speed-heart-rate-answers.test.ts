@@ -54,7 +54,7 @@ forEachDialect('kept heart-rate answers against answers written every time', (di
     let keptAnswers = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 12 }), async (actions) => {
-        for (const person of people) await store.deleteMinutes(person, BASE - 86_400, BASE + 5 * 86_400, (removed) => seriesChange(removed, 'UTC', BASE, 0));
+        for (const person of people) await store.deleteRange(person, BASE - 86_400, BASE + 5 * 86_400, (removed) => seriesChange(removed, 'UTC', BASE, 0));
         // Room for a few days by minute: some answers are let go.
         const room = keptHeartRateAnswers(400_000);
         const kept = createHeartRateSeriesReader(store.readDays, {
@@ -80,10 +80,10 @@ forEachDialect('kept heart-rate answers against answers written every time', (di
           const userId = people[step.person]!;
           if (step.kind === 'upload') {
             const minutes = minutesOfReadings(step.readings);
-            await store.upsertMinutes(userId, minutes, seriesChange(minutes.map((minute) => minute.start_time), 'UTC', BASE, 0));
+            await store.upsertSamples(userId, minutes, seriesChange(minutes.map((minute) => minute.start_time), 'UTC', BASE, 0));
           } else if (step.kind === 'delete') {
             const from = BASE + step.from * 60;
-            await store.deleteMinutes(userId, from, from + step.minutes * 60, (removed) => seriesChange(removed, 'UTC', BASE, 0));
+            await store.deleteRange(userId, from, from + step.minutes * 60, (removed) => seriesChange(removed, 'UTC', BASE, 0));
           } else {
             const start = BASE + step.day * 86_400;
             const request = { granularity: step.granularity, timezone: step.timezone, start, end: start + (step.granularity === 'minute' ? 86_400 : step.days * 86_400) };

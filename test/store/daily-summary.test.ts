@@ -42,7 +42,7 @@ async function store(stores: Stores, userId: string, life: Life, seed: number): 
   const distance = person.steps.filter((_, i) => i % 97 === 0).map((s) => ({ start_time: s.start_time, value: 1000 + s.value }));
   await stores.distance.upsertSamples(userId, distance, changeOf(distance));
   const minutes = minutesOfReadings(person.heartrate);
-  await stores.heartRate.upsertMinutes(userId, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', NOW, 0));
+  await stores.heartRate.upsertSamples(userId, minutes, seriesChange(minutes.map((m) => m.start_time), 'UTC', NOW, 0));
   for (const session of person.sleep) assert.ok('saved' in (await stores.sleep.save(userId, session, change)));
   for (const w of person.weight) await stores.bodyWeight.save(userId, { time: w.time, kg_hundredths: Math.round(w.kg * 100), fat_hundredths: null }, change);
 }

@@ -15,7 +15,7 @@ import { keptPlans } from '../../domain/kept-plans.js';
 import { createSeriesReader, type SeriesReader } from '../../domain/step-series.js';
 import { SUM_METRICS } from '../../domain/sum-metrics.js';
 import { bucketsFromDays, heartRateBuckets, heartRateDaysOf, type HeartRateBuckets } from '../../store/heart-rate-series.js';
-import type { SumMetric } from '../../store/minute-series.js';
+import type { SumMetric } from '../../store/series-writer.js';
 import { insufficientScope } from '../bearer.js';
 import { clockMinutes, keptDates, PERIODS, type LocalDates } from './dates.js';
 import { FitbitError, validation } from './errors.js';

@@ -6,8 +6,6 @@
  * JSON list is skipped whole. Reading is deterministic, so a resumed import finds the same steps.
  */
 import { LocalClockReader, localDayNumber, type LocalSeconds } from '../../calendar/local-clock.js';
-import type { HeartRateMinute } from '../../store/heart-rate.js';
-import type { MinuteSample } from '../../store/minute-series.js';
 import type { SleepSessionInput, SleepStage, SleepStageName } from '../../store/sleep.js';
 import type { SkippedEntry, TakeoutKind } from '../../store/takeout-imports.js';
 import type { WeightInput } from '../../store/body-weight.js';
@@ -17,7 +15,7 @@ import { tooFarAhead } from '../future-times.js';
 import { MAX_STAGES, sessionProblem } from '../sleep-sessions.js';
 import { MAX_STEPS_PER_MINUTE } from '../step-samples.js';
 import { SUM_METRICS } from '../sum-metrics.js';
-import { MAX_BPM, MIN_BPM } from '../../store/heart-rate.js';
+import { MAX_BPM, MIN_BPM, type HeartRateMinute, type MinuteSample } from '../../store/series-writer.js';
 import { parseDateAndTime, parseIsoLocalTime, parseListDate, parseListTime } from './fitbit-times.js';
 import type { WeightUnit } from './profile.js';
 

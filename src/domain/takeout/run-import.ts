@@ -78,7 +78,7 @@ async function writeSteps(stores: Stores, userId: string, personZone: string, gr
       if (group.some((part) => samplesOf(part.read).length > 0)) return void (await stores[read.kind].fillSamples(userId, partsOf(group, samplesOf), changeOf));
       break;
     case 'heartrate':
-      if (group.some((part) => minutesOf(part.read).length > 0)) return void (await stores.heartRate.fillMinutes(userId, partsOf(group, minutesOf), changeOf));
+      if (group.some((part) => minutesOf(part.read).length > 0)) return void (await stores.heartRate.fillSamples(userId, partsOf(group, minutesOf), changeOf));
       break;
     case 'sleep':
       if (read.sessions.length > 0) return void (await stores.sleep.addNew(userId, read.sessions, { ...step, names: read.names }, dateOf));

@@ -83,7 +83,7 @@ export function exportKinds(stores: Stores): ExportKind[] {
     ),
     exportKind(
       'heartrate',
-      (userId, after) => stores.heartRate.minutesAfter(userId, after, EXPORT_PAGE),
+      (userId, after) => stores.heartRate.samplesAfter(userId, after, EXPORT_PAGE),
       (m) => m.start_time,
       (m) => `{"start_time":${m.start_time},"avg":${m.avg},"min":${m.min},"max":${m.max}}`,
       'start_time,avg,min,max',

@@ -1,20 +1,23 @@
 /**
- * Writes to one day at the same moment (store/minute-series.ts): each merges its minutes into the
- * day under the user's lock, so none loses another's minutes — for distance and calories, and for
- * steps and distance written together, whose distance rows keep sums that match their minutes.
+ * The one writer of the minute metrics (store/series-writer.ts). Writes to one day at the same
+ * moment: each merges its minutes into the day under the user's lock, so none loses another's
+ * minutes — for distance and calories, and for steps and distance written together, whose distance
+ * rows keep sums that match their minutes. And the export's pages of heart-rate minutes.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { seriesChange } from '../../src/domain/minute-samples.js';
+import type { HeartRateMinute } from '../../src/store/series-writer.js';
 import { readMetric, removeRange, upload } from '../api/sum-metrics-support.js';
 import { utc } from '../api/steps-support.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { forEachDialect } from '../support/databases.js';
-import { userWithToken } from '../support/tokens.js';
+import { createUser, userWithToken } from '../support/tokens.js';
 
 const DAY = utc(2024, 4, 2);
 const UPLOADS = 12;
 
-forEachDialect('parallel writes of minute metrics', (dialect) => {
+forEachDialect('series writer', (dialect) => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp(dialect);
@@ -58,5 +61,31 @@ forEachDialect('parallel writes of minute metrics', (dialect) => {
     assert.deepEqual(minutes, expected);
     const hours = await readMetric(t, token, 'distance', { start_time: DAY, end_time: DAY + 86_400, granularity: 'hour', timezone: 'UTC' });
     assert.deepEqual(hours.buckets.map((b) => b.value), Array.from({ length: 24 }, (_, h) => minutes.slice(h * 60, h * 60 + 60).reduce((a, b) => a + b, 0)));
+  });
+
+  it('pages through every minute of a person in order, across days and gaps', async () => {
+    const user = await createUser(t);
+    const other = await createUser(t);
+    const store = t.database.stores.heartRate;
+    const start = Date.UTC(2024, 0, 1) / 1000;
+    // 20 days, each with a few hours of minutes, every third day missing.
+    const minutes: HeartRateMinute[] = [];
+    for (let day = 0; day < 20; day++) {
+      if (day % 3 === 2) continue;
+      for (let m = 0; m < 200; m++) minutes.push({ start_time: start + day * 86_400 + (600 + m) * 60, avg: 60 + (m % 40), min: 55 + (m % 40), max: 70 + (m % 40) });
+    }
+    const change = (list: HeartRateMinute[]) => seriesChange(list.map((m) => m.start_time), 'UTC', start, 0);
+    await store.upsertSamples(user.id, minutes, change(minutes));
+    await store.upsertSamples(other.id, minutes.slice(0, 10), change(minutes.slice(0, 10)));
+    const paged: HeartRateMinute[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await store.samplesAfter(user.id, after, 333);
+      paged.push(...page);
+      if (page.length < 333) break;
+      after = page[page.length - 1]!.start_time;
+    }
+    assert.deepEqual(paged, minutes);
+    assert.deepEqual(await store.samplesAfter(user.id, minutes[minutes.length - 1]!.start_time, 10), []);
   });
 });
