@@ -1,13 +1,15 @@
 /**
- * The one writer of the minute metrics (store/series-writer.ts). Writes to one day at the same
- * moment: each merges its minutes into the day under the user's lock, so none loses another's
- * minutes — for distance and calories, and for steps and distance written together, whose distance
- * rows keep sums that match their minutes. And the export's pages of heart-rate minutes.
+ * The one writer of the minute metrics (store/series-writer.ts). Every metric of
+ * db/series-metrics.ts goes through the same upload, export page and delete. Writes to one day at
+ * the same moment: each merges its minutes into the day under the user's lock, so none loses
+ * another's minutes — for distance and calories, and for steps and distance written together, whose
+ * distance rows keep sums that match their minutes. And the export's pages of heart-rate minutes.
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { SERIES_METRIC_NAMES } from '../../src/db/series-metrics.js';
 import { seriesChange } from '../../src/domain/minute-samples.js';
-import type { HeartRateMinute } from '../../src/store/series-writer.js';
+import type { HeartRateMinute, SeriesWriter } from '../../src/store/series-writer.js';
 import { readMetric, removeRange, upload } from '../api/sum-metrics-support.js';
 import { utc } from '../api/steps-support.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -62,6 +64,25 @@ forEachDialect('series writer', (dialect) => {
     const hours = await readMetric(t, token, 'distance', { start_time: DAY, end_time: DAY + 86_400, granularity: 'hour', timezone: 'UTC' });
     assert.deepEqual(hours.buckets.map((b) => b.value), Array.from({ length: 24 }, (_, h) => minutes.slice(h * 60, h * 60 + 60).reduce((a, b) => a + b, 0)));
   });
+
+  for (const metric of SERIES_METRIC_NAMES) {
+    it(`${metric}: the last sample of a minute wins, an export page gives the minutes back, a delete that empties a day drops its row`, async () => {
+      const user = await createUser(t);
+      const store = (metric === 'heartrate' ? t.database.stores.heartRate : t.database.stores[metric]) as unknown as SeriesWriter<{ start_time: number }>;
+      const sample = (start_time: number, v: number) => (metric === 'heartrate' ? { start_time, avg: v, min: v - 5, max: v + 5 } : { start_time, value: metric === 'calories' ? v / 10 : v });
+      const change = (starts: readonly number[]) => seriesChange(starts, 'UTC', t.clock(), 0);
+      const dayRows = async () =>
+        (await t.database.db.kysely.selectFrom('series_days').select('day_start').where('user_id', '=', user.id).where('metric', '=', metric).orderBy('day_start').execute()).map((row) => Number(row.day_start));
+      const [first, second] = [DAY + 600 * 60, DAY + 86_400 + 60];
+      assert.equal(await store.upsertSamples(user.id, [sample(first, 70), sample(first, 80), sample(second, 90)], change([first, second])), 3);
+      assert.deepEqual(await store.samplesAfter(user.id, 0, 10), [sample(first, 80), sample(second, 90)]);
+      assert.deepEqual(await dayRows(), [DAY, DAY + 86_400]);
+      assert.equal(await store.deleteRange(user.id, DAY, DAY + 86_400, change), 1);
+      assert.deepEqual(await dayRows(), [DAY + 86_400], 'the emptied day has no row');
+      assert.equal(await store.deleteRange(user.id, DAY, DAY + 86_400, change), 0);
+      assert.deepEqual(await store.samplesAfter(user.id, 0, 10), [sample(second, 90)]);
+    });
+  }
 
   it('pages through every minute of a person in order, across days and gaps', async () => {
     const user = await createUser(t);
