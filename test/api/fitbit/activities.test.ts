@@ -129,6 +129,21 @@ forEachDialect('Fitbit-compatible activity resources', (dialect) => {
     }
   });
 
+  it('answers a UTC day\'s resting heart rate as /v1\'s daily series does: the lowest half hour of the day', async () => {
+    // In UTC a day bucket is a stored day, whose resting heart rate is read from its total.
+    const { token } = await userWithToken(t, { timezone: 'UTC' });
+    const day = Date.UTC(2026, 2, 29) / 1000;
+    // 70 all day, 50 from 03:15 to 03:45: the lowest half hour is 50, the half hours around it higher.
+    const readings = Array.from({ length: 1440 }, (_, m) => ({ time: day + m * 60, bpm: m >= 195 && m < 225 ? 50 : 70 }));
+    await postReadings(t, token, readings);
+    const [v1] = (await readHeartRate(t, token, { start_time: day, end_time: day + 86_400, granularity: 'day', timezone: 'UTC' })).heartrate;
+    assert.equal(v1!.resting, 50);
+    const body = await fitbitJson<{ 'activities-heart': Array<{ value: { restingHeartRate?: number } }> }>(t, token, '/1/user/-/activities/heart/date/2026-03-29/1d/1min.json');
+    assert.equal(body['activities-heart'][0]!.value.restingHeartRate, 50);
+    const series = await fitbitJson<{ 'activities-heart': Array<{ value: { restingHeartRate?: number } }> }>(t, token, '/1/user/-/activities/heart/date/2026-03-29/1d.json');
+    assert.equal(series['activities-heart'][0]!.value.restingHeartRate, 50);
+  });
+
   it('answers zones, active zone minutes, activity minutes and the daily summary as /v1\'s daily summary counts them', async () => {
     for (const { person, token } of people) {
       await t.database.stores.users.updateProfile(person.id, { birth_year: 1990 }, NOW);
