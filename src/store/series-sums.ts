@@ -49,11 +49,12 @@ export const SUMS_OF: Readonly<Record<Exclude<SeriesAccumulator, 'heart-rate'>, 
  * has only steps that derive nothing (zeros).
  */
 export function distanceSumsFromDays(boundaries: readonly number[], distanceRows: readonly DayRow[], stepRows: readonly DayRow[], strideCm?: number | null): number[] {
+  const stride = strideOf(strideCm);
   let stepsOfDay: Map<number, Uint8Array> | undefined;
   return sumsFromDays(boundaries, distanceRows, (row) => {
     stepsOfDay ??= new Map(stepRows.map((step) => [Number(step.day_start), step.minutes]));
     const stepMinutes = stepsOfDay.get(Number(row.day_start));
-    return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, strideOf(strideCm));
+    return distanceAsRead(unpackMinutes(row.minutes), stepMinutes ? unpackMinutes(stepMinutes) : null, stride);
   });
 }
 
